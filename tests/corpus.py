@@ -1,0 +1,161 @@
+"""Conformance with the real corpus: run each row the way its source ran it, judge what it asserts.
+
+Run ``python tests/corpus.py`` for the agreement table per format.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import toolcalls
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "fixtures" / "corpus"
+DISAGREEMENTS = CORPUS / "disagreements.json"
+
+# Rows with scope "tool_call_body" hold only the inside of a call block; the source's unit
+# under test added the markers, so we add them too.
+BODY_WRAPPERS: dict[str, tuple[str, str]] = {
+    "hermes": ("<tool_call>", "</tool_call>"),
+    "qwen3_coder": ("<tool_call>\n", "\n</tool_call>"),
+    "glm45": ("<tool_call>", "</tool_call>"),
+    "glm47": ("<tool_call>", "</tool_call>"),
+    "minimax_m2": ("<minimax:tool_call>\n", "\n</minimax:tool_call>"),
+    "deepseek_v31": ("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>", "<｜tool▁call▁end｜><｜tool▁calls▁end｜>"),
+    "kimi_k2": ("<|tool_calls_section_begin|><|tool_call_begin|>", "<|tool_call_end|><|tool_calls_section_end|>"),
+    "mistral": ("[TOOL_CALLS]", ""),
+    "pythonic": ("", ""),
+}
+
+_THINKING_NOTES = (
+    "enable_thinking=true",
+    "thinking_forced_open=true",
+    "thinking enabled",
+    "starts with reasoning",
+    "starts inside reasoning",
+)
+
+
+@dataclass
+class Case:
+    row: dict[str, Any]
+
+    @property
+    def id(self) -> str:
+        return str(self.row["id"])
+
+    @property
+    def format(self) -> str:
+        return str(self.row["format"])
+
+    @property
+    def text(self) -> str:
+        text = self.row.get("text")
+        if text is None:
+            text = "".join(self.row["deltas"])
+        if self.row.get("scope") == "tool_call_body":
+            before, after = BODY_WRAPPERS[self.format]
+            text = before + text + after
+        return str(text)
+
+    @property
+    def thinking(self) -> bool:
+        """The source's prompt opened a reasoning block (its note says so, or it expects
+        reasoning from a text with no start tag)."""
+        note = self.row.get("note", "")
+        if "thinking disabled" in note or "enable_thinking=false" in note:
+            return False
+        if any(flag in note for flag in _THINKING_NOTES):
+            return True
+        expected = self.row["expected"].get("reasoning")
+        return bool(expected) and "<think>" not in self.text
+
+    @property
+    def asserted(self) -> list[str]:
+        asserted = self.row.get("asserted")
+        return ["calls", "content"] if asserted is None else list(asserted)
+
+    def run(self, chunk: int | None = None) -> toolcalls.ParseResult:
+        options: dict[str, Any] = {"tools": self.row.get("tools") or None}
+        fmt = "deepseek_v32_dsml" if self.format == "deepseek_v4_dsml" else self.format
+        if self.thinking and toolcalls.get_format(fmt).reasoning_tags is not None:
+            options["thinking"] = True
+        if chunk is None:
+            return toolcalls.parse(self.text, fmt, **options)
+        parser = toolcalls.stream(fmt, **options)
+        text = self.text
+        for start in range(0, len(text), chunk):
+            parser.feed(text[start : start + chunk])
+        parser.close()
+        return parser.result()
+
+    def mismatches(self, result: toolcalls.ParseResult) -> list[str]:
+        """What differs from the source's expectation, limited to what the source asserts."""
+        expected = self.row["expected"]
+        problems = []
+        if "calls" in self.asserted:
+            ours = [{"name": c.name, "arguments": c.arguments} for c in result.calls]
+            theirs = [{"name": c["name"], "arguments": c["arguments"]} for c in expected["calls"]]
+            if ours != theirs:
+                problems.append(f"calls {ours} != {theirs}")
+        if "content" in self.asserted:
+            ours_content = self._content(result)
+            if ours_content.strip() != (expected.get("content") or "").strip():
+                problems.append(f"content {ours_content!r} != {expected.get('content')!r}")
+        if "reasoning" in self.asserted and "reasoning_format=NONE" not in self.row["note"]:
+            if (result.reasoning or "").strip() != (expected.get("reasoning") or "").strip():
+                problems.append(f"reasoning {result.reasoning!r} != {expected.get('reasoning')!r}")
+        return problems
+
+    def _content(self, result: toolcalls.ParseResult) -> str:
+        if "reasoning_format=NONE" not in self.row.get("note", ""):
+            return result.content
+        # That setting keeps the reasoning block, tags and all, inside the content.
+        text = self.text
+        kept = [text[s:e] for kind, s, e in result.segments if kind not in ("call", "incomplete")]
+        return "".join(kept)
+
+
+def load_cases(formats: list[str] | None = None) -> list[Case]:
+    cases = []
+    for path in sorted(CORPUS.glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            fmt = "deepseek_v32_dsml" if row["format"] == "deepseek_v4_dsml" else row["format"]
+            if fmt in toolcalls.list_formats() and (formats is None or fmt in formats):
+                cases.append(Case(row))
+    return cases
+
+
+def load_disagreements() -> dict[str, str]:
+    return dict(json.loads(DISAGREEMENTS.read_text(encoding="utf-8")))
+
+
+def report(formats: list[str] | None = None) -> dict[str, tuple[int, int]]:
+    """Agreement per format: (agreeing rows, rows)."""
+    table: dict[str, tuple[int, int]] = {}
+    for case in load_cases(formats):
+        fmt = case.format if case.format != "deepseek_v4_dsml" else "deepseek_v32_dsml"
+        try:
+            ok = not case.mismatches(case.run())
+        except Exception:  # noqa: BLE001 - the report counts a crash as a disagreement
+            ok = False
+        good, total = table.get(fmt, (0, 0))
+        table[fmt] = (good + ok, total + 1)
+    return table
+
+
+if __name__ == "__main__":
+    counts = report(sys.argv[1:] or None)
+    good_all = sum(g for g, _ in counts.values())
+    total_all = sum(t for _, t in counts.values())
+    print("| format | agree | rows | % |\n|---|---:|---:|---:|")
+    for fmt, (good, total) in sorted(counts.items()):
+        print(f"| {fmt} | {good} | {total} | {100 * good / total:.1f} |")
+    print(f"| **all** | {good_all} | {total_all} | {100 * good_all / max(total_all, 1):.1f} |")
+    if "-v" in sys.argv:
+        pass

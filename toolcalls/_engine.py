@@ -1,0 +1,395 @@
+"""The streaming engine every format runs on.
+
+The engine reads text in any chunking and never re-reads what it consumed. Outside blocks it
+looks for the format's *openers* (``<tool_call>``, ``<think>``, ...), holding back only a tail
+that could still become one. At an opener it hands the text to that opener's `Reader`, which
+consumes the block and reports, through the engine, what each stretch of text is: content,
+reasoning, markup or part of a call. Decisions depend only on the text, never on where a chunk
+ends, so streaming and batch (one chunk, then `close`) give the same result.
+
+Whitespace just before an accepted opener is markup, and so is whitespace just after a reasoning
+block (readers with ``trims_after``). Content keeps everything else, byte for byte.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Iterable, Sequence
+from enum import Enum
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ._errors import (
+    IncompleteToolCallError,
+    InvalidArgumentsError,
+    ParseError,
+    UnknownToolError,
+)
+from ._events import (
+    ArgumentsDelta,
+    Event,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallEnd,
+    ToolCallFailed,
+    ToolCallStart,
+)
+from ._models import IncompleteCall, ParseIssue, ParseResult, SegmentKind, Tool, ToolCall
+
+if TYPE_CHECKING:
+    from .formats._base import Format
+
+__all__ = ["Engine", "Reader", "Status", "holdback", "WS"]
+
+WS = re.compile(r"[ \t\r\n]*")
+_TRAILING_WS = re.compile(r"[ \t\r\n]+\Z")
+
+
+class Status(Enum):
+    """What a reader tells the engine after a step."""
+
+    MORE = "more"
+    """Consumed what it could; call again with more text (or at the end)."""
+    DONE = "done"
+    """The block is over; the engine resumes scanning at `pos`."""
+    REJECT = "reject"
+    """Not a block after all: the opener is content. Scanning resumes at the reader's
+    ``resume`` attribute (an absolute offset) when it has one, else just after the opener."""
+
+
+class Reader(Protocol):
+    """Reads one block (a call, a section of calls, a reasoning span) from the engine buffer."""
+
+    def read(self, ctx: Engine, eof: bool) -> Status: ...
+
+
+ReaderFactory = Callable[["Engine", str], Reader]
+"""Called with the engine and the opener that matched; `ctx.pos` is at the opener."""
+
+
+def holdback(buf: str, start: int, prefixes: frozenset[str], longest: int) -> int:
+    """Index where a tail of ``buf[start:]`` that could begin a marker starts (or len)."""
+    end = len(buf)
+    for size in range(min(longest, end - start), 0, -1):
+        if buf[end - size :] in prefixes:
+            return end - size
+    return end
+
+
+_ISSUE_ERRORS: dict[str, type[ParseError]] = {
+    "truncated_call": IncompleteToolCallError,
+    "invalid_arguments": InvalidArgumentsError,
+    "unknown_tool": UnknownToolError,
+}
+
+
+class Engine:
+    """The `StreamParser` of every format: ``feed(chunk)``, ``close()``, ``result()``."""
+
+    def __init__(
+        self,
+        fmt: Format,
+        *,
+        tools: Sequence[Tool] = (),
+        strict: bool = False,
+        thinking: bool = False,
+    ) -> None:
+        self.format = fmt
+        self.tools = {tool.name: tool for tool in tools}
+        self.strict = strict
+        self.buf = ""
+        self.pos = 0
+        """Index in `buf` of the first character not yet accounted for."""
+        self.off = 0
+        """Absolute offset of ``buf[0]`` in the whole text."""
+        self._openers = fmt.compiled_openers()
+        self._reader: Reader | None = None
+        self._block_start = 0
+        self._block_opener_end = 0
+        self._pending: tuple[int, str] = (0, "")  # whitespace held before an opener
+        self._after_block = False
+        self._closed = False
+        self._events: list[Event] = []
+        self._content: list[str] = []
+        self._reasoning: list[str] | None = None
+        self._calls: list[ToolCall] = []
+        self._incomplete: list[IncompleteCall] = []
+        self._issues: list[ParseIssue] = []
+        self._segments: list[tuple[SegmentKind, int, int]] = []
+        self._call: _OpenCall | None = None
+        self._next_index = 0
+        self.section: str | None = None
+        """The closer of the section of calls the text is in (set by section readers)."""
+        if thinking:
+            self._enter(fmt.reasoning_reader(self), 0, 0)
+
+    # -- StreamParser -----------------------------------------------------------------------
+
+    def feed(self, chunk: str) -> list[Event]:
+        """Add text; return the events it made final."""
+        if self._closed:
+            raise RuntimeError("feed() after close(): start a new stream for a new response")
+        self.buf = self.buf[self.pos :] + chunk
+        self.off += self.pos
+        self.pos = 0
+        self._run(eof=False)
+        return self._take_events()
+
+    def close(self) -> list[Event]:
+        """Mark the end of the text: flush held text, fail any call left open."""
+        if not self._closed:
+            self._closed = True
+            self._run(eof=True)
+        return self._take_events()
+
+    def result(self) -> ParseResult:
+        """Everything parsed so far (final after `close`)."""
+        return ParseResult.model_construct(
+            format=self.format.name,
+            content="".join(self._content),
+            reasoning=None if self._reasoning is None else "".join(self._reasoning),
+            calls=list(self._calls),
+            incomplete=list(self._incomplete),
+            issues=list(self._issues),
+            segments=list(self._segments),
+        )
+
+    # -- the scan loop ----------------------------------------------------------------------
+
+    def _run(self, eof: bool) -> None:
+        while True:
+            if self._reader is not None:
+                if not self._step_reader(eof):
+                    return
+            elif not self._scan_text(eof):
+                return
+
+    def _step_reader(self, eof: bool) -> bool:
+        """Run the active reader; True when scanning should go on."""
+        assert self._reader is not None
+        status = self._reader.read(self, eof)
+        if status is Status.MORE and not eof:
+            return False
+        if status is Status.REJECT:
+            self._reject()
+            return True
+        if status is Status.MORE:  # the text ended inside the block
+            self._truncate()
+        elif self._call is not None:  # a reader bug must not lose text
+            self.fail_call("malformed_call", "this tool call could not be read")
+        self._after_block = getattr(self._reader, "trims_after", False)
+        self._reader = None
+        return True
+
+    def _scan_text(self, eof: bool) -> bool:
+        """Emit content up to the next opener and start its reader; False when out of text."""
+        if self._after_block:
+            ws_end = WS.match(self.buf, self.pos).end()  # type: ignore[union-attr]
+            self.consume("markup", ws_end)
+            if ws_end == len(self.buf) and not eof:
+                return False
+            self._after_block = False
+        found = self._openers.pattern.search(self.buf, self.pos)
+        if found is None:
+            stop = len(self.buf) if eof else self._text_holdback()
+            self._emit_content_until(stop, keep_trailing_ws=not eof)
+            return False
+        self._emit_content_until(found.start(), keep_trailing_ws=True)
+        opener = found.group()
+        self._enter(self._openers.factories[opener](self, opener), found.start(), len(opener))
+        return True
+
+    def _text_holdback(self) -> int:
+        return holdback(self.buf, self.pos, self._openers.prefixes, self._openers.longest)
+
+    def _emit_content_until(self, stop: int, *, keep_trailing_ws: bool) -> None:
+        """Content up to `stop`; a trailing whitespace run stays unread (it may precede an opener)."""
+        text_end = stop
+        if keep_trailing_ws:
+            ws = _TRAILING_WS.search(self.buf, self.pos, stop)
+            if ws is not None:
+                text_end = ws.start()
+        self.consume("content", text_end)
+
+    def _enter(self, reader: Reader, at: int, opener_length: int) -> None:
+        """Start a block at buffer index `at`; whitespace before it waits for the verdict."""
+        self._pending = (self.at(), self.buf[self.pos : at])
+        self.pos = at
+        self._reader = reader
+        self._block_start = self.at()
+        self._block_opener_end = self._block_start + opener_length
+
+    def _commit_pending(self, kind: SegmentKind) -> None:
+        """Decide the whitespace held before the opener, once the block is accepted or not."""
+        start, text = self._pending
+        if text:
+            self._segment(kind, start, start + len(text))
+            if kind == "content":
+                self._add_content(text)
+        self._pending = (0, "")
+
+    def _reject(self) -> None:
+        reader = self._reader
+        assert reader is not None
+        self._reader = None
+        resume = getattr(reader, "resume", None)
+        stop = max(resume if resume is not None else 0, self._block_opener_end)
+        self._commit_pending("content")
+        self.consume("content", stop - self.off)
+
+    def _truncate(self) -> None:
+        """The text ended inside a block the reader could not finish."""
+        if self.pos < len(self.buf) or self._call is not None:
+            self.consume("call", len(self.buf))
+            self.fail_call("truncated_call", "the text ended inside this tool call")
+
+    # -- what readers call ------------------------------------------------------------------
+
+    def consume(self, kind: SegmentKind, stop: int) -> None:
+        """Account for ``buf[pos:stop]`` as `kind` and move past it."""
+        if stop <= self.pos:
+            return
+        if self._pending[1] and self._reader is not None:
+            self._commit_pending("markup")
+        start = self.off + self.pos
+        text = self.buf[self.pos : stop]
+        self.pos = stop
+        if kind == "call":
+            if self._call is None:
+                self._call = _OpenCall(start)
+            self._call.raw.append(text)
+            return
+        self._segment(kind, start, self.off + stop)
+        if kind == "content":
+            self._add_content(text)
+        elif kind == "reasoning":
+            if self._reasoning is None:
+                self._reasoning = []
+            self._reasoning.append(text)
+            self._events.append(ReasoningDelta(text))
+
+    def open_reasoning(self) -> None:
+        """Note that the text has a reasoning part, even if it stays empty."""
+        if self._reasoning is None:
+            self._reasoning = []
+
+    def start_call(self, name: str, call_id: str | None = None) -> int:
+        """Announce a call whose name is final; returns its index."""
+        call = self._require_call()
+        index = self._next_index
+        self._next_index += 1
+        call.index, call.name = index, name
+        call.id = call_id or f"call_{index}"
+        self._events.append(ToolCallStart(index, call.id, name))
+        if self.tools and name not in self.tools:
+            self.issue("unknown_tool", self._unknown_tool_message(name), (call.start, self.at()))
+        return index
+
+    def arguments(self, fragment: str) -> None:
+        """Stream the next piece of the open call's arguments (canonical JSON text)."""
+        call = self._call
+        if fragment and call is not None and call.index is not None:
+            self._events.append(ArgumentsDelta(call.index, fragment))
+
+    def end_call(self, arguments: dict[str, Any]) -> ToolCall:
+        """The open call is complete and may be run."""
+        call = self._require_call()
+        if call.index is None:
+            raise RuntimeError("end_call() before start_call(): the reader must name the call")
+        span = (call.start, self.at())
+        done = ToolCall.model_construct(
+            id=call.id, name=call.name, arguments=arguments, span=span
+        )
+        self._calls.append(done)
+        self._segment("call", *span)
+        self._events.append(ToolCallEnd(call.index, done))
+        self._call = None
+        return done
+
+    def fail_call(self, kind: str, message: str) -> None:
+        """The open call cannot be completed: it becomes an incomplete call with an issue."""
+        call = self._require_call()
+        span = (call.start, self.at())
+        failed = IncompleteCall.model_construct(name=call.name, raw="".join(call.raw), span=span)
+        self._incomplete.append(failed)
+        self._segment("incomplete", *span)
+        self._call = None
+        self._events.append(ToolCallFailed(call.index, failed))
+        self.issue(kind, message, span)
+
+    def issue(self, kind: str, message: str, span: tuple[int, int]) -> None:
+        """Record a problem; in strict mode, raise it."""
+        self._issues.append(ParseIssue.model_construct(kind=kind, message=message, span=span))
+        if self.strict:
+            error = _ISSUE_ERRORS.get(kind, ParseError)
+            raise error(f"{self.format.name}: {message} at {span}", kind=kind, span=span)
+
+    def tool(self, name: str | None) -> Tool | None:
+        return self.tools.get(name) if name is not None else None
+
+    def known_tool(self, name: str) -> bool:
+        """For wrapper-less formats: is this a declared tool (any name counts without tools)?"""
+        return not self.tools or name in self.tools
+
+    def at(self, index: int | None = None) -> int:
+        """Absolute offset of a buffer index (default: `pos`)."""
+        return self.off + (self.pos if index is None else index)
+
+    # -- internals ----------------------------------------------------------------------------
+
+    def _require_call(self) -> _OpenCall:
+        if self._call is None:
+            self._call = _OpenCall(self.at())
+        return self._call
+
+    def _unknown_tool_message(self, name: str) -> str:
+        close = difflib.get_close_matches(name, list(self.tools), n=1, cutoff=0.0)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        return f"the model called {name!r}, which is not a declared tool{hint}"
+
+    def _add_content(self, text: str) -> None:
+        if text:
+            self._content.append(text)
+            self._events.append(TextDelta(text))
+
+    def _segment(self, kind: SegmentKind, start: int, end: int) -> None:
+        if start >= end:
+            return
+        if self._segments and self._segments[-1][0] == kind and kind != "call":
+            last = self._segments[-1]
+            if last[2] == start:
+                self._segments[-1] = (kind, last[1], end)
+                return
+        self._segments.append((kind, start, end))
+
+    def _take_events(self) -> list[Event]:
+        events, self._events = self._events, []
+        return events
+
+
+class _OpenCall:
+    __slots__ = ("start", "raw", "index", "name", "id")
+
+    def __init__(self, start: int) -> None:
+        self.start = start
+        self.raw: list[str] = []
+        self.index: int | None = None
+        self.name: str | None = None
+        self.id = ""
+
+
+class Openers:
+    """The compiled opener table of a format: one regex, its prefixes, and reader factories."""
+
+    def __init__(self, factories: dict[str, ReaderFactory]) -> None:
+        ordered = sorted(factories, key=len, reverse=True)
+        self.factories = factories
+        self.pattern = re.compile("|".join(re.escape(marker) for marker in ordered))
+        self.prefixes = frozenset(_prefixes(factories))
+        self.longest = max((len(m) for m in factories), default=1)
+
+
+def _prefixes(markers: Iterable[str]) -> Iterable[str]:
+    for marker in markers:
+        for size in range(1, len(marker)):
+            yield marker[:size]

@@ -1,0 +1,62 @@
+"""Errors toolcalls raises.
+
+::
+
+    ToolCallsError                          anything this library raises
+    ├── UnknownFormatError (LookupError)    no format has that name, alias or model id
+    ├── ToolDefinitionError (ValueError)    a tool list that cannot be read
+    └── ParseError (ValueError)             strict mode: the model's output is malformed
+        ├── IncompleteToolCallError         the text ended inside a call
+        ├── InvalidArgumentsError           a call's arguments are not a JSON object
+        └── UnknownToolError                a call names a tool that was not declared
+
+Lenient parsing (the default) never raises: it records a `ParseIssue` instead.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "IncompleteToolCallError",
+    "InvalidArgumentsError",
+    "ParseError",
+    "ToolCallsError",
+    "ToolDefinitionError",
+    "UnknownFormatError",
+    "UnknownToolError",
+]
+
+
+class ToolCallsError(Exception):
+    """Base class of every error toolcalls raises."""
+
+
+class UnknownFormatError(ToolCallsError, LookupError):
+    """No format matches the given name, alias or model id."""
+
+
+class ToolDefinitionError(ToolCallsError, ValueError):
+    """A tool definition could not be read."""
+
+
+class ParseError(ToolCallsError, ValueError):
+    """Strict mode: the model's output is malformed.
+
+    Carries the `kind` of the issue and the `span` of the offending text.
+    """
+
+    def __init__(self, message: str, *, kind: str, span: tuple[int, int]) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.span = span
+
+
+class IncompleteToolCallError(ParseError):
+    """The text ended inside a tool call."""
+
+
+class InvalidArgumentsError(ParseError):
+    """A call's arguments could not be read as a JSON object."""
+
+
+class UnknownToolError(ParseError):
+    """A call names a tool that is not among the declared tools."""

@@ -1,0 +1,311 @@
+"""Incremental JSON: read one JSON value from text that arrives in pieces.
+
+`JsonReader` consumes a JSON value across any number of `feed` calls, never re-reading what it
+has consumed, and emits the *arguments* part of it as canonical JSON fragments
+(``json.dumps(..., ensure_ascii=False)`` spelling: ``", "`` and ``": "`` separators) while it
+arrives. String contents stream character by character; numbers, literals and keys are emitted
+only once final, so no emitted fragment ever needs rewriting. The fragments concatenate to text
+that `json.loads` turns into exactly the value read.
+
+When the whole value is already in the buffer, `json.JSONDecoder.raw_decode` (C) reads it in one
+step: that is the batch fast path, and it accepts exactly what the incremental path accepts.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+__all__ = ["JsonReader", "canonical", "DECODER"]
+
+DECODER = json.JSONDecoder(strict=False)
+"""Lenient about raw control characters inside strings, as models emit them."""
+
+_PLAIN = re.compile(r'[^"\\]+')
+_SCALAR = re.compile(r"[-+0-9.eE]+|true|false|null|NaN|-?Infinity")
+_SCALAR_CHARS = re.compile(r"[-+0-9.eEtruefalsnNIiy]*")
+_WS = re.compile(r"[ \t\n\r]*")
+_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+_INCOMPLETE = object()
+
+
+def canonical(value: Any) -> str:
+    """The one serializer used for streamed and final arguments."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+class _Frame:
+    __slots__ = ("container", "key", "count", "emitting", "expect")
+
+    def __init__(self, container: Any, emitting: bool) -> None:
+        self.container = container
+        self.key: str | None = None
+        self.count = 0
+        self.emitting = emitting
+        # object: "key" | "colon" | "value" | "comma"; array: "value" | "comma"
+        self.expect = "key" if isinstance(container, dict) else "value"
+
+
+class JsonReader:
+    """Reads one JSON value incrementally.
+
+    Args:
+        emit_keys: None to emit the whole value as fragments; otherwise the value must be an
+            object, and only the object held by the first of these top-level keys is emitted
+            (an envelope such as ``{"name": ..., "arguments": {...}}``).
+    """
+
+    def __init__(self, emit_keys: frozenset[str] | None = None) -> None:
+        self.emit_keys = emit_keys
+        self.fragments: list[str] = []
+        self.members: dict[str, Any] = {}
+        """Top-level members read so far (envelope mode), to learn a name early."""
+        self.emitted_key: str | None = None
+        self.done = False
+        self.value: Any = None
+        self.error: tuple[int, str] | None = None
+        """(index in the buffer, message) of the first syntax error."""
+        self._stack: list[_Frame] = []
+        self._started = False
+        self._string: list[str] | None = None  # decoded pieces of the string being read
+        self._string_emits = False
+
+    # -- public -------------------------------------------------------------------------
+
+    def feed(self, buf: str, i: int, eof: bool) -> int:
+        """Consume from ``buf[i:]``; return the index of the first unconsumed character."""
+        if not self._started:
+            i = _WS.match(buf, i).end()  # type: ignore[union-attr]
+            if i >= len(buf):
+                return i
+            self._started = True
+            fast = self._try_whole(buf, i)
+            if fast is not None:
+                return fast
+            self._open_value_or_fail(buf, i)
+        while not self.done and self.error is None and i < len(buf):
+            i = self._step(buf, i, eof)
+            if i < 0:
+                return -i - 1
+        return i
+
+    def take_fragments(self) -> list[str]:
+        out, self.fragments = self.fragments, []
+        return out
+
+    # -- fast path ------------------------------------------------------------------------
+
+    def _try_whole(self, buf: str, i: int) -> int | None:
+        try:
+            value, end = DECODER.raw_decode(buf, i)
+        except (ValueError, RecursionError):
+            return None
+        self._finish(value)
+        if self.emit_keys is None:
+            self.fragments.append(canonical(value))
+        elif isinstance(value, dict):
+            self.members = dict(value)
+            for key in value:
+                if key in self.emit_keys and isinstance(value[key], dict):
+                    self.emitted_key = key
+                    self.fragments.append(canonical(value[key]))
+                    break
+        return end
+
+    # -- incremental path -----------------------------------------------------------------
+
+    def _open_value_or_fail(self, buf: str, i: int) -> None:
+        if self.emit_keys is not None and buf[i] != "{":
+            self.error = (i, "expected a JSON object")
+
+    def _finish(self, value: Any) -> None:
+        self.done = True
+        self.value = value
+
+    def _emitting_child(self) -> bool:
+        """Whether the value about to start is emitted."""
+        if not self._stack:
+            return self.emit_keys is None
+        top = self._stack[-1]
+        if top.emitting:
+            return True
+        return (
+            len(self._stack) == 1
+            and self.emit_keys is not None
+            and self.emitted_key is None
+            and top.key in self.emit_keys
+        )
+
+    def _step(self, buf: str, i: int, eof: bool) -> int:
+        """One token. Returns the next index, or ``-(i + 1)`` when more text is needed."""
+        if self._string is not None:
+            return self._string_step(buf, i)
+        i = _WS.match(buf, i).end()  # type: ignore[union-attr]
+        if i >= len(buf):
+            return -(i + 1)
+        top = self._stack[-1] if self._stack else None
+        expect = top.expect if top else "value"
+        ch = buf[i]
+        if expect == "key":
+            if ch == '"':
+                self._string, self._string_emits = [], False
+                return i + 1
+            if ch == "}" and top is not None and top.count == 0:
+                return self._close(i, "}")
+            return self._fail(i, "expected a key")
+        if expect == "colon":
+            if ch != ":":
+                return self._fail(i, "expected ':'")
+            assert top is not None
+            top.expect = "value"
+            return i + 1
+        if expect == "comma":
+            assert top is not None
+            closer = "}" if isinstance(top.container, dict) else "]"
+            if ch == closer:
+                return self._close(i, closer)
+            if ch != ",":
+                return self._fail(i, f"expected ',' or '{closer}'")
+            top.expect = "key" if closer == "}" else "value"
+            return i + 1
+        return self._value_step(buf, i, eof, top)
+
+    def _value_step(self, buf: str, i: int, eof: bool, top: _Frame | None) -> int:
+        ch = buf[i]
+        if ch == "]" and top is not None and not isinstance(top.container, dict):
+            if top.count == 0:
+                return self._close(i, "]")
+        emitting = self._emitting_child()
+        if ch in "{[":
+            if len(self._stack) == 1 and emitting and not self._stack[0].emitting:
+                self.emitted_key = self._stack[0].key
+            self._emit_separator(emitting)
+            if emitting:
+                self.fragments.append(ch)
+            self._stack.append(_Frame({} if ch == "{" else [], emitting))
+            return i + 1
+        if self.emit_keys is not None and not self._stack:
+            return self._fail(i, "expected a JSON object")
+        if ch == '"':
+            self._emit_separator(emitting)
+            if emitting:
+                self.fragments.append('"')
+            self._string, self._string_emits = [], emitting
+            return i + 1
+        match = _SCALAR_CHARS.match(buf, i)
+        end = match.end() if match else i
+        if end == len(buf) and not eof:
+            return -(i + 1)  # the literal may continue in the next piece
+        token = buf[i:end]
+        if not token or not _SCALAR.fullmatch(token):
+            return self._fail(i, "expected a JSON value")
+        try:
+            value = json.loads(token)
+        except ValueError:
+            return self._fail(i, f"invalid number {token!r}")
+        self._emit_separator(emitting)
+        if emitting:
+            self.fragments.append(canonical(value))
+        self._store(value)
+        return end
+
+    def _emit_separator(self, emitting: bool) -> None:
+        """Write ``, "key": `` or ``, `` before a value inside an emitted container."""
+        top = self._stack[-1] if self._stack else None
+        if top is None or not top.emitting:
+            return
+        sep = ", " if top.count else ""
+        if isinstance(top.container, dict):
+            sep += canonical(top.key) + ": "
+        self.fragments.append(sep)
+
+    def _string_step(self, buf: str, i: int) -> int:
+        assert self._string is not None
+        plain = _PLAIN.match(buf, i)
+        if plain:
+            self._string_piece(plain.group())
+            i = plain.end()
+            if i >= len(buf):
+                return -(i + 1)
+        if buf[i] == '"':
+            return self._end_string(i + 1)
+        return self._escape(buf, i)
+
+    def _escape(self, buf: str, i: int) -> int:
+        if i + 1 >= len(buf):
+            return -(i + 1)
+        code = buf[i + 1]
+        if code in _ESCAPES:
+            self._string_piece(_ESCAPES[code])
+            return i + 2
+        if code != "u":
+            return self._fail(i, f"invalid escape \\{code}")
+        if i + 6 > len(buf):
+            return -(i + 1)
+        try:
+            point = int(buf[i + 2 : i + 6], 16)
+        except ValueError:
+            return self._fail(i, "invalid \\u escape")
+        if 0xD800 <= point < 0xDC00:
+            # A high surrogate pairs with a following low one: both must be read together so
+            # the emitted text holds the same single character that json.loads produces.
+            if i + 12 > len(buf):
+                return -(i + 1)
+            if buf[i + 6 : i + 8] == "\\u":
+                try:
+                    low = int(buf[i + 8 : i + 12], 16)
+                except ValueError:
+                    low = 0
+                if 0xDC00 <= low < 0xE000:
+                    pair = 0x10000 + ((point - 0xD800) << 10) + (low - 0xDC00)
+                    self._string_piece(chr(pair))
+                    return i + 12
+        self._string_piece(chr(point))
+        return i + 6
+
+    def _string_piece(self, text: str) -> None:
+        assert self._string is not None
+        self._string.append(text)
+        if self._string_emits:
+            self.fragments.append(canonical(text)[1:-1])
+
+    def _end_string(self, i: int) -> int:
+        assert self._string is not None
+        text = "".join(self._string)
+        self._string = None
+        top = self._stack[-1] if self._stack else None
+        if top is not None and isinstance(top.container, dict) and top.expect == "key":
+            top.key = text
+            top.expect = "colon"
+            return i
+        if self._string_emits:
+            self.fragments.append('"')
+        self._store(text)
+        return i
+
+    def _store(self, value: Any) -> None:
+        top = self._stack[-1] if self._stack else None
+        if top is None:
+            self._finish(value)
+            return
+        if isinstance(top.container, dict):
+            assert top.key is not None
+            top.container[top.key] = value
+            if len(self._stack) == 1:
+                self.members[top.key] = value
+        else:
+            top.container.append(value)
+        top.count += 1
+        top.expect = "comma"
+
+    def _close(self, i: int, closer: str) -> int:
+        frame = self._stack.pop()
+        if frame.emitting:
+            self.fragments.append(closer)
+        self._store(frame.container)
+        return i + 1
+
+    def _fail(self, i: int, message: str) -> int:
+        self.error = (i, message)
+        return i

@@ -1,0 +1,104 @@
+"""The one registry of formats: lookup by name, alias or model id, and detection.
+
+Format modules are imported on first use, so ``import toolcalls`` compiles nothing.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import importlib
+from typing import TYPE_CHECKING
+
+from ._errors import UnknownFormatError
+
+if TYPE_CHECKING:
+    from .formats._base import Format
+
+__all__ = ["FORMATS", "detect", "get_format", "list_formats"]
+
+# name -> "module:Class", alphabetical. Module names match the fixture folders.
+FORMATS: dict[str, str] = {
+    "deepseek_v3": "toolcalls.formats.deepseek:DeepseekV3",
+    "deepseek_v31": "toolcalls.formats.deepseek:DeepseekV31",
+    "deepseek_v32_dsml": "toolcalls.formats.deepseek_dsml:DeepseekV32Dsml",
+    "glm45": "toolcalls.formats.glm:Glm45",
+    "glm47": "toolcalls.formats.glm:Glm47",
+    "gpt_oss": "toolcalls.formats.gpt_oss:GptOss",
+    "hermes": "toolcalls.formats.hermes:Hermes",
+    "kimi_k2": "toolcalls.formats.kimi_k2:KimiK2",
+    "llama3_json": "toolcalls.formats.llama3_json:Llama3Json",
+    "minimax_m1": "toolcalls.formats.minimax_m1:MinimaxM1",
+    "minimax_m2": "toolcalls.formats.minimax_m2:MinimaxM2",
+    "mistral": "toolcalls.formats.mistral:Mistral",
+    "ollama": "toolcalls.formats.ollama:Ollama",
+    "pythonic": "toolcalls.formats.pythonic:Pythonic",
+    "qwen3_coder": "toolcalls.formats.qwen3_coder:Qwen3Coder",
+    "xml": "toolcalls.formats.xml:Xml",
+}
+
+
+def list_formats() -> list[str]:
+    """The registered format names, sorted."""
+    return sorted(FORMATS)
+
+
+@functools.cache
+def _load(name: str) -> Format:
+    module, _, cls = FORMATS[name].partition(":")
+    return getattr(importlib.import_module(module), cls)()  # type: ignore[no-any-return]
+
+
+def _normalize(key: str) -> str:
+    return key.strip().lower().replace("-", "_").replace(".", "").replace(" ", "_")
+
+
+@functools.cache
+def _aliases() -> dict[str, str]:
+    table: dict[str, str] = {}
+    for name in FORMATS:
+        for alias in _load(name).aliases:
+            table[_normalize(alias)] = name
+    return table
+
+
+@functools.cache
+def _model_prefixes() -> list[tuple[str, str]]:
+    pairs = [(p.lower(), name) for name in FORMATS for p in _load(name).model_prefixes]
+    return sorted(pairs, key=lambda pair: len(pair[0]), reverse=True)
+
+
+def get_format(key: str) -> Format:
+    """A format by name, alias or model id (``Qwen/Qwen3-Coder-30B-A3B-Instruct``)."""
+    if key in FORMATS:
+        return _load(key)
+    normalized = _normalize(key)
+    if normalized in FORMATS:
+        return _load(normalized)
+    if normalized in _aliases():
+        return _load(_aliases()[normalized])
+    lowered = key.strip().lower()
+    for prefix, name in _model_prefixes():
+        if lowered.startswith(prefix) or lowered.split("/")[-1].startswith(prefix):
+            return _load(name)
+    raise UnknownFormatError(_unknown_message(key))
+
+
+def _unknown_message(key: str) -> str:
+    candidates = list(FORMATS) + list(_aliases())
+    close = difflib.get_close_matches(_normalize(key), candidates, n=3, cutoff=0.5)
+    hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+    return (
+        f"unknown tool-call format {key!r}.{hint} "
+        f"Known formats: {', '.join(list_formats())} (or 'auto' to detect)."
+    )
+
+
+def detect(text: str) -> str | None:
+    """The name of the format `text` most likely uses, or None when no format matches."""
+    best, best_score = None, 0.0
+    for name in list_formats():
+        score = type(_load(name)).detect(text)
+        if score > best_score:
+            best, best_score = name, score
+    return best

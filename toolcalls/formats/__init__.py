@@ -1,0 +1,1 @@
+"""One module per wire format family; see `_base.Format`."""

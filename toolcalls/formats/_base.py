@@ -1,0 +1,139 @@
+"""The `Format` contract: what one wire format supplies to the engine.
+
+A format is a small class: metadata (name, aliases, model ids), the openers that start its
+blocks (each with a `Reader` factory), its reasoning tags, and an example. Batch parsing is
+defined once, here, as streaming the whole text in one piece, so the two cannot disagree.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from .._engine import WS, Engine, Openers, Reader, ReaderFactory, Status, holdback
+from .._models import ParseResult, Tool
+
+__all__ = ["Format", "ReasoningReader"]
+
+
+class Format:
+    """One tool-call wire format. Subclasses set the class attributes and `call_openers`."""
+
+    name: ClassVar[str]
+    """Registry name: public API, lowercase snake_case."""
+    aliases: ClassVar[tuple[str, ...]] = ()
+    model_prefixes: ClassVar[tuple[str, ...]] = ()
+    """Model ids (or their prefixes) that speak this format, such as ``Qwen/Qwen3-Coder``."""
+    reasoning_tags: ClassVar[tuple[str, str] | None] = ("<think>", "</think>")
+    signatures: ClassVar[tuple[str, ...]] = ()
+    """Marker strings whose presence identifies the format (for `detect`)."""
+    example: ClassVar[str] = ""
+    """A complete model response with one call, shown by ``toolcalls formats``."""
+
+    def call_openers(self) -> dict[str, ReaderFactory]:
+        """Markers that open a call block, each with the factory of its reader."""
+        raise NotImplementedError
+
+    def compiled_openers(self) -> Openers:
+        return _compiled_openers(type(self))
+
+    def openers(self) -> dict[str, ReaderFactory]:
+        table = dict(self.call_openers())
+        if self.reasoning_tags is not None:
+            start, end = self.reasoning_tags
+            table[start] = lambda ctx, opener: ReasoningReader(opener, end)
+            # A reasoning end with no start: the prompt opened the block (see `thinking`).
+            table.setdefault(end, _StrayReasoningEnd)
+        return table
+
+    def reasoning_reader(self, ctx: Engine) -> Reader:
+        """The reader for text that starts inside reasoning (``thinking=True``)."""
+        if self.reasoning_tags is None:
+            raise ValueError(f"format {self.name!r} has no reasoning block to start in")
+        return ReasoningReader("", self.reasoning_tags[1])
+
+    def stream(
+        self, *, tools: Sequence[Tool] = (), strict: bool = False, thinking: bool = False
+    ) -> Engine:
+        """A parser for one response arriving in pieces."""
+        return Engine(self, tools=tools, strict=strict, thinking=thinking)
+
+    def parse(self, text: str, **options: Any) -> ParseResult:
+        """Parse a whole response: exactly what streaming it in one piece gives."""
+        parser = self.stream(**options)
+        parser.feed(text)
+        parser.close()
+        return parser.result()
+
+    @classmethod
+    def detect(cls, text: str) -> float:
+        """How sure we are (0 to 1) that `text` is in this format."""
+        hits = sum(1 for marker in cls.signatures if marker in text)
+        return min(1.0, hits / 2) if hits else 0.0
+
+    def __repr__(self) -> str:
+        return f"<toolcalls format {self.name!r}>"
+
+
+@functools.cache
+def _compiled_openers(cls: type[Format]) -> Openers:
+    return Openers(cls().openers())
+
+
+class ReasoningReader:
+    """``<think>reasoning</think>``: whitespace at both ends of the reasoning is markup."""
+
+    trims_after = True
+
+    def __init__(self, opener: str, end: str) -> None:
+        self.opener = opener
+        self.end = end
+        self.prefixes = frozenset(end[:size] for size in range(1, len(end)))
+        self.started = False
+        self.leading = True
+
+    def read(self, ctx: Engine, eof: bool) -> Status:
+        if not self.started:
+            self.started = True
+            ctx.consume("markup", ctx.pos + len(self.opener))
+            ctx.open_reasoning()
+        buf = ctx.buf
+        if self.leading:
+            ctx.consume("markup", WS.match(buf, ctx.pos).end())  # type: ignore[union-attr]
+            if ctx.pos == len(buf) and not eof:
+                return Status.MORE
+            self.leading = False
+        found = buf.find(self.end, ctx.pos)
+        if found < 0:
+            stop = len(buf) if eof else holdback(buf, ctx.pos, self.prefixes, len(self.end))
+            ctx.consume("reasoning", stop if eof else _before_trailing_ws(buf, ctx.pos, stop))
+            return Status.DONE if eof else Status.MORE
+        ctx.consume("reasoning", _before_trailing_ws(buf, ctx.pos, found))
+        ctx.consume("markup", found + len(self.end))
+        return Status.DONE
+
+
+class _StrayReasoningEnd:
+    """A reasoning end tag with no start: markup, with an issue saying what to do."""
+
+    def __init__(self, ctx: Engine, opener: str) -> None:
+        self.opener = opener
+
+    def read(self, ctx: Engine, eof: bool) -> Status:
+        start = ctx.at()
+        ctx.consume("markup", ctx.pos + len(self.opener))
+        ctx.issue(
+            "stray_reasoning_end",
+            f"{self.opener!r} without a start tag: if the prompt opened the reasoning block, "
+            "parse with thinking=True so the text before it is reasoning",
+            (start, ctx.at()),
+        )
+        return Status.DONE
+
+
+def _before_trailing_ws(buf: str, start: int, stop: int) -> int:
+    end = stop
+    while end > start and buf[end - 1] in " \t\r\n":
+        end -= 1
+    return end

@@ -1,0 +1,48 @@
+"""Readers shared by many formats: section wrappers around calls.
+
+A *section* is markup that wraps one or more calls (``<｜tool▁calls▁begin｜>`` ...
+``<｜tool▁calls▁end｜>``). Its opener counts as markup only when a call opener follows it, so
+prose that mentions the tag stays content; its closer counts only inside an open section.
+"""
+
+from __future__ import annotations
+
+from .._engine import WS, Engine, Status
+
+__all__ = ["SectionClose", "SectionOpen"]
+
+
+class SectionOpen:
+    """A section opener: markup if one of `next_markers` follows (after whitespace)."""
+
+    def __init__(self, opener: str, closer: str, next_markers: tuple[str, ...]) -> None:
+        self.opener = opener
+        self.closer = closer
+        self.next_markers = next_markers
+
+    def read(self, ctx: Engine, eof: bool) -> Status:
+        buf = ctx.buf
+        after = WS.match(buf, ctx.pos + len(self.opener)).end()  # type: ignore[union-attr]
+        ahead = buf[after:]
+        if any(ahead.startswith(marker) for marker in self.next_markers):
+            ctx.consume("markup", ctx.pos + len(self.opener))
+            ctx.section = self.closer
+            return Status.DONE
+        could_still = any(marker.startswith(ahead) for marker in self.next_markers)
+        if could_still and not eof:
+            return Status.MORE
+        return Status.REJECT
+
+
+class SectionClose:
+    """A section closer: markup inside an open section, content anywhere else."""
+
+    def __init__(self, closer: str) -> None:
+        self.closer = closer
+
+    def read(self, ctx: Engine, eof: bool) -> Status:
+        if ctx.section != self.closer:
+            return Status.REJECT
+        ctx.section = None
+        ctx.consume("markup", ctx.pos + len(self.closer))
+        return Status.DONE

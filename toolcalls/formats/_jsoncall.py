@@ -1,0 +1,242 @@
+"""The shared reader of JSON-bodied calls: ``opener [header header_end] JSON [close...]``.
+
+Most formats wrap a JSON value in markers: Hermes ``<tool_call>{"name", "arguments"}</tool_call>``
+(an *envelope* holding the name), Kimi K2 ``<|tool_call_begin|>functions.f:0
+<|tool_call_argument_begin|>{...}<|tool_call_end|>`` (a *header* holding the name, then the
+arguments). `JsonCall` describes one such shape; `JsonCallReader` reads it incrementally,
+streaming the arguments as they arrive.
+
+A malformed body never loses text: the call becomes an incomplete call whose span runs to the
+closing marker, with an ``invalid_arguments`` issue.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .._engine import WS, Engine, Status, holdback
+from .._json import JsonReader, canonical
+
+__all__ = ["Header", "JsonCall", "JsonCallReader", "ENVELOPE_KEYS"]
+
+ENVELOPE_KEYS = frozenset({"arguments", "parameters"})
+
+
+@dataclass(frozen=True)
+class Header:
+    """What a header says about the call."""
+
+    name: str
+    call_id: str | None = None
+
+
+@dataclass(frozen=True)
+class JsonCall:
+    """The shape of one JSON-bodied call."""
+
+    close: tuple[str, ...] = ()
+    """Markers that must follow the JSON, in order (whitespace allowed before each)."""
+    header_end: str | None = None
+    """The marker ending a header between the opener and the JSON; None: no header."""
+    parse_header: Callable[[str], Header | None] | None = None
+    envelope: bool = False
+    """The JSON is ``{"name": ..., "arguments": {...}}`` rather than the arguments alone."""
+    tentative: bool = False
+    """Reject (the opener is content) unless a JSON object follows: for common words."""
+    name: str | None = None
+    """A name fixed by the opener itself (rare)."""
+    max_header: int = 256
+
+
+class JsonCallReader:
+    """Reads one call of a `JsonCall` shape; `ctx.pos` starts at the opener."""
+
+    def __init__(self, shape: JsonCall, opener: str) -> None:
+        self.shape = shape
+        self.opener = opener
+        self.phase = "header" if shape.header_end else "body"
+        self.header: Header | None = Header(shape.name) if shape.name else None
+        self.json = JsonReader(ENVELOPE_KEYS if shape.envelope else None)
+        self.pending: list[str] = []  # fragments read before the name was known
+        self.closes_seen = 0
+        self.scan_from: int | None = None  # absolute offset to resume a marker search
+        self.committed = False
+
+    def read(self, ctx: Engine, eof: bool) -> Status:
+        status: Status | None = None
+        while status is None:
+            status = getattr(self, f"_{self.phase}")(ctx, eof)
+        return status
+
+    # -- phases: each returns a Status, or None after moving to the next phase ---------------
+
+    def _header(self, ctx: Engine, eof: bool) -> Status | None:
+        assert self.shape.header_end is not None and self.shape.parse_header is not None
+        start = ctx.pos + len(self.opener)
+        end = ctx.buf.find(self.shape.header_end, start)
+        if end < 0:
+            too_long = len(ctx.buf) - start > self.shape.max_header
+            return Status.REJECT if eof or too_long else Status.MORE
+        header = self.shape.parse_header(ctx.buf[start:end])
+        if header is None:
+            return Status.REJECT
+        self.header = header
+        self._commit(ctx, end + len(self.shape.header_end))
+        self.phase = "body"
+        return None
+
+    def _body(self, ctx: Engine, eof: bool) -> Status | None:
+        if not self.committed:
+            first = WS.match(ctx.buf, ctx.pos + len(self.opener)).end()  # type: ignore[union-attr]
+            if first >= len(ctx.buf):
+                return Status.REJECT if eof else Status.MORE
+            if self.shape.tentative and ctx.buf[first] != "{":
+                return Status.REJECT
+            self._commit(ctx, ctx.pos + len(self.opener))
+        reader = self.json
+        end = reader.feed(ctx.buf, ctx.pos, eof)
+        self._announce(ctx)
+        if reader.error is not None:
+            return self._malformed(ctx, reader.error[1], reader.error[0])
+        ctx.consume("call", end)
+        if not reader.done:
+            return Status.MORE
+        return self._body_done(ctx)
+
+    def _close(self, ctx: Engine, eof: bool) -> Status | None:
+        close = self.shape.close
+        while self.closes_seen < len(close):
+            marker = close[self.closes_seen]
+            at = WS.match(ctx.buf, ctx.pos).end()  # type: ignore[union-attr]
+            ahead = ctx.buf[at : at + len(marker)]
+            if ahead == marker:
+                ctx.consume("call", at + len(marker))
+                self.closes_seen += 1
+                continue
+            if marker.startswith(ahead) and not eof:
+                return Status.MORE
+            if eof and not ahead:
+                ctx.issue("missing_close_tag", f"the call ends without {marker!r}", self._span(ctx))
+                break
+            ctx.issue("unexpected_text", f"expected {marker!r} after the arguments",
+                      (ctx.at(at), ctx.at(at + 1)))
+            self.phase = "skip_then_end"
+            return None
+        return self._finish(ctx)
+
+    def _skip_then_end(self, ctx: Engine, eof: bool) -> Status | None:
+        if not self._skip_to_close(ctx, eof):
+            return Status.MORE
+        return self._finish(ctx)
+
+    def _skip_then_fail(self, ctx: Engine, eof: bool) -> Status | None:
+        if not self._skip_to_close(ctx, eof):
+            return Status.MORE
+        ctx.fail_call("invalid_arguments", self.failure)
+        return Status.DONE
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    def _commit(self, ctx: Engine, upto: int) -> None:
+        self.committed = True
+        ctx.consume("call", upto)
+        if self.header is not None and not self.shape.envelope:
+            ctx.start_call(self.header.name, self.header.call_id)
+
+    def _announce(self, ctx: Engine) -> None:
+        """Start the call as soon as its name is known; pass on argument fragments."""
+        fragments = self.json.take_fragments()
+        if self.header is None:
+            name = self.json.members.get("name")
+            if not isinstance(name, str):
+                self.pending.extend(fragments)
+                return
+            self.header = Header(name, _string_or_none(self.json.members.get("id")))
+            ctx.start_call(name, self.header.call_id)
+            fragments = self.pending + fragments
+            self.pending = []
+        for fragment in fragments:
+            ctx.arguments(fragment)
+
+    def _body_done(self, ctx: Engine) -> Status | None:
+        value = self.json.value
+        if self.shape.envelope:
+            arguments, problem = self._envelope_arguments(ctx, value)
+        else:
+            arguments, problem = value, None if isinstance(value, dict) else "not a JSON object"
+        if problem is not None:
+            return self._malformed(ctx, problem, None)
+        self.arguments = arguments
+        self.phase = "close"
+        return None
+
+    def _envelope_arguments(self, ctx: Engine, value: Any) -> tuple[Any, str | None]:
+        if not isinstance(value, dict) or not isinstance(value.get("name"), str):
+            return None, 'expected {"name": ..., "arguments": {...}}'
+        key = self.json.emitted_key or next((k for k in ("arguments", "parameters") if k in value), None)
+        if key is None:
+            return {}, None  # a call without arguments: a tool that takes none
+        arguments = value[key]
+        if key == "parameters":
+            ctx.issue("parameters_key", 'the model wrote "parameters" instead of "arguments"',
+                      self._span(ctx))
+        if isinstance(arguments, str):
+            arguments = self._decode_string_arguments(ctx, arguments)
+        if not isinstance(arguments, dict):
+            return None, f'"{key}" is not a JSON object'
+        return arguments, None
+
+    def _decode_string_arguments(self, ctx: Engine, text: str) -> Any:
+        """Arguments sent as a JSON string: decode them (a known slip), and stream them now."""
+        try:
+            decoded = json.loads(text)
+        except ValueError:
+            return text
+        if isinstance(decoded, dict):
+            ctx.issue("arguments_as_string", "the arguments were a JSON string, decoded",
+                      self._span(ctx))
+            ctx.arguments(canonical(decoded))
+        return decoded
+
+    def _finish(self, ctx: Engine) -> Status:
+        ctx.end_call(self.arguments)
+        return Status.DONE
+
+    def _malformed(self, ctx: Engine, problem: str, at: int | None) -> Status | None:
+        if not self.committed:
+            return Status.REJECT
+        self.failure = f"the arguments are not valid JSON ({problem})"
+        if at is not None:
+            self.failure += f" at offset {ctx.at(at)}"
+        self.phase = "skip_then_fail"
+        return None
+
+    def _skip_to_close(self, ctx: Engine, eof: bool) -> bool:
+        """Consume up to and including the last close marker; False while it may still come."""
+        if not self.shape.close:
+            return True
+        marker = self.shape.close[-1]
+        start = max(ctx.pos, (self.scan_from or 0) - ctx.off)
+        found = ctx.buf.find(marker, start)
+        if found >= 0:
+            ctx.consume("call", found + len(marker))
+            return True
+        if eof:
+            ctx.consume("call", len(ctx.buf))
+            return True
+        keep = holdback(ctx.buf, start, frozenset(marker[:i] for i in range(1, len(marker))),
+                        len(marker))
+        self.scan_from = ctx.at(keep)
+        ctx.consume("call", keep)
+        return False
+
+    def _span(self, ctx: Engine) -> tuple[int, int]:
+        call = ctx._call
+        return (call.start if call else ctx.at(), ctx.at())
+
+
+def _string_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
