@@ -1,36 +1,31 @@
 """Typed values for the raw text of XML-style tool-call parameters.
 
-Qwen3-Coder (`<parameter=k>v</parameter>`), GLM (`<arg_value>`), MiniMax-M2
-(`<parameter name=..>`) and DeepSeek DSML write argument values as bare text. The
-JSON Schema of the parameter decides what that text becomes:
+Qwen3-Coder, GLM, MiniMax-M2 and DeepSeek DSML write argument values as bare text;
+the JSON Schema of the parameter decides what the text becomes. The rules:
 
-* Newlines: the templates put one newline after the opening and before the closing
-  tag, so `strip_value_newlines` removes at most one of each ("\\n" or "\\r\\n").
-* No schema, a schema that names no type, or type "string": the text exactly as is.
-  Such values are the ones `streams_as_string` lets a parser stream as they arrive.
-* Otherwise surrounding whitespace is ignored, and the literal `null` (any case) or
-  Python's `None` becomes None: XML formats have no other spelling of null, the
-  Qwen3-Coder template writes Python None as `None`, and ollama, vLLM and SGLang all
-  turn `null` into None for any non-string type.
-* Candidates are tried in a fixed order, whatever the order of a type list (JSON Schema
-  type lists are sets): integer, number, boolean, object, array, then any unknown type
-  name, and the text as a string last if "string" is allowed.
-* integer: `42`, `007`, and integral decimals such as `140.0` or `1e3`; not `2026-01-15`.
-* number: an integral value below 2**53 becomes an int (`100.0` -> 100), else a float.
-  `nan`, `inf` and out-of-range values are rejected.
-* boolean: `true`/`false` in any case (the Qwen3-Coder template renders Python bools
-  as `True`/`False`), and `1`/`0` as vLLM does. `yes`/`no` are rejected, not guessed.
-* object/array: JSON; failing that, a Python literal (`{'a': True}`, the repr the
-  Qwen3-Coder template gives lists) if it holds only JSON values. Text containing a
-  backslash skips this fallback, since Python and JSON escapes differ.
-* Unknown type names (`"any"`, a typeless branch of anyOf) accept JSON, else the text.
-* Aliases seen in real tool definitions: int, float, double, bool, str, dict, list.
-* Without "type", anyOf/oneOf branches, enum/const values, or keywords such as
-  "properties"/"items" give the types; `"nullable": true` adds null. `$ref` is not
-  resolved: a schema that names no type is taken as a string.
+* `strip_value_newlines` drops at most one newline ("\\n" or "\\r\\n") at each end,
+  the ones the chat templates put around a value.
+* No schema, a schema naming no type (`$ref` is not resolved), or "string": the text
+  exactly as is. Only these values may be streamed as text (`streams_as_string`).
+* Otherwise whitespace around the text is ignored and `null` (any case) or Python's
+  `None` is None: XML formats cannot spell null otherwise, the Qwen3-Coder template
+  renders None as `None`, and ollama, vLLM and SGLang read `null` as None for any
+  non-string type.
+* Type lists are sets: integer, number, boolean, object, array, then unknown type names
+  are tried in that order, and the text as a string last if "string" is allowed.
+* integer: `007`, or an integral decimal such as `140.0` or `1e3`; never `2026-01-15`.
+  number: an int when integral and below 2**53 (`100.0` -> 100), else a finite float.
+* boolean: `true`/`false` in any case (the Qwen3-Coder template renders Python's
+  `True`), and `1`/`0` as vLLM accepts; `yes`/`no` are refused rather than guessed.
+* object/array: JSON, else a Python literal of JSON values (`{'a': True}`: the
+  Qwen3-Coder template renders lists with Python's repr). Text with a backslash skips
+  that fallback, as Python and JSON escapes differ.
+* Unknown type names and typeless anyOf/oneOf branches accept JSON, else the text.
+  Aliases: int, float, double, bool, str, dict, list. Without "type", anyOf/oneOf,
+  enum/const values and "properties"/"items" give the types; "nullable" adds null.
 
-`coerce` never raises and never drops a value: when no candidate fits it returns the
-text unchanged with a short description of the problem.
+`coerce` never raises and never drops a value: when nothing fits it returns the text
+unchanged with a short description of the problem.
 """
 
 from __future__ import annotations
@@ -41,6 +36,7 @@ import math
 import re
 from collections.abc import Callable
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 __all__ = ["coerce", "decode_json_value", "streams_as_string", "strip_value_newlines"]
@@ -48,9 +44,14 @@ __all__ = ["coerce", "decode_json_value", "streams_as_string", "strip_value_newl
 _ALIASES = {
     "int": "integer", "float": "number", "double": "number", "bool": "boolean",
     "str": "string", "dict": "object", "list": "array",
-}
+}  # fmt: skip
 _KNOWN = frozenset({"string", "integer", "number", "boolean", "null", "object", "array"})
 _STRING = frozenset({"string"})
+_PY_TYPES = (
+    (bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"),
+    (dict, "object"), (list, "array"), (type(None), "null"),
+)  # fmt: skip
+_BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
 _INT_RE = re.compile(r"[+-]?[0-9]+")
 _NUMBER_RE = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _EXACT_FLOAT_LIMIT = 2**53
@@ -80,7 +81,8 @@ def coerce(text: str, schema: dict[str, Any] | None) -> tuple[Any, str | None]:
     stripped = text.strip()
     if stripped.lower() == "null" or stripped == "None":
         return None, None
-    for convert in _converters(types):
+    unknown: list[Callable[[str], Any]] = [_json] if types - _KNOWN else []
+    for convert in [convert for name, convert in _ORDER if name in types] + unknown:
         try:
             return convert(stripped), None
         except (ValueError, RecursionError):
@@ -114,8 +116,10 @@ def _declared(schema: dict[str, Any]) -> set[str]:
         found = _branches(schema.get("anyOf")) | _branches(schema.get("oneOf"))
     if not found:
         found = _value_types(schema)
-    if not found:
-        found = _keyword_types(schema)
+    if not found and schema.keys() & {"properties", "additionalProperties"}:
+        found = {"object"}
+    if not found and schema.keys() & {"items", "prefixItems"}:
+        found = {"array"}
     if found and schema.get("nullable") is True:
         found.add("null")
     return found
@@ -144,52 +148,22 @@ def _value_types(schema: dict[str, Any]) -> set[str]:
     values = schema.get("enum")
     if not isinstance(values, list):
         values = [schema["const"]] if "const" in schema else []
-    return {_json_type(value) for value in values}
-
-
-def _json_type(value: Any) -> str:
-    """Name the JSON type of a decoded value."""
-    for kind, name in ((bool, "boolean"), (int, "integer"), (float, "number"),
-                       (str, "string"), (dict, "object"), (list, "array")):
-        if isinstance(value, kind):
-            return name
-    return "null" if value is None else "any"
-
-
-def _keyword_types(schema: dict[str, Any]) -> set[str]:
-    """Infer object or array from structural keywords of a typeless schema."""
-    if schema.keys() & {"properties", "additionalProperties", "patternProperties"}:
-        return {"object"}
-    return {"array"} if schema.keys() & {"items", "prefixItems"} else set()
+    return {next((n for k, n in _PY_TYPES if isinstance(v, k)), "any") for v in values}
 
 
 # ---------------------------------------------------------------- text -> value
-
-
-def _converters(types: frozenset[str]) -> list[Callable[[str], Any]]:
-    """List the converters to try for these types, in precedence order."""
-    chosen = [convert for name, convert in _ORDER if name in types]
-    return chosen + [_json] if types - _KNOWN else chosen
 
 
 def _integer(text: str) -> int:
     """Parse an integer, accepting integral decimals such as 140.0 or 1e3."""
     if _INT_RE.fullmatch(text):
         return int(text)
-    number = _decimal(text)
-    if number != number.to_integral_value():
-        raise ValueError("not integral")
-    return int(number)
-
-
-def _decimal(text: str) -> Decimal:
-    """Parse a decimal literal exactly, refusing absurd exponents."""
     if not _NUMBER_RE.fullmatch(text):
         raise ValueError("not a number")
     number = Decimal(text)
-    if number.adjusted() > _MAX_INT_DIGITS:
-        raise ValueError("out of range")
-    return number
+    if number.adjusted() > _MAX_INT_DIGITS or number != number.to_integral_value():
+        raise ValueError("not an integer in range")
+    return int(number)
 
 
 def _number(text: str) -> int | float:
@@ -206,37 +180,26 @@ def _number(text: str) -> int | float:
 
 def _boolean(text: str) -> bool:
     """Parse true/false in any case, or 1/0."""
-    word = text.lower()
-    if word in ("true", "1"):
-        return True
-    if word in ("false", "0"):
-        return False
-    raise ValueError("not a boolean")
+    if text.lower() not in _BOOLEANS:
+        raise ValueError("not a boolean")
+    return _BOOLEANS[text.lower()]
 
 
-def _object(text: str) -> dict[str, Any]:
-    """Parse a JSON object, or a Python dict literal holding JSON values."""
-    value = _container(text)
-    if not isinstance(value, dict):
-        raise ValueError("not an object")
-    return value
-
-
-def _array(text: str) -> list[Any]:
-    """Parse a JSON array, or a Python list literal holding JSON values."""
-    value = _container(text)
-    if not isinstance(value, list):
-        raise ValueError("not an array")
-    return value
-
-
-def _container(text: str) -> Any:
-    """Decode JSON, falling back to a Python literal of JSON-compatible values."""
+def _container(kind: type[Any], text: str) -> Any:
+    """Decode a JSON dict or list, falling back to a Python literal."""
     try:
-        return _json(text)
+        value = _json(text)
     except (ValueError, RecursionError):
-        if "\\" in text or len(text) > _MAX_LITERAL_CHARS or text[:1] not in ("{", "["):
-            raise
+        value = _python_literal(text)
+    if not isinstance(value, kind):
+        raise ValueError(f"not a {kind.__name__}")
+    return value
+
+
+def _python_literal(text: str) -> Any:
+    """Evaluate a Python dict or list literal that holds only JSON values."""
+    if "\\" in text or len(text) > _MAX_LITERAL_CHARS or not text.startswith(("{", "[")):
+        raise ValueError("not JSON")
     try:
         value = ast.literal_eval(text)
     except _LITERAL_ERRORS as error:
@@ -258,13 +221,16 @@ def _is_json_like(value: Any) -> bool:
 
 
 def _json(text: str) -> Any:
-    """Decode strict JSON: NaN and Infinity are refused."""
-    return json.loads(text, parse_constant=_refuse_constant)
+    """Decode strict JSON: NaN, Infinity and overflowing floats are refused."""
+    return json.loads(text, parse_float=_finite_float, parse_constant=_finite_float)
 
 
-def _refuse_constant(name: str) -> Any:
-    """Reject the non-standard JSON constants NaN, Infinity and -Infinity."""
-    raise ValueError(f"{name} is not JSON")
+def _finite_float(literal: str) -> float:
+    """Convert a JSON number or constant to a float, refusing non-finite results."""
+    value = float(literal)
+    if not math.isfinite(value):
+        raise ValueError(f"{literal} is not a finite number")
+    return value
 
 
 def _preview(text: str) -> str:
@@ -274,5 +240,5 @@ def _preview(text: str) -> str:
 
 _ORDER: tuple[tuple[str, Callable[[str], Any]], ...] = (
     ("integer", _integer), ("number", _number), ("boolean", _boolean),
-    ("object", _object), ("array", _array),
-)
+    ("object", partial(_container, dict)), ("array", partial(_container, list)),
+)  # fmt: skip

@@ -34,6 +34,7 @@ from ._events import (
     ToolCallFailed,
     ToolCallStart,
 )
+from ._json import canonical
 from ._models import IncompleteCall, ParseIssue, ParseResult, SegmentKind, Tool, ToolCall
 
 if TYPE_CHECKING:
@@ -250,7 +251,7 @@ class Engine:
         if stop <= self.pos:
             return
         if self._pending[1] and self._reader is not None:
-            self._commit_pending("markup")
+            self._commit_pending("content" if kind == "content" else "markup")
         start = self.off + self.pos
         text = self.buf[self.pos : stop]
         self.pos = stop
@@ -281,14 +282,13 @@ class Engine:
         call.index, call.name = index, name
         call.id = call_id or f"call_{index}"
         self._events.append(ToolCallStart(index, call.id, name))
-        if self.tools and name not in self.tools:
-            self.issue("unknown_tool", self._unknown_tool_message(name), (call.start, self.at()))
         return index
 
     def arguments(self, fragment: str) -> None:
         """Stream the next piece of the open call's arguments (canonical JSON text)."""
         call = self._call
         if fragment and call is not None and call.index is not None:
+            call.streamed = True
             self._events.append(ArgumentsDelta(call.index, fragment))
 
     def end_call(self, arguments: dict[str, Any]) -> ToolCall:
@@ -296,12 +296,15 @@ class Engine:
         call = self._require_call()
         if call.index is None:
             raise RuntimeError("end_call() before start_call(): the reader must name the call")
+        if not call.streamed:  # nothing streamed (no arguments): the stream still says "{}"
+            self.arguments(canonical(arguments))
         span = (call.start, self.at())
         done = ToolCall.model_construct(
             id=call.id, name=call.name, arguments=arguments, span=span
         )
         self._calls.append(done)
         self._segment("call", *span)
+        self._check_name(call.name, span)
         self._events.append(ToolCallEnd(call.index, done))
         self._call = None
         return done
@@ -313,6 +316,7 @@ class Engine:
         failed = IncompleteCall.model_construct(name=call.name, raw="".join(call.raw), span=span)
         self._incomplete.append(failed)
         self._segment("incomplete", *span)
+        self._check_name(call.name, span)
         self._call = None
         self._events.append(ToolCallFailed(call.index, failed))
         self.issue(kind, message, span)
@@ -342,6 +346,10 @@ class Engine:
             self._call = _OpenCall(self.at())
         return self._call
 
+    def _check_name(self, name: str | None, span: tuple[int, int]) -> None:
+        if self.tools and name is not None and name not in self.tools:
+            self.issue("unknown_tool", self._unknown_tool_message(name), span)
+
     def _unknown_tool_message(self, name: str) -> str:
         close = difflib.get_close_matches(name, list(self.tools), n=1, cutoff=0.0)
         hint = f"; did you mean {close[0]!r}?" if close else ""
@@ -368,7 +376,7 @@ class Engine:
 
 
 class _OpenCall:
-    __slots__ = ("start", "raw", "index", "name", "id")
+    __slots__ = ("start", "raw", "index", "name", "id", "streamed")
 
     def __init__(self, start: int) -> None:
         self.start = start
@@ -376,6 +384,7 @@ class _OpenCall:
         self.index: int | None = None
         self.name: str | None = None
         self.id = ""
+        self.streamed = False
 
 
 class Openers:

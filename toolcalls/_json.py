@@ -27,7 +27,8 @@ _SCALAR = re.compile(r"[-+0-9.eE]+|true|false|null|NaN|-?Infinity")
 _SCALAR_CHARS = re.compile(r"[-+0-9.eEtruefalsnNIiy]*")
 _WS = re.compile(r"[ \t\n\r]*")
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
-_INCOMPLETE = object()
+MAX_DEPTH = 200
+"""Deeper JSON is refused: such arguments are hostile, and would break serializers later."""
 
 
 def canonical(value: Any) -> str:
@@ -101,6 +102,9 @@ class JsonReader:
             value, end = DECODER.raw_decode(buf, i)
         except (ValueError, RecursionError):
             return None
+        openers = buf.count("{", i, end) + buf.count("[", i, end)
+        if openers > MAX_DEPTH and _deeper_than(value, MAX_DEPTH):
+            return None  # the incremental path reports the error at its exact position
         self._finish(value)
         if self.emit_keys is None:
             self.fragments.append(canonical(value))
@@ -123,15 +127,16 @@ class JsonReader:
         self.done = True
         self.value = value
 
-    def _emitting_child(self) -> bool:
-        """Whether the value about to start is emitted."""
+    def _emitting_child(self, opener: str) -> bool:
+        """Whether the value about to start (with character `opener`) is emitted."""
         if not self._stack:
             return self.emit_keys is None
         top = self._stack[-1]
         if top.emitting:
             return True
-        return (
-            len(self._stack) == 1
+        return (  # the arguments object of an envelope (a string there is decoded later)
+            opener == "{"
+            and len(self._stack) == 1
             and self.emit_keys is not None
             and self.emitted_key is None
             and top.key in self.emit_keys
@@ -176,13 +181,15 @@ class JsonReader:
         if ch == "]" and top is not None and not isinstance(top.container, dict):
             if top.count == 0:
                 return self._close(i, "]")
-        emitting = self._emitting_child()
+        emitting = self._emitting_child(ch)
         if ch in "{[":
             if len(self._stack) == 1 and emitting and not self._stack[0].emitting:
                 self.emitted_key = self._stack[0].key
             self._emit_separator(emitting)
             if emitting:
                 self.fragments.append(ch)
+            if len(self._stack) >= MAX_DEPTH:
+                return self._fail(i, f"nesting deeper than {MAX_DEPTH}")
             self._stack.append(_Frame({} if ch == "{" else [], emitting))
             return i + 1
         if self.emit_keys is not None and not self._stack:
@@ -309,3 +316,20 @@ class JsonReader:
     def _fail(self, i: int, message: str) -> int:
         self.error = (i, message)
         return i
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether containers nest more than `limit` deep (iterative: no recursion limit)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return False

@@ -14,7 +14,9 @@ from typing import Any, ClassVar
 from .._engine import WS, Engine, Openers, Reader, ReaderFactory, Status, holdback
 from .._models import ParseResult, Tool
 
-__all__ = ["Format", "ReasoningReader"]
+__all__ = ["CODE_FENCE", "CodeFenceReader", "Format", "ReasoningReader"]
+
+CODE_FENCE = "```"
 
 
 class Format:
@@ -30,6 +32,8 @@ class Format:
     """Marker strings whose presence identifies the format (for `detect`)."""
     example: ClassVar[str] = ""
     """A complete model response with one call, shown by ``toolcalls formats``."""
+    code_fence: ClassVar[str | None] = CODE_FENCE
+    """Markdown fence: call markup quoted inside one is content, not a call (None: no fences)."""
 
     def call_openers(self) -> dict[str, ReaderFactory]:
         """Markers that open a call block, each with the factory of its reader."""
@@ -45,6 +49,9 @@ class Format:
             table[start] = lambda ctx, opener: ReasoningReader(opener, end)
             # A reasoning end with no start: the prompt opened the block (see `thinking`).
             table.setdefault(end, _StrayReasoningEnd)
+        if self.code_fence is not None:
+            quoted = Openers(dict(table))
+            table.setdefault(self.code_fence, lambda ctx, opener: CodeFenceReader(opener, quoted))
         return table
 
     def reasoning_reader(self, ctx: Engine) -> Reader:
@@ -114,15 +121,57 @@ class ReasoningReader:
         return Status.DONE
 
 
+class CodeFenceReader:
+    """A markdown code block: content, where call markup is quoted, never run.
+
+    The model is showing code (a call it describes, an example); executing it would turn a
+    quotation into an action. Quoted call markup gets a ``call_in_code_fence`` issue.
+    """
+
+    def __init__(self, fence: str, quoted: Openers) -> None:
+        self.fence = fence
+        # Hold back what could still become the closing fence or a quoted marker, so a marker
+        # split across chunks is noticed exactly as in one piece.
+        self.prefixes = quoted.prefixes | {fence[:size] for size in range(1, len(fence))}
+        self.longest = max(quoted.longest, len(fence))
+        self.calls = quoted.pattern
+        self.started = False
+        self.noticed = False
+
+    def read(self, ctx: Engine, eof: bool) -> Status:
+        if not self.started:
+            self.started = True
+            ctx.consume("content", ctx.pos + len(self.fence))
+        buf = ctx.buf
+        found = buf.find(self.fence, ctx.pos)
+        stop = found if found >= 0 else len(buf)
+        if found < 0 and not eof:
+            stop = holdback(buf, ctx.pos, self.prefixes, self.longest)
+        self._notice_quoted_calls(ctx, stop)
+        ctx.consume("content", stop)
+        if found < 0:
+            return Status.DONE if eof else Status.MORE
+        ctx.consume("content", found + len(self.fence))
+        return Status.DONE
+
+    def _notice_quoted_calls(self, ctx: Engine, stop: int) -> None:
+        quoted = None if self.noticed else self.calls.search(ctx.buf, ctx.pos, stop)
+        if quoted is not None:
+            self.noticed = True
+            span = (ctx.at(quoted.start()), ctx.at(quoted.end()))
+            ctx.issue("call_in_code_fence", "call markup inside a code block is kept as "
+                      "content: a quoted call is not run", span)
+
+
 class _StrayReasoningEnd:
-    """A reasoning end tag with no start: markup, with an issue saying what to do."""
+    """A reasoning end tag with no start: content, with an issue saying what to do."""
 
     def __init__(self, ctx: Engine, opener: str) -> None:
         self.opener = opener
 
     def read(self, ctx: Engine, eof: bool) -> Status:
         start = ctx.at()
-        ctx.consume("markup", ctx.pos + len(self.opener))
+        ctx.consume("content", ctx.pos + len(self.opener))
         ctx.issue(
             "stray_reasoning_end",
             f"{self.opener!r} without a start tag: if the prompt opened the reasoning block, "

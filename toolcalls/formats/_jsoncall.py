@@ -49,6 +49,8 @@ class JsonCall:
     name: str | None = None
     """A name fixed by the opener itself (rare)."""
     max_header: int = 256
+    slip: str | None = None
+    """A known model slip this shape recovers: reported as a ``recovered_slip`` issue."""
 
 
 class JsonCallReader:
@@ -142,7 +144,10 @@ class JsonCallReader:
 
     def _commit(self, ctx: Engine, upto: int) -> None:
         self.committed = True
+        start = ctx.at()
         ctx.consume("call", upto)
+        if self.shape.slip is not None:
+            ctx.issue("recovered_slip", self.shape.slip, (start, ctx.at()))
         if self.header is not None and not self.shape.envelope:
             ctx.start_call(self.header.name, self.header.call_id)
 

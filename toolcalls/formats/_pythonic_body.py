@@ -18,7 +18,7 @@ import ast
 import functools
 import math
 import re
-from typing import Any
+from typing import Any, cast
 
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
@@ -146,8 +146,8 @@ def _syntax_error(exc: UnexpectedInput, text: str) -> PythonicSyntaxError:
         expected = ", ".join(sorted(exc.expected)).replace("$END", "end of input")
         return PythonicSyntaxError(f"unexpected {str(exc.token)!r}, expected {expected}", pos)
     if isinstance(exc, UnexpectedCharacters):
-        pos = exc.pos_in_stream
-        return PythonicSyntaxError(f"unexpected character {text[pos]!r}", pos)
+        pos = exc.pos_in_stream or 0
+        return PythonicSyntaxError(f"unexpected character {text[pos : pos + 1]!r}", pos)
     return PythonicSyntaxError("unexpected end of input", len(text))
 
 
@@ -155,7 +155,7 @@ def parse_pythonic_calls(text: str) -> list[Call]:
     """Parse ``[f(a=1), g()]`` (or a bare ``f(a=1)``) into ``[("f", {"a": 1}), ("g", {})]``."""
     parser = _parser()  # outside the try: a broken grammar must not look like bad input
     try:
-        calls: list[Call] = parser.parse(text)
+        calls = cast(list[Call], parser.parse(text))
     except PythonicSyntaxError:
         raise
     except UnexpectedInput as exc:
@@ -194,5 +194,5 @@ def _format_pair(key: Any, value: Any) -> str:
 
 def format_pythonic_call(name: str, arguments: dict[str, Any]) -> str:
     """Render one call as ``name(a=1, b='x')``."""
-    rendered = ", ".join(f"{key}={format_pythonic_value(value)}" for key, value in arguments.items())
-    return f"{name}({rendered})"
+    rendered = (f"{key}={format_pythonic_value(value)}" for key, value in arguments.items())
+    return f"{name}({', '.join(rendered)})"

@@ -5,8 +5,8 @@
     </tool_call>
 
 Also read, each a known variant: ``"parameters"`` instead of ``"arguments"``, arguments given as
-a JSON *string*, the wrappers ``<function_call>``, ``<tools>``, ``<tool>`` and ``<response>``
-that Hermes 2 Pro emits, and ``<function=NAME>{arguments}</function>`` or
+a JSON *string*, the wrappers ``<function_call>``, ``<tools>``, ``<tool>``, ``<response>``,
+``<json>`` and ``<xml>`` that Hermes 2 Pro was seen to emit, and ``<function=NAME>{arguments}</function>`` or
 ``<function name="NAME">``. A wrapper counts only when a JSON object follows it, so prose that
 mentions ``<tool_call>`` stays content.
 """
@@ -30,6 +30,9 @@ OTHER_WRAPPERS = {
     "<tools>": "</tools>",
     "<tool>": "</tool>",
     "<response>": "</response>",
+    "<json>": "</json>",
+    "<JSON>": "</JSON>",
+    "<xml>": "</xml>",
 }
 FUNCTION_TAG = "<function"
 
@@ -44,8 +47,8 @@ def parse_function_tag(text: str) -> Header | None:
     return Header(name[1:-1] if name[0] in "\"'" else name)
 
 
-def _wrapped(closer: str) -> ReaderFactory:
-    shape = JsonCall(close=(closer,), envelope=True, tentative=True)
+def _wrapped(closer: str, slip: str | None = None) -> ReaderFactory:
+    shape = JsonCall(close=(closer,), envelope=True, tentative=True, slip=slip)
     return lambda ctx, opener: JsonCallReader(shape, opener)
 
 
@@ -71,7 +74,9 @@ class Hermes(Format):
 
     def call_openers(self) -> dict[str, ReaderFactory]:
         table = {TOOL_CALL_START: _wrapped(TOOL_CALL_END)}
-        table |= {opener: _wrapped(closer) for opener, closer in OTHER_WRAPPERS.items()}
+        for opener, closer in OTHER_WRAPPERS.items():
+            table[opener] = _wrapped(closer, f"the call was wrapped in {opener} instead of "
+                                     f"{TOOL_CALL_START}")
         table[FUNCTION_TAG] = _function_reader
         return table
 

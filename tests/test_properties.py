@@ -1,0 +1,82 @@
+"""Properties every format must hold, on arbitrary text and on mutated real outputs."""
+
+from __future__ import annotations
+
+import pytest
+from corpus import load_cases
+from helpers import assert_events_consistent, assert_lossless, split_at, stream_chunks
+from hypothesis import given
+from hypothesis import strategies as st
+
+import toolcalls
+
+FORMATS = toolcalls.list_formats()
+CASES = load_cases()
+SAMPLES: dict[str, list[str]] = {f: [c.text for c in CASES if c.format == f] for f in FORMATS}
+
+
+def _markers(fmt: str) -> list[str]:
+    return sorted(toolcalls.get_format(fmt).compiled_openers().factories, key=len)
+
+
+def texts_for(fmt: str) -> st.SearchStrategy[str]:
+    """Arbitrary text, texts built from the format's own markers, and mutated real outputs."""
+    pieces = st.sampled_from(_markers(fmt) + ['{"name": "f", "arguments": {"a": 1}}', "\n", '"', "}", "]"])
+    built = st.lists(st.one_of(pieces, st.text(max_size=8)), max_size=12).map("".join)
+    samples = SAMPLES.get(fmt) or ["hello"]
+    mutated = st.tuples(st.sampled_from(samples), st.integers(0, 10_000), st.integers(0, 40),
+                        st.text(max_size=5)).map(
+        lambda t: t[0][: t[1] % (len(t[0]) + 1)] + t[3] + t[0][t[1] % (len(t[0]) + 1) + t[2]:]
+    )
+    return st.one_of(st.text(max_size=60), built, mutated, st.sampled_from(samples))
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_parse_never_raises_and_loses_nothing(fmt: str) -> None:
+    @given(texts_for(fmt))
+    def check(text: str) -> None:
+        result = toolcalls.parse(text, fmt)
+        assert_lossless(text, result)
+
+    check()
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_any_chunking_streams_to_the_batch_result(fmt: str) -> None:
+    @given(texts_for(fmt), st.lists(st.integers(0, 400), max_size=8))
+    def check(text: str, cuts: list[int]) -> None:
+        batch = toolcalls.parse(text, fmt)
+        events, streamed = stream_chunks(fmt, split_at(text, cuts))
+        assert streamed == batch
+        assert_events_consistent(events, streamed)
+
+    check()
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_one_char_deltas_equal_batch_on_real_outputs(fmt: str) -> None:
+    for text in SAMPLES.get(fmt, [])[:40]:
+        events, streamed = stream_chunks(fmt, list(text))
+        assert streamed == toolcalls.parse(text, fmt)
+        assert_events_consistent(events, streamed)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_no_call_marker_leaks_into_text_deltas_of_clean_outputs(fmt: str) -> None:
+    """Where the corpus expects calls and no marker in the content, none reaches TextDelta."""
+    openers = [m for m in _markers(fmt) if len(m) > 2]
+    for case in (c for c in CASES if c.format == fmt and c.row["kind"] == "valid"):
+        expected_content = case.row["expected"].get("content") or ""
+        if any(m in expected_content for m in openers):
+            continue
+        events, result = stream_chunks(fmt, list(case.text), **_options(case))
+        if not result.calls:
+            continue
+        text = "".join(e.text for e in events if isinstance(e, toolcalls.TextDelta))
+        leaked = [m for m in openers if m in text]
+        assert not leaked, (case.id, leaked)
+
+
+def _options(case: object) -> dict[str, object]:
+    row = case.row  # type: ignore[attr-defined]
+    return {"tools": row.get("tools") or None}
