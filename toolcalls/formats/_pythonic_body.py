@@ -8,8 +8,9 @@ The model writes a Python list of calls with keyword arguments and literal value
 `parse_pythonic_calls` reads exactly that text (no surrounding prose or markers) with the
 LALR grammar ``toolcalls/grammars/pythonic.lark`` and returns ``[(name, arguments), ...]``.
 Values map to JSON types: tuples and sets become lists, dict keys become strings, and
-``true``/``false``/``null`` are read like ``True``/``False``/``None``. Positional arguments
-are rejected by the grammar. Any malformed input raises `PythonicSyntaxError`.
+``true``/``false``/``null`` are read like ``True``/``False``/``None``. Strings decode as Python
+reads them (a raw CR becomes LF), but raw newlines are allowed in short strings too.
+Positional arguments are rejected by the grammar. Malformed input raises `PythonicSyntaxError`.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ def _decode_string(token: Token) -> str:
     if not (text.startswith(quote * 3, start) and len(text) - start >= 6):
         # A short string's body has no bare quote, so triple-quoting it keeps its meaning.
         text = text[:start] + quote * 3 + text[start + 1 : -1] + quote * 3
-    if text[0] not in "rR":
+    if text[0] not in "rR" and "\\" in text:
         text = _ESCAPE.sub(_keep_unknown_escape, text)  # avoids Python's invalid-escape warning
     try:
         value = ast.literal_eval(text)
