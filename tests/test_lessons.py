@@ -114,3 +114,11 @@ def test_prose_that_mentions_the_tag_loses_nothing() -> None:
 def test_parameterless_call_keeps_empty_arguments() -> None:
     result = toolcalls.parse('<tool_call>{"name": "get_time", "arguments": {}}</tool_call>', "hermes")
     assert result.calls[0].arguments == {}
+
+
+def test_close_tag_inside_a_string_of_malformed_json_streams_like_batch() -> None:
+    text = '<tool_call>{"name": "f", "arguments": {"a": "x</tool_call>y" junk}}</tool_call>'
+    expected = toolcalls.parse(text, "hermes")
+    assert expected.incomplete and expected.incomplete[0].raw == text
+    for chunks in (list(text), [text[:30], text[30:]]):
+        assert stream_chunks("hermes", chunks)[1] == expected

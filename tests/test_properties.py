@@ -65,7 +65,7 @@ def test_one_char_deltas_equal_batch_on_real_outputs(fmt: str) -> None:
 def test_no_call_marker_leaks_into_text_deltas_of_clean_outputs(fmt: str) -> None:
     """Where the corpus expects calls and no marker in the content, none reaches TextDelta."""
     openers = [m for m in _markers(fmt) if len(m) > 2]
-    for case in (c for c in CASES if c.format == fmt and c.row["kind"] == "valid"):
+    for case in (c for c in CASES if c.format == fmt and c.row.get("kind") == "valid"):
         expected_content = case.row["expected"].get("content") or ""
         if any(m in expected_content for m in openers):
             continue

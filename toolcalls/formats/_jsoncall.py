@@ -102,6 +102,8 @@ class JsonCallReader:
         end = reader.feed(ctx.buf, ctx.pos, eof)
         self._announce(ctx)
         if reader.error is not None:
+            if self.committed:  # search for the close from where the JSON broke, in any chunking
+                ctx.consume("call", reader.error[0])
             return self._malformed(ctx, reader.error[1], reader.error[0])
         ctx.consume("call", end)
         if not reader.done:
