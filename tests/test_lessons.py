@@ -122,3 +122,12 @@ def test_close_tag_inside_a_string_of_malformed_json_streams_like_batch() -> Non
     assert expected.incomplete and expected.incomplete[0].raw == text
     for chunks in (list(text), [text[:30], text[30:]]):
         assert stream_chunks("hermes", chunks)[1] == expected
+
+
+@pytest.mark.parametrize("order", ["id_first", "id_last"])
+def test_07_a_model_id_is_used_only_if_known_at_call_start(order: str) -> None:
+    body = '"id": "x1", "name": "f"' if order == "id_first" else '"name": "f", "arguments": {}, "id": "x1"'
+    text = "<tool_call>{" + body + "}</tool_call>"
+    expected = toolcalls.parse(text, "hermes")
+    assert expected.calls[0].id == ("x1" if order == "id_first" else "call_0")
+    assert stream_chunks("hermes", list(text))[1] == expected

@@ -161,7 +161,7 @@ class JsonCallReader:
             if not isinstance(name, str):
                 self.pending.extend(fragments)
                 return
-            self.header = Header(name, _string_or_none(self.json.members.get("id")))
+            self.header = Header(name, _id_before_name(self.json.members))
             ctx.start_call(name, self.header.call_id)
             fragments = self.pending + fragments
             self.pending = []
@@ -245,5 +245,11 @@ class JsonCallReader:
         return (call.start if call else ctx.at(), ctx.at())
 
 
-def _string_or_none(value: Any) -> str | None:
+def _id_before_name(members: dict[str, Any]) -> str | None:
+    """The model's call id, only if it came before the name: a later one would arrive after
+    `ToolCallStart` when streamed, and ids are assigned once."""
+    keys = list(members)
+    if "id" not in keys or keys.index("id") > keys.index("name"):
+        return None
+    value = members["id"]
     return value if isinstance(value, str) and value else None
