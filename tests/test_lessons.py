@@ -131,3 +131,11 @@ def test_07_a_model_id_is_used_only_if_known_at_call_start(order: str) -> None:
     expected = toolcalls.parse(text, "hermes")
     assert expected.calls[0].id == ("x1" if order == "id_first" else "call_0")
     assert stream_chunks("hermes", list(text))[1] == expected
+
+
+def test_an_opener_that_prefixes_a_longer_one_waits_for_it() -> None:
+    text = '<function_call>{"name": "f", "arguments": {"a": 1}}</function_call>'
+    expected = toolcalls.parse(text, "hermes")
+    assert [c.name for c in expected.calls] == ["f"]
+    for cut in range(len(text) + 1):
+        assert stream_chunks("hermes", [text[:cut], text[cut:]])[1] == expected

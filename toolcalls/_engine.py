@@ -195,6 +195,10 @@ class Engine:
             stop = len(self.buf) if eof else self._text_holdback()
             self._emit_content_until(stop, keep_trailing_ws=not eof)
             return False
+        if not eof and self.buf[found.start() :] in self._openers.longer_prefixes:
+            # "<function" may yet be "<function_call>": wait, as one piece would have shown.
+            self._emit_content_until(found.start(), keep_trailing_ws=True)
+            return False
         self._emit_content_until(found.start(), keep_trailing_ws=True)
         opener = found.group()
         self._enter(self._openers.factories[opener](self, opener), found.start(), len(opener))
@@ -396,6 +400,10 @@ class Openers:
         self.pattern = re.compile("|".join(re.escape(marker) for marker in ordered))
         self.prefixes = frozenset(_prefixes(factories))
         self.longest = max((len(m) for m in factories), default=1)
+        # Proper prefixes of a longer opener that are themselves openers or extend one.
+        self.longer_prefixes = frozenset(
+            p for p in self.prefixes if any(p.startswith(m) for m in factories)
+        )
 
 
 def _prefixes(markers: Iterable[str]) -> Iterable[str]:
