@@ -167,5 +167,3 @@ if __name__ == "__main__":
     for fmt, (good, total) in sorted(counts.items()):
         print(f"| {fmt} | {good} | {total} | {100 * good / total:.1f} |")
     print(f"| **all** | {good_all} | {total_all} | {100 * good_all / max(total_all, 1):.1f} |")
-    if "-v" in sys.argv:
-        pass

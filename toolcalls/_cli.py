@@ -55,14 +55,14 @@ def _load_tools(path: str | None) -> list[Tool]:
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as error:
-        raise _ToolsFileError(f"cannot read tools file {path!r}: {error.strerror}") from None
+        raise _InputError(f"cannot read tools file {path!r}: {error.strerror}") from None
     except ValueError as error:
-        raise _ToolsFileError(f"tools file {path!r} is not valid JSON: {error}") from None
+        raise _InputError(f"tools file {path!r} is not valid JSON: {error}") from None
     return to_tools(data)
 
 
-class _ToolsFileError(ToolCallsError):
-    """The --tools file could not be read."""
+class _InputError(ToolCallsError):
+    """An input file (the response or --tools) could not be used."""
 
 
 def _parse(args: argparse.Namespace) -> int:
@@ -73,7 +73,7 @@ def _parse(args: argparse.Namespace) -> int:
     try:
         text = source.read() if source else Path(args.file).read_text(encoding="utf-8")
     except OSError as error:
-        raise _ToolsFileError(f"cannot read {args.file!r}: {error.strerror}") from None
+        raise _InputError(f"cannot read {args.file!r}: {error.strerror}") from None
     result = parse(text, args.format, tools=tools, thinking=args.thinking)
     print(result.model_dump_json(indent=2))
     return 0
@@ -82,13 +82,13 @@ def _parse(args: argparse.Namespace) -> int:
 def _parse_stream(args: argparse.Namespace, tools: list[Tool], source: Any) -> int:
     """Feed the input to a stream parser as it arrives, printing events as they are final."""
     if args.format == "auto":
-        raise _ToolsFileError("--stream needs --format: a format cannot be detected from a prefix")
+        raise _InputError("--stream needs --format: a format cannot be detected from a prefix")
     parser = stream(args.format, tools=tools, thinking=args.thinking)
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     try:
         handle = sys.stdin.buffer if source is not None else open(args.file, "rb")  # noqa: SIM115
     except OSError as error:
-        raise _ToolsFileError(f"cannot read {args.file!r}: {error.strerror}") from None
+        raise _InputError(f"cannot read {args.file!r}: {error.strerror}") from None
     with handle:
         while block := handle.read1(4096):
             _print_events(parser.feed(decoder.decode(block)))
