@@ -69,14 +69,10 @@ def test_no_call_marker_leaks_into_text_deltas_of_clean_outputs(fmt: str) -> Non
         expected_content = case.row["expected"].get("content") or ""
         if any(m in expected_content for m in openers):
             continue
-        events, result = stream_chunks(fmt, list(case.text), **_options(case))
+        events, result = stream_chunks(fmt, list(case.text), **case.options())
         if not result.calls:
             continue
         text = "".join(e.text for e in events if isinstance(e, toolcalls.TextDelta))
         leaked = [m for m in openers if m in text]
         assert not leaked, (case.id, leaked)
 
-
-def _options(case: object) -> dict[str, object]:
-    row = case.row  # type: ignore[attr-defined]
-    return {"tools": row.get("tools") or None}

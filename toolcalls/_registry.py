@@ -19,7 +19,22 @@ __all__ = ["FORMATS", "detect", "get_format", "list_formats"]
 
 # name -> "module:Class", alphabetical. Module names match the fixture folders.
 FORMATS: dict[str, str] = {
+    "deepseek_v3": "toolcalls.formats.deepseek:DeepseekV3",
+    "deepseek_v31": "toolcalls.formats.deepseek:DeepseekV31",
+    "deepseek_v32_dsml": "toolcalls.formats.deepseek_dsml:DeepseekV32Dsml",
+    "glm45": "toolcalls.formats.glm:Glm45",
+    "glm47": "toolcalls.formats.glm:Glm47",
+    "gpt_oss": "toolcalls.formats.gpt_oss:GptOss",
     "hermes": "toolcalls.formats.hermes:Hermes",
+    "kimi_k2": "toolcalls.formats.kimi_k2:KimiK2",
+    "llama3_json": "toolcalls.formats.llama3_json:Llama3Json",
+    "minimax_m1": "toolcalls.formats.minimax_m1:MinimaxM1",
+    "minimax_m2": "toolcalls.formats.minimax_m2:MinimaxM2",
+    "mistral": "toolcalls.formats.mistral:Mistral",
+    "ollama": "toolcalls.formats.ollama:Ollama",
+    "pythonic": "toolcalls.formats.pythonic:Pythonic",
+    "qwen3_coder": "toolcalls.formats.qwen3_coder:Qwen3Coder",
+    "xml": "toolcalls.formats.xml:Xml",
 }
 
 

@@ -58,7 +58,8 @@ class Format:
         """The reader for text that starts inside reasoning (``thinking=True``)."""
         if self.reasoning_tags is None:
             raise ValueError(f"format {self.name!r} has no reasoning block to start in")
-        return ReasoningReader("", self.reasoning_tags[1])
+        start, end = self.reasoning_tags
+        return ReasoningReader("", end, restated=start)
 
     def stream(
         self, *, tools: Sequence[Tool] = (), strict: bool = False, thinking: bool = False
@@ -89,13 +90,18 @@ def _compiled_openers(cls: type[Format]) -> Openers:
 
 
 class ReasoningReader:
-    """``<think>reasoning</think>``: whitespace at both ends of the reasoning is markup."""
+    """``<think>reasoning</think>``: whitespace at both ends of the reasoning is markup.
+
+    A reader started by the prompt (``thinking=True``) has no opener in the text, but models
+    often write the start tag again anyway: `restated` is that tag, markup when it comes first.
+    """
 
     trims_after = True
 
-    def __init__(self, opener: str, end: str) -> None:
+    def __init__(self, opener: str, end: str, *, restated: str = "") -> None:
         self.opener = opener
         self.end = end
+        self.restated = restated
         self.prefixes = frozenset(end[:size] for size in range(1, len(end)))
         self.started = False
         self.leading = True
@@ -110,6 +116,14 @@ class ReasoningReader:
             ctx.consume("markup", WS.match(buf, ctx.pos).end())  # type: ignore[union-attr]
             if ctx.pos == len(buf) and not eof:
                 return Status.MORE
+            if self.restated:
+                rest = buf[ctx.pos : ctx.pos + len(self.restated)]
+                if rest == self.restated:
+                    ctx.consume("markup", ctx.pos + len(rest))
+                    self.restated = ""
+                    return self.read(ctx, eof)
+                if self.restated.startswith(rest) and not eof:
+                    return Status.MORE
             self.leading = False
         found = buf.find(self.end, ctx.pos)
         if found < 0:

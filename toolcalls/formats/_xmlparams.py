@@ -1,0 +1,436 @@
+"""The shared reader of XML-parameter calls: Qwen3-Coder, GLM, MiniMax-M2, DeepSeek DSML.
+
+    <function=get_weather>      call open tag, naming the call (a format's grammar reads it)
+    <parameter=city>            parameter open tag, naming the argument
+    Paris                       the value: raw text, never XML-escaped
+    </parameter>                value close
+    </function>                 call close
+
+Formats differ in spelling only (`XmlTags`). Markup inside a value is data: a value close tag is
+structural only when blanks and then the next structural tag (a parameter, the call close,
+another call, a section close) or the end of the text follow it. One newline after the value's
+open tag and one before its close tag are dropped. String values (by the tool's schema, or
+undeclared) stream as they arrive, holding back only a possible last newline and a possible
+partial close tag; other values are typed by the schema once closed (`_coerce`), and one that
+does not convert stays its text with an ``invalid_value`` issue. A malformed parameter is
+skipped with an issue; the rest of the call and every other call are kept.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from lark import Token, Transformer
+from lark.exceptions import LarkError
+
+from .._coerce import coerce, decode_json_value, streams_as_string, strip_value_newlines
+from .._engine import WS, Engine, Status, holdback
+from .._grammar import load_grammar
+from .._json import canonical
+from . import _blocks
+
+__all__ = [
+    "END", "OTHER", "WAIT", "AttributeTags", "SectionOpen", "StringStream", "Tag",
+    "XmlCallReader", "XmlTags", "grammar_tags", "look_ahead",
+]  # fmt: skip
+
+WAIT, END, OTHER = "\0wait", "\0end", "\0other"
+"""`look_ahead` verdicts: more text needed; only blanks up to the end; something else."""
+_HEADER_END_LONGEST = 16  # a header end marker is shorter: searches resume this far back
+
+
+@dataclass(frozen=True)
+class Tag:
+    """A structural open tag as a format's grammar reads it: kind "call" or "param"."""
+
+    kind: str
+    name: str
+    as_json: bool = False
+    """The value is JSON whatever the schema says (DSML ``string="false"``)."""
+    slip: str | None = None
+    """The kind of issue to report for a model slip recovered in the tag."""
+
+
+@dataclass(frozen=True)
+class XmlTags:
+    """How one format spells its structural tags."""
+
+    call_open: str
+    call_close: str
+    param_open: str
+    param_close: str
+    parse_tag: Callable[[str], Tag | None]
+    """Reads a whole open tag (opener to header end), or None when it is no tag."""
+    call_header_end: re.Pattern[str] = re.compile(">")
+    param_header_end: re.Pattern[str] = re.compile(">")
+    header_chars: re.Pattern[str] = re.compile(r"[^\n]*")
+    """What may stand between an opener and its header end while waiting for it."""
+    value_open: str = ""
+    """A marker between the parameter tag and its value (GLM ``<arg_value>``)."""
+    section_closes: tuple[str, ...] = ()
+    """Closers of the section that wraps calls; empty when calls stand alone."""
+    escaped_gaps: tuple[str, ...] = ()
+    """Escaped blanks some model writes between tags (GLM-4.6: a literal ``\\n``)."""
+    repair: Callable[[str], str | None] | None = None
+    """The format's fix for a value that did not convert (an escaping slip)."""
+    max_header: int = 256
+
+    @functools.cached_property
+    def gap(self) -> re.Pattern[str]:
+        escaped = "".join("|" + re.escape(e) for e in self.escaped_gaps)
+        return re.compile(rf"(?:[ \t\r\n]{escaped})*")
+
+    @functools.cached_property
+    def body_markers(self) -> tuple[str, ...]:
+        """What may follow a call's open tag or a value's close tag."""
+        return (self.param_open, self.call_close, self.call_open, *self.section_closes)
+
+    @functools.cached_property
+    def skip_to(self) -> tuple[re.Pattern[str], frozenset[str]]:
+        """Where skipping malformed text stops (a pattern and the prefixes to hold back)."""
+        markers = sorted({self.param_close, *self.body_markers}, key=len, reverse=True)
+        return re.compile("|".join(map(re.escape, markers))), _prefixes(*markers)
+
+
+def _prefixes(*markers: str) -> frozenset[str]:
+    return frozenset(m[:i] for m in markers for i in range(1, len(m)))
+
+
+def look_ahead(
+    buf: str, at: int, tags: XmlTags, markers: tuple[str, ...], eof: bool
+) -> tuple[str, int]:
+    """After the blanks at `at`: the marker that follows, or WAIT, END or OTHER; and where."""
+    i = tags.gap.match(buf, at).end()  # type: ignore[union-attr]
+    rest = buf[i : i + max(map(len, markers))]
+    if not rest:
+        return (END if eof else WAIT), i
+    found = next((m for m in markers if rest.startswith(m)), None)
+    if found is not None:
+        return found, i
+    if not eof and any(m.startswith(rest) for m in (*markers, *tags.escaped_gaps)):
+        return WAIT, i
+    return OTHER, i
+
+
+class XmlCallReader:
+    """Reads one call, from its open tag (`ctx.pos`) to its close tag, phase by phase."""
+
+    openings: tuple[str, ...] = ()
+    """What else may follow the call's open tag (handled by `_other`)."""
+
+    def __init__(self, tags: XmlTags, opener: str) -> None:
+        self.tags, self.opener = tags, opener
+        self.phase = "header"
+        self.scan_from = 0  # absolute offset where a search that waits for text resumes
+        self.name, self.start = "", 0
+        self.arguments: dict[str, Any] = {}
+        self.opened = False  # "{" emitted
+        self.param = Tag("param", "")
+        self.raw: list[str] = []
+        self.stream: StringStream | None = None
+        self.escaped_gap = False
+
+    def read(self, ctx: Engine, eof: bool) -> Status:
+        status: Status | None = None
+        while status is None:
+            status = getattr(self, f"_{self.phase}")(ctx, eof)
+        return status
+
+    # -- phases: each returns a Status, or None after moving on ------------------------------
+
+    def _header(self, ctx: Engine, eof: bool) -> Status | None:
+        end = self._find_header(ctx, self.tags.call_header_end, len(self.opener))
+        if end is None:
+            return Status.MORE if self._header_may_come(ctx, self.opener) else Status.REJECT
+        tag = self.tags.parse_tag(ctx.buf[ctx.pos : end])
+        marker, _ = look_ahead(ctx.buf, end, self.tags, self.tags.body_markers + self.openings, eof)
+        if tag is None or tag.kind != "call" or marker == OTHER:
+            return Status.REJECT
+        if marker == WAIT:
+            return Status.MORE
+        self.start, self.name = ctx.at(), tag.name
+        ctx.consume("call", end)
+        ctx.start_call(tag.name)
+        if tag.slip is not None:
+            self._issue(ctx, tag.slip, "a slip in the call's open tag was recovered")
+        if self.tags.section_closes and ctx.section is None:
+            self._issue(ctx, "missing_section_open", "a call outside its block, read anyway")
+        self.phase = "body"
+        return None
+
+    def _body(self, ctx: Engine, eof: bool) -> Status | None:
+        tags = self.tags
+        marker, at = look_ahead(ctx.buf, ctx.pos, tags, tags.body_markers, eof)
+        self.escaped_gap |= any(e in ctx.buf[ctx.pos : at] for e in tags.escaped_gaps)
+        ctx.consume("call", at)
+        if marker in (WAIT, END):
+            return Status.MORE
+        if marker == OTHER:
+            return self._other(ctx)
+        if marker == tags.param_open:
+            self.phase = "param"
+            return None
+        if marker == tags.call_close:
+            ctx.consume("call", at + len(marker))
+        else:  # another call or the section close follows
+            self._issue(ctx, "missing_close_tag", f"the call ends without {tags.call_close!r}")
+        self._end(ctx)
+        return None
+
+    def _param(self, ctx: Engine, eof: bool) -> Status | None:
+        tags = self.tags
+        end = self._find_header(ctx, tags.param_header_end, len(tags.param_open))
+        if end is None and self._header_may_come(ctx, tags.param_open):
+            return Status.MORE
+        tag = tags.parse_tag(ctx.buf[ctx.pos : end]) if end is not None else None
+        if tag is None or tag.kind != "param":
+            self._issue(ctx, "malformed_parameter", "a parameter tag could not be read; skipped")
+            self.scan_from, self.phase = ctx.at() + 1, "skip"
+            return None
+        ctx.consume("call", end)  # type: ignore[arg-type]
+        self.param = tag
+        if not tags.value_open:
+            self._start_value(ctx)
+        else:
+            self.phase = "value_open"
+        return None
+
+    def _value_open(self, ctx: Engine, eof: bool) -> Status | None:
+        marker, at = look_ahead(ctx.buf, ctx.pos, self.tags, (self.tags.value_open,), eof)
+        if marker == WAIT:
+            return Status.MORE
+        if marker == self.tags.value_open:
+            self.escaped_gap |= any(e in ctx.buf[ctx.pos : at] for e in self.tags.escaped_gaps)
+            ctx.consume("call", at + len(marker))
+        else:  # the value follows the key without its open tag: it starts right here
+            self._issue(ctx, "missing_value_open", f"a value without {self.tags.value_open!r}")
+        self._start_value(ctx)
+        return None
+
+    def _value(self, ctx: Engine, eof: bool) -> Status | None:
+        buf, close = ctx.buf, self.tags.param_close
+        i = max(ctx.pos, self.scan_from - ctx.off)
+        while (found := buf.find(close, i)) >= 0:
+            marker, _ = look_ahead(buf, found + len(close), self.tags, self.tags.body_markers, eof)
+            if marker != OTHER:
+                self._take(ctx, found)
+                self.scan_from = ctx.at()
+                if marker == WAIT:
+                    return Status.MORE
+                ctx.consume("call", found + len(close))
+                self._finish_value(ctx)
+                return None
+            i = found + 1
+        self._take(ctx, len(buf) if eof else holdback(buf, i, _prefixes(close), len(close)))
+        self.scan_from = ctx.at()
+        return Status.MORE
+
+    def _skip(self, ctx: Engine, eof: bool) -> Status | None:
+        """Skip malformed text up to the next structural tag (through a value close)."""
+        found = self._search(ctx, *self.tags.skip_to, eof)
+        if found is None:
+            return Status.MORE
+        if found.group() == self.tags.param_close:
+            ctx.consume("call", found.end())
+        self.phase = "body"
+        return None
+
+    def _after(self, ctx: Engine, eof: bool) -> Status | None:
+        """After a call: read the section close, or note that the text ends without it.
+        (Other text leaves the section open: prose may stand between calls.)"""
+        closes = self.tags.section_closes
+        if not closes:
+            return Status.DONE
+        marker, at = look_ahead(ctx.buf, ctx.pos, self.tags, closes, eof)
+        if marker == WAIT:
+            return Status.MORE
+        if marker in closes:
+            ctx.consume("markup", at + len(marker))
+            ctx.section = None
+        elif marker == END and ctx.section is not None:
+            at_end = (ctx.at(), ctx.at())
+            ctx.issue("missing_close_tag", f"the calls end without {ctx.section!r}", at_end)
+            ctx.section = None
+        return Status.DONE
+
+    # -- hooks and helpers -------------------------------------------------------------------
+
+    def _other(self, ctx: Engine) -> Status | None:
+        """Text that is no structural tag where one was expected: skipped with an issue."""
+        self._issue(ctx, "unexpected_text", "text between parameters was skipped")
+        self.scan_from, self.phase = ctx.at() + 1, "skip"
+        return None
+
+    def _start_value(self, ctx: Engine) -> None:
+        key, self.raw, self.stream = self.param.name, [], None
+        schema = self._schema(ctx)
+        if key not in self.arguments and not self.param.as_json and streams_as_string(schema):
+            ctx.arguments(self._separator() + canonical(key) + ': "')
+            self.stream = StringStream()
+        self.phase = "value"
+
+    def _find_header(self, ctx: Engine, end: re.Pattern[str], skip: int) -> int | None:
+        start = ctx.pos + skip
+        found = end.search(ctx.buf, max(start, self.scan_from - ctx.off))
+        if found is None or found.end() - start > self.tags.max_header:
+            self.scan_from = ctx.at(max(start, len(ctx.buf) - _HEADER_END_LONGEST))
+            return None
+        self.scan_from = 0
+        return found.end()
+
+    def _header_may_come(self, ctx: Engine, opener: str) -> bool:
+        """Can the text after an opener still become its header (at the end: a cut one)?"""
+        partial = ctx.buf[ctx.pos + len(opener) :]
+        fits = len(partial) <= self.tags.max_header
+        return fits and self.tags.header_chars.fullmatch(partial) is not None
+
+    def _take(self, ctx: Engine, stop: int) -> None:
+        """Add ``buf[pos:stop]`` to the value, streaming it when it is a string."""
+        piece = ctx.buf[ctx.pos : stop]
+        if piece:
+            self.raw.append(piece)
+            ctx.consume("call", stop)
+            if self.stream is not None:
+                ctx.arguments(self.stream.feed(piece))
+
+    def _finish_value(self, ctx: Engine) -> None:
+        key, text = self.param.name, strip_value_newlines("".join(self.raw))
+        if self.stream is not None:
+            ctx.arguments(self.stream.finish(text) + '"')
+            self.arguments[key] = text
+        elif key in self.arguments:
+            self._issue(ctx, "duplicate_parameter", f"{key!r} was given twice; the first is kept")
+        else:
+            value = self._convert(ctx, text, self._schema(ctx))
+            ctx.arguments(self._separator() + canonical(key) + ": " + canonical(value))
+            self.arguments[key] = value
+        self.scan_from, self.phase = 0, "body"
+
+    def _convert(self, ctx: Engine, text: str, schema: dict[str, Any] | None) -> Any:
+        if self.param.as_json:
+            value, problem = decode_json_value(text)
+            if problem is not None and streams_as_string(schema):
+                return text
+        else:
+            value, problem = coerce(text, schema)
+        fixed = self.tags.repair(text) if problem and self.tags.repair else None
+        if fixed is not None and coerce(fixed, schema)[1] is None:
+            self._issue(ctx, "escaped_value", f"{self.param.name!r} was escaped twice; unescaped")
+            return coerce(fixed, schema)[0]
+        if problem is not None:
+            self._issue(ctx, "invalid_value", f"{self.param.name!r}: {problem}; kept as text")
+        return value
+
+    def _end(self, ctx: Engine, arguments: dict[str, Any] | None = None) -> None:
+        """Close the call (with `arguments` already streamed, or those read here)."""
+        if arguments is None:
+            ctx.arguments("}" if self.opened else "{}")
+        if self.escaped_gap:
+            self._issue(ctx, "escaped_newline", "a literal \\n between tags was read as a newline")
+        ctx.end_call(self.arguments if arguments is None else arguments)
+        self.phase = "after"
+
+    def _separator(self) -> str:
+        separator = ", " if self.opened else "{"
+        self.opened = True
+        return separator
+
+    def _schema(self, ctx: Engine) -> dict[str, Any] | None:
+        tool = ctx.tool(self.name)
+        return tool.property_schema(self.param.name) if tool is not None else None
+
+    def _search(
+        self, ctx: Engine, pattern: re.Pattern[str], prefixes: frozenset[str], eof: bool
+    ) -> re.Match[str] | None:
+        """Consume up to `pattern`'s next match (returned), or up to what may begin one."""
+        start = max(ctx.pos, self.scan_from - ctx.off)
+        found = pattern.search(ctx.buf, start)
+        if found is not None or eof:
+            stop = found.start() if found is not None else len(ctx.buf)
+        else:
+            stop = holdback(ctx.buf, start, prefixes, max(map(len, prefixes), default=1))
+        ctx.consume("call", stop)
+        self.scan_from = 0 if found else ctx.at()
+        return found
+
+    def _issue(self, ctx: Engine, kind: str, message: str) -> None:
+        ctx.issue(kind, message, (self.start, ctx.at()))
+
+
+class StringStream:
+    """A string value's JSON text as it arrives, minus what the final value may drop: the
+    newline after the open tag (held until the next character shows) and a last newline."""
+
+    def __init__(self) -> None:
+        self.started, self.held, self.sent = False, "", 0
+
+    def feed(self, piece: str) -> str:
+        text = self.held + piece
+        if not self.started:
+            if text in ("", "\r"):
+                self.held = text
+                return ""
+            text = text[2:] if text.startswith("\r\n") else text[1:] if text[:1] == "\n" else text
+            self.started = True
+        keep = 2 if text.endswith("\r\n") else 1 if text.endswith(("\n", "\r")) else 0
+        self.held, out = text[len(text) - keep :], text[: len(text) - keep]
+        self.sent += len(out)
+        return canonical(out)[1:-1]
+
+    def finish(self, value: str) -> str:
+        """The rest of the final (newline-stripped) value, which the text sent begins."""
+        return canonical(value[self.sent :])[1:-1]
+
+
+class SectionOpen(_blocks.SectionOpen):
+    """A section opener (see `_blocks`); at the end of the text, one followed only by blanks or
+    by part of a call opener is a call cut short, not content."""
+
+    def read(self, ctx: Engine, eof: bool) -> Status:
+        status = super().read(ctx, eof)
+        if status is Status.REJECT and eof:
+            after = WS.match(ctx.buf, ctx.pos + len(self.opener)).end()  # type: ignore[union-attr]
+            ahead = ctx.buf[after:]
+            if any(marker.startswith(ahead) for marker in self.next_markers):
+                return Status.MORE
+        return status
+
+
+class AttributeTags(Transformer[Token, "Tag | None"]):
+    """Reads ``<invoke name="f">`` and ``<parameter name="k" string="false">`` trees."""
+
+    def attribute(self, children: list[Token]) -> tuple[str, str]:
+        value = str(children[1])
+        return str(children[0]), value[1:-1] if value[:1] in "\"'" else value
+
+    def call_tag(self, children: list[Any]) -> Tag | None:
+        return _attribute_tag("call", children)
+
+    def param_tag(self, children: list[Any]) -> Tag | None:
+        return _attribute_tag("param", children)
+
+
+def _attribute_tag(kind: str, children: list[Any]) -> Tag | None:
+    attributes: dict[str, str] = dict(c for c in children if isinstance(c, tuple))
+    name = attributes.get("name", "")
+    return Tag(kind, name, as_json=attributes.get("string") == "false") if name else None
+
+
+def grammar_tags(
+    grammar: str, transformer: Transformer[Token, Any]
+) -> Callable[[str], Tag | None]:
+    """The memoized reader of open tags by ``grammars/<grammar>.lark``."""
+
+    @functools.lru_cache(maxsize=1024)
+    def parse_tag(text: str) -> Tag | None:
+        try:
+            tag = load_grammar(grammar, transformer=transformer).parse(text)
+        except LarkError:
+            return None
+        return tag if isinstance(tag, Tag) and tag.name else None
+
+    return parse_tag

@@ -1,0 +1,119 @@
+"""GLM-4.5/4.6 and GLM-4.7: a name, then key/value pairs, inside ``<tool_call>``.
+
+    <tool_call>get_weather              GLM-4.5 / 4.6 (``glm45``): a newline after each tag
+    <arg_key>city</arg_key>
+    <arg_value>Paris</arg_value>
+    </tool_call>
+
+    <tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call>
+    <tool_call>get_time</tool_call>     GLM-4.7 (``glm47``): no newlines; no arguments
+
+Each reads both spellings. Values are raw text typed by the tool's schema (see
+`_xmlparams`). Recovered with an issue: GLM-4.6's escaped output (a literal ``\\n`` between
+tags: ``escaped_newline``; JSON with escaped quotes: ``escaped_value``), a value without
+``<arg_value>`` (``missing_value_open``), a missing ``</tool_call>`` before the next call.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from lark import Token, Transformer
+
+from .._engine import WS, Engine, Reader, ReaderFactory, Status
+from ._base import Format
+from ._jsoncall import JsonCall, JsonCallReader
+from ._xmlparams import Tag, XmlCallReader, XmlTags, grammar_tags
+
+__all__ = ["Glm45", "Glm47", "TAGS"]
+
+TOOL_CALL_START = "<tool_call>"
+TOOL_CALL_END = "</tool_call>"
+
+
+class _Tags(Transformer[Token, Tag]):
+    def call_tag(self, children: list[Token]) -> Tag:
+        slip = "escaped_newline" if len(children) > 1 else None
+        return Tag("call", str(children[0]), slip=slip)
+
+    def param_tag(self, children: list[Token]) -> Tag:
+        return Tag("param", str(children[0]).strip())
+
+
+def unescape(text: str) -> str | None:
+    """GLM-4.6 sometimes escapes a JSON value once more (``[{\\"id\\": 1}]``): undo it."""
+    if '\\"' not in text:
+        return None
+    try:
+        unescaped = json.loads(f'"{text.strip()}"', strict=False)
+    except ValueError:
+        return None
+    return unescaped if isinstance(unescaped, str) else None
+
+
+TAGS = XmlTags(
+    call_open=TOOL_CALL_START,
+    call_close=TOOL_CALL_END,
+    param_open="<arg_key>",
+    param_close="</arg_value>",
+    parse_tag=grammar_tags("glm", _Tags()),
+    call_header_end=re.compile("(?=<)"),  # the name runs up to the first tag
+    param_header_end=re.compile(re.escape("</arg_key>")),
+    header_chars=re.compile(r"[^\n]*\n?[ \t]*"),  # GLM-4.5/4.6: a newline after the name
+    value_open="<arg_value>",
+    escaped_gaps=("\\n",),  # GLM-4.6 writes a literal backslash-n between tags
+    repair=unescape,
+)
+
+
+class _Glm(Format):
+    signatures = ("<arg_key>", "<arg_value>")
+
+    def call_openers(self) -> dict[str, ReaderFactory]:
+        return {TOOL_CALL_START: _Call}
+
+
+class Glm45(_Glm):
+    name = "glm45"
+    aliases = ("glm4.5", "glm4.6", "glm46", "glm4_moe", "glm")
+    model_prefixes = ("zai-org/GLM-4.5", "zai-org/GLM-4.6", "GLM-4.5", "GLM-4.6")
+    example = (
+        "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n"
+        "</tool_call>"
+    )
+
+
+class Glm47(_Glm):
+    """GLM-4.7: no newlines between tags; no arguments: ``<tool_call>f</tool_call>``."""
+
+    name = "glm47"
+    aliases = ("glm4.7", "glm47_moe")
+    model_prefixes = ("zai-org/GLM-4.7", "GLM-4.7")
+    example = (
+        "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call>"
+    )
+
+
+_JSON_CALL = JsonCall(close=(TOOL_CALL_END,), envelope=True, tentative=True)
+
+
+class _Call:
+    """``<tool_call>``: a GLM call, or (a slip mlx-lm reads) a Hermes JSON call."""
+
+    def __init__(self, ctx: Engine, opener: str) -> None:
+        self.opener = opener
+        self.reader: Reader | None = None
+
+    def read(self, ctx: Engine, eof: bool) -> Status:
+        if self.reader is None:
+            first = WS.match(ctx.buf, ctx.pos + len(self.opener)).end()  # type: ignore[union-attr]
+            if first == len(ctx.buf) and not eof:
+                return Status.MORE
+            if ctx.buf.startswith("{", first):
+                ctx.issue("json_call", "a Hermes-style JSON call inside GLM tags; read as JSON",
+                          (ctx.at(), ctx.at(first)))
+                self.reader = JsonCallReader(_JSON_CALL, self.opener)
+            else:
+                self.reader = XmlCallReader(TAGS, self.opener)
+        return self.reader.read(ctx, eof)

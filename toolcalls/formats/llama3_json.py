@@ -1,0 +1,83 @@
+"""Llama 3.x JSON: a bare JSON object per call (Llama 3.1, 3.2, 3.3; vLLM ``llama3_json``).
+
+    {"name": "get_weather", "parameters": {"city": "Paris"}}
+
+``"arguments"`` may stand for ``"parameters"``; several calls are separated by ``;``; each may
+follow ``<|python_tag|>``, which also introduces Llama 3.1's built-in tools written as Python
+(``<|python_tag|>brave_search.call(query="...")``, read as a call to ``brave_search``).
+
+Nothing but JSON marks a call, so every ``{`` is only a candidate (`JsonCallsReader`): the text
+is held while it can still become a call and released as content, byte for byte, when it
+cannot. With tools given, the object must name a declared tool; without, it needs a string
+``"name"`` and an object ``"parameters"``/``"arguments"``. ``{"name": "Bingo", "age": 30}`` in
+an answer stays content (llama.cpp #18183). After ``<|python_tag|>`` the JSON is a call even if
+it names an undeclared tool (an ``unknown_tool`` issue says so).
+"""
+
+from __future__ import annotations
+
+from .._engine import WS, Engine, Reader, ReaderFactory, Status
+from ._base import Format
+from ._jsonobjects import JsonCallsReader, JsonShape
+from ._pythonic_scan import is_name_start
+from .pythonic import PythonicReader
+
+__all__ = ["Llama3Json"]
+
+PYTHON_TAG = "<|python_tag|>"
+
+BARE = JsonShape(separator=";")
+END_OF_MESSAGE = "<|eom_id|>"
+"""Llama 3.1 ends a built-in tool call's message with it: markup when the text keeps it."""
+TAGGED = JsonShape(prefix=True, closer=END_OF_MESSAGE, separator=";", wrapped=True)
+
+
+def builtin_name(name: str) -> str:
+    """``brave_search.call`` -> ``brave_search`` (Llama 3.1 built-in tool syntax)."""
+    return name[: -len(".call")] if name.endswith(".call") else name
+
+
+class PythonTagReader:
+    """``<|python_tag|>``: a JSON call, or a built-in tool called in Python syntax."""
+
+    def __init__(self, ctx: Engine, opener: str) -> None:
+        self.opener = opener
+        self.inner: Reader | None = None
+
+    @property
+    def resume(self) -> int | None:
+        return getattr(self.inner, "resume", None)
+
+    def read(self, ctx: Engine, eof: bool) -> Status:
+        if self.inner is None:
+            at = WS.match(ctx.buf, ctx.pos + len(self.opener)).end()  # type: ignore[union-attr]
+            if at == len(ctx.buf):
+                return Status.REJECT if eof else Status.MORE
+            if ctx.buf[at] == "{":
+                self.inner = JsonCallsReader(TAGGED, self.opener)
+            elif is_name_start(ctx.buf[at]):
+                self.inner = PythonicReader(self.opener, lists=False, bare=True,
+                                            closer=END_OF_MESSAGE, rename=builtin_name)
+            else:
+                return Status.REJECT
+        return self.inner.read(ctx, eof)
+
+
+def _bare_reader(ctx: Engine, opener: str) -> JsonCallsReader:
+    return JsonCallsReader(BARE, opener)
+
+
+class Llama3Json(Format):
+    name = "llama3_json"
+    aliases = ("llama3", "llama31", "llama32", "llama33", "llama4_json", "llama_json")
+    model_prefixes = (
+        "meta-llama/Llama-3.1",
+        "meta-llama/Llama-3.2",
+        "meta-llama/Llama-3.3",
+        "meta-llama/Meta-Llama-3.1",
+    )
+    signatures = (PYTHON_TAG, '"parameters"', '"name"')
+    example = '{"name": "get_weather", "parameters": {"city": "Paris"}}'
+
+    def call_openers(self) -> dict[str, ReaderFactory]:
+        return {"{": _bare_reader, PYTHON_TAG: PythonTagReader}

@@ -1,0 +1,111 @@
+"""The prompt-based XML format: a name and JSON arguments inside ``<tool_call>`` tags.
+
+    <tool_call>
+    <name>get_weather</name>
+    <arguments>{"city": "Paris"}</arguments>
+    </tool_call>
+
+This is the format the project teaches a model through the prompt when the model has no native
+one (Ollama-served models in prompt mode). The arguments are JSON read by the JSON reader, so
+``<name>``, ``</arguments>`` or ``</tool_call>`` inside an argument string are data. A
+``<tool_call>`` counts only when ``<name>`` follows it, so prose that mentions the tag stays
+content. A call with no ``<arguments>`` (or empty ones) is a call without arguments.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, cast
+
+import regex  # type: ignore[import-untyped]  # partial matches: could this still be a header?
+from lark import Transformer
+from lark.exceptions import LarkError
+
+from .._engine import WS, Engine, ReaderFactory, Status
+from .._grammar import load_grammar
+from ._base import Format
+from ._jsoncall import Header, JsonCall, JsonCallReader
+
+__all__ = ["Xml", "parse_header"]
+
+OPEN = "<tool_call>"
+CLOSE = "</tool_call>"
+ARGUMENTS = "<arguments>"
+ARGUMENTS_CLOSE = "</arguments>"
+
+_SHAPE = JsonCall(close=(ARGUMENTS_CLOSE, CLOSE), header_end=ARGUMENTS)
+# What may follow <tool_call>; anything else means the tag is not a call.
+_HEADER = regex.compile(
+    r"\s*<name>\s*[^\s<>\"'{}]{1,128}\s*</name>\s*("
+    + regex.escape(ARGUMENTS) + "|" + regex.escape(CLOSE) + ")"
+)
+
+
+class _HeaderTree(Transformer[Any, Header]):
+    def start(self, children: list[Any]) -> Header:
+        return Header(str(children[0]))
+
+
+_TRANSFORMER = _HeaderTree()
+
+
+@functools.lru_cache(maxsize=1024)
+def parse_header(text: str) -> Header | None:
+    """The tool name in ``<name>...</name>``."""
+    try:
+        tree = load_grammar("xml", transformer=_TRANSFORMER).parse(text)
+    except LarkError:
+        return None
+    return cast(Header, tree)
+
+
+class XmlCallReader(JsonCallReader):
+    """One ``<tool_call>`` block."""
+
+    def __init__(self, opener: str) -> None:
+        super().__init__(_SHAPE, opener)
+        self.body_started = False
+
+    def _header(self, ctx: Engine, eof: bool) -> Status | None:
+        start = ctx.pos + len(self.opener)
+        found = _HEADER.match(ctx.buf, start, partial=True)
+        if found is None or (found.partial and eof):
+            return Status.REJECT
+        if found.partial:
+            return Status.MORE
+        header = parse_header(ctx.buf[start : found.start(1)])
+        if header is None:
+            return Status.REJECT
+        self.header = header
+        self._commit(ctx, found.end())
+        if found.group(1) == CLOSE:  # <name>...</name></tool_call>: no arguments
+            self.arguments = {}
+            return self._finish(ctx)
+        self.phase = "body"
+        return None
+
+    def _body(self, ctx: Engine, eof: bool) -> Status | None:
+        if not self.body_started:
+            at = WS.match(ctx.buf, ctx.pos).end()  # type: ignore[union-attr]
+            ahead = ctx.buf[at : at + len(ARGUMENTS_CLOSE)]
+            if ahead == ARGUMENTS_CLOSE:  # <arguments></arguments>
+                self.arguments = {}
+                self.phase = "close"
+                return None
+            if not eof and ARGUMENTS_CLOSE.startswith(ahead):
+                return Status.MORE
+            self.body_started = True
+        return super()._body(ctx, eof)
+
+
+class Xml(Format):
+    name = "xml"
+    aliases = ("prompt_xml", "xml_json")
+    signatures = (OPEN, "<name>", ARGUMENTS)
+    example = (
+        f"{OPEN}\n<name>get_weather</name>\n"
+        f'{ARGUMENTS}{{"city": "Paris"}}{ARGUMENTS_CLOSE}\n{CLOSE}'
+    )
+
+    def call_openers(self) -> dict[str, ReaderFactory]:
+        return {OPEN: lambda ctx, opener: XmlCallReader(opener)}
