@@ -32,7 +32,7 @@ def test_listed_disagreements_are_real_rows() -> None:
 
 
 # A ratchet, raised as formats land; the parse-core issue's target is 0.95 over all formats.
-AGREEMENT_FLOOR = 0.75
+AGREEMENT_FLOOR = 0.85
 
 
 def test_overall_agreement_does_not_fall_below_the_floor() -> None:
