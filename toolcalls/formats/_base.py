@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from .._engine import WS, Engine, Openers, Reader, ReaderFactory, Status, holdback
-from .._models import ParseResult, Tool
+from .._models import ParseResult, Tool, ToolCall
 
 __all__ = ["CODE_FENCE", "CodeFenceReader", "Format", "ReasoningReader"]
 
@@ -73,6 +73,23 @@ class Format:
         parser.feed(text)
         parser.close()
         return parser.result()
+
+    # -- prompt rendering: the same format written back (see tests/test_roundtrip.py) ---------
+
+    def render_tools(self, tools: Sequence[Tool]) -> str:
+        """The tools section the model's own chat template writes into the system prompt."""
+        raise NotImplementedError(f"format {self.name!r} does not render tools yet")
+
+    def render_calls(self, calls: Sequence[ToolCall], content: str = "") -> str:
+        """An assistant turn as the model writes it: `content`, then `calls` in wire format.
+
+        Parsing the result gives `content` and the calls (names and arguments) back.
+        """
+        raise NotImplementedError(f"format {self.name!r} does not render calls yet")
+
+    def render_result(self, call: ToolCall, result: str) -> str:
+        """A tool's result as the chat template writes it into the history of the next turn."""
+        raise NotImplementedError(f"format {self.name!r} does not render results yet")
 
     @classmethod
     def detect(cls, text: str) -> float:
