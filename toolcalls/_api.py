@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -11,6 +11,9 @@ from ._engine import Engine
 from ._errors import ToolDefinitionError
 from ._models import ParseResult, Tool
 from ._registry import detect, get_format
+
+if TYPE_CHECKING:
+    from .formats._base import Format
 
 __all__ = ["parse", "stream", "to_tools"]
 
@@ -42,7 +45,7 @@ def to_tools(tools: ToolsLike) -> list[Tool]:
 
 def parse(
     text: str,
-    format: str = "auto",  # noqa: A002 - the concept is called "format" everywhere
+    format: str | Format = "auto",  # noqa: A002 - the concept is called "format" everywhere
     *,
     tools: ToolsLike = None,
     strict: bool = False,
@@ -52,7 +55,7 @@ def parse(
 
     Args:
         text: the model's output, special tokens included.
-        format: a format name, alias or model id, or ``"auto"`` to detect it.
+        format: a format name, alias or model id, ``"auto"`` to detect it, or a `Format`.
         tools: the tools offered to the model; enables name checks and typed arguments.
         strict: raise a `ParseError` for malformed output instead of recording an issue.
         thinking: the prompt opened a reasoning block, so the text starts inside it.
@@ -64,7 +67,7 @@ def parse(
 
 
 def stream(
-    format: str,  # noqa: A002
+    format: str | Format,  # noqa: A002
     *,
     tools: ToolsLike = None,
     strict: bool = False,

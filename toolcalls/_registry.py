@@ -68,8 +68,14 @@ def _model_prefixes() -> list[tuple[str, str]]:
     return sorted(pairs, key=lambda pair: len(pair[0]), reverse=True)
 
 
-def get_format(key: str) -> Format:
-    """A format by name, alias or model id (``Qwen/Qwen3-Coder-30B-A3B-Instruct``)."""
+def get_format(key: str | Format) -> Format:
+    """A format by name, alias or model id (``Qwen/Qwen3-Coder-30B-A3B-Instruct``).
+
+    A `Format` object is returned as it is, so one built for a model (such as
+    ``Ollama.from_template(template)``) goes wherever a name does.
+    """
+    if not isinstance(key, str):
+        return key
     if key in FORMATS:
         return _load(key)
     normalized = _normalize(key)

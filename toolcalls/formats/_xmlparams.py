@@ -148,7 +148,9 @@ class XmlCallReader:
             return Status.MORE if self._header_may_come(ctx, self.opener) else Status.REJECT
         tag = self.tags.parse_tag(ctx.buf[ctx.pos : end])
         marker, _ = look_ahead(ctx.buf, end, self.tags, self.tags.body_markers + self.openings, eof)
-        if tag is None or tag.kind != "call" or marker == OTHER:
+        # Prose may mention an open tag; inside a call section, though, text after a good
+        # header is a malformed body: the call is read and the text skipped with an issue.
+        if tag is None or tag.kind != "call" or (marker == OTHER and ctx.section is None):
             return Status.REJECT
         if marker == WAIT:
             return Status.MORE

@@ -67,7 +67,7 @@ class _IdTree(Transformer[Any, tuple[str, str | None]]):
         return str(children[-2]), str(children[-1])[1:]
 
     def bare(self, children: list[Any]) -> tuple[str, str | None]:
-        return str(children[0]), None
+        return ".".join(map(str, children)), None
 
 
 _TRANSFORMER = _IdTree()
@@ -92,6 +92,11 @@ def read_call_id(text: str, tools: Collection[str] = ()) -> CallId | None:
     if index is not None:
         variant = None if raw.startswith("functions.") else 'the id has no "functions." prefix'
         return CallId(name, raw, variant)
+    if "." in name:  # only "functions.NAME" (no index); "functions.NAME.0" is malformed
+        prefix, _, rest = name.partition(".")
+        if prefix != "functions" or "." in rest:
+            return None
+        return CallId(rest, None, 'the id has no ":INDEX"')
     if name in tools:
         return CallId(name, None, "the id is the bare tool name")
     for pattern, variant in _OTHER_IDS:
