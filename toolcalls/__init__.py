@@ -1,7 +1,8 @@
 """toolcalls: every model's tool calls, from whole text or a stream, into one `ToolCall`.
 
 >>> import toolcalls
->>> result = toolcalls.parse('<tool_call>{"name": "f", "arguments": {"x": 1}}</tool_call>', "hermes")
+>>> text = '<tool_call>{"name": "f", "arguments": {"x": 1}}</tool_call>'
+>>> result = toolcalls.parse(text, "hermes")
 >>> result.calls[0].name, result.calls[0].arguments
 ('f', {'x': 1})
 """

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import io
 import json
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ._api import parse, stream, to_tools
 from ._errors import ToolCallsError
@@ -86,7 +87,8 @@ def _parse_stream(args: argparse.Namespace, tools: list[Tool], source: Any) -> i
     parser = stream(args.format, tools=tools, thinking=args.thinking)
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     try:
-        handle = sys.stdin.buffer if source is not None else open(args.file, "rb")  # noqa: SIM115
+        raw = sys.stdin.buffer if source is not None else open(args.file, "rb")  # noqa: SIM115
+        handle = cast(io.BufferedReader, raw)  # read1: whatever has arrived, without waiting
     except OSError as error:
         raise _InputError(f"cannot read {args.file!r}: {error.strerror}") from None
     with handle:

@@ -208,7 +208,7 @@ class Engine:
         return holdback(self.buf, self.pos, self._openers.prefixes, self._openers.longest)
 
     def _emit_content_until(self, stop: int, *, keep_trailing_ws: bool) -> None:
-        """Content up to `stop`; a trailing whitespace run stays unread (it may precede an opener)."""
+        """Content up to `stop`; trailing whitespace stays unread (it may precede an opener)."""
         text_end = stop
         if keep_trailing_ws:
             ws = _TRAILING_WS.search(self.buf, self.pos, stop)

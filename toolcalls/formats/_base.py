@@ -40,7 +40,7 @@ class Format:
         raise NotImplementedError
 
     def compiled_openers(self) -> Openers:
-        return _compiled_openers(type(self))
+        return _compiled_openers(type(self))  # type: ignore[arg-type]  # classes are hashable
 
     def openers(self) -> dict[str, ReaderFactory]:
         table = dict(self.call_openers())

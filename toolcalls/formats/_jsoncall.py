@@ -183,7 +183,8 @@ class JsonCallReader:
     def _envelope_arguments(self, ctx: Engine, value: Any) -> tuple[Any, str | None]:
         if not isinstance(value, dict) or not isinstance(value.get("name"), str):
             return None, 'expected {"name": ..., "arguments": {...}}'
-        key = self.json.emitted_key or next((k for k in ("arguments", "parameters") if k in value), None)
+        present = (k for k in ("arguments", "parameters") if k in value)
+        key = self.json.emitted_key or next(present, None)
         if key is None:
             return {}, None  # a call without arguments: a tool that takes none
         arguments = value[key]

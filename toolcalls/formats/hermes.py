@@ -6,9 +6,9 @@
 
 Also read, each a known variant: ``"parameters"`` instead of ``"arguments"``, arguments given as
 a JSON *string*, the wrappers ``<function_call>``, ``<tools>``, ``<tool>``, ``<response>``,
-``<json>`` and ``<xml>`` that Hermes 2 Pro was seen to emit, and ``<function=NAME>{arguments}</function>`` or
-``<function name="NAME">``. A wrapper counts only when a JSON object follows it, so prose that
-mentions ``<tool_call>`` stays content.
+``<json>`` and ``<xml>`` that Hermes 2 Pro was seen to emit, and
+``<function=NAME>{arguments}</function>`` or ``<function name="NAME">``. A wrapper counts only
+when a JSON object follows it, so prose that mentions ``<tool_call>`` stays content.
 """
 
 from __future__ import annotations
