@@ -19,6 +19,7 @@ from typing import Any
 
 from .._engine import WS, Engine, Status, holdback
 from .._json import JsonReader, canonical
+from ._phased import PhasedReader
 
 __all__ = ["Header", "JsonCall", "JsonCallReader", "ENVELOPE_KEYS"]
 
@@ -53,7 +54,7 @@ class JsonCall:
     """A known model slip this shape recovers: reported as a ``recovered_slip`` issue."""
 
 
-class JsonCallReader:
+class JsonCallReader(PhasedReader):
     """Reads one call of a `JsonCall` shape; `ctx.pos` starts at the opener."""
 
     def __init__(self, shape: JsonCall, opener: str) -> None:
@@ -66,12 +67,6 @@ class JsonCallReader:
         self.closes_seen = 0
         self.scan_from: int | None = None  # absolute offset to resume a marker search
         self.committed = False
-
-    def read(self, ctx: Engine, eof: bool) -> Status:
-        status: Status | None = None
-        while status is None:
-            status = getattr(self, f"_{self.phase}")(ctx, eof)
-        return status
 
     # -- phases: each returns a Status, or None after moving to the next phase ---------------
 

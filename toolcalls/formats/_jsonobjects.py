@@ -24,6 +24,7 @@ from typing import Any
 from .._engine import WS, Engine, Status
 from .._json import JsonReader, canonical
 from ._jsoncall import ENVELOPE_KEYS
+from ._phased import PhasedReader
 
 __all__ = ["JsonShape", "JsonCallsReader"]
 
@@ -68,7 +69,7 @@ class _Object:
         self.streamed = False
 
 
-class JsonCallsReader:
+class JsonCallsReader(PhasedReader):
     """Reads the calls one opener starts; `ctx.pos` is at the opener."""
 
     def __init__(self, shape: JsonShape, opener: str) -> None:
@@ -81,12 +82,6 @@ class JsonCallsReader:
         self.at = 0  # absolute offset where reading goes on
         self.markers_seen = 0
         self.resume: int | None = None
-
-    def read(self, ctx: Engine, eof: bool) -> Status:
-        status: Status | None = None
-        while status is None:
-            status = getattr(self, f"_{self.phase}")(ctx, eof)
-        return status
 
     # -- phases: each returns a Status, or None to go on with the next phase ----------------
 

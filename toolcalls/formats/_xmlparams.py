@@ -32,6 +32,7 @@ from .._engine import WS, Engine, Status, holdback
 from .._grammar import load_grammar
 from .._json import canonical
 from . import _blocks
+from ._phased import PhasedReader
 
 __all__ = [
     "END", "OTHER", "WAIT", "AttributeTags", "SectionOpen", "StringStream", "Tag",
@@ -116,7 +117,7 @@ def look_ahead(
     return OTHER, i
 
 
-class XmlCallReader:
+class XmlCallReader(PhasedReader):
     """Reads one call, from its open tag (`ctx.pos`) to its close tag, phase by phase."""
 
     openings: tuple[str, ...] = ()
@@ -133,12 +134,6 @@ class XmlCallReader:
         self.raw: list[str] = []
         self.stream: StringStream | None = None
         self.escaped_gap = False
-
-    def read(self, ctx: Engine, eof: bool) -> Status:
-        status: Status | None = None
-        while status is None:
-            status = getattr(self, f"_{self.phase}")(ctx, eof)
-        return status
 
     # -- phases: each returns a Status, or None after moving on ------------------------------
 

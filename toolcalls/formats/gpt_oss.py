@@ -28,6 +28,7 @@ from .._engine import WS, Engine, Reader, ReaderFactory, Status, holdback
 from .._grammar import load_grammar
 from .._json import JsonReader
 from ._base import Format
+from ._phased import PhasedReader
 
 __all__ = ["GptOss", "Header", "parse_header"]
 
@@ -71,7 +72,7 @@ def _last(values: list[str]) -> str | None:
     return values[-1] if values else None
 
 
-class MessageReader:
+class MessageReader(PhasedReader):
     """One message: header, body (text or JSON arguments), end token."""
 
     trims_after = True
@@ -83,12 +84,6 @@ class MessageReader:
         self.scan_from: int | None = None  # absolute offset where the header search resumes
         self.json = JsonReader()
         self.failure: str | None = None
-
-    def read(self, ctx: Engine, eof: bool) -> Status:
-        status: Status | None = None
-        while status is None:
-            status = getattr(self, f"_{self.phase}")(ctx, eof)
-        return status
 
     def _header(self, ctx: Engine, eof: bool) -> Status | None:
         buf, pos = ctx.buf, ctx.pos
