@@ -101,10 +101,19 @@ def _unknown_message(key: str) -> str:
 
 
 def detect(text: str) -> str | None:
-    """The name of the format `text` most likely uses, or None when no format matches."""
-    best, best_score = None, 0.0
-    for name in list_formats():
-        score = type(_load(name)).detect(text)
-        if score > best_score:
-            best, best_score = name, score
-    return best
+    """The name of the format `text` most likely uses, or None when no format matches.
+
+    Markers shortlist the formats; several formats share some (``<tool_call>`` opens Hermes,
+    Qwen3-Coder, GLM and XML calls), so when more than one is on the list each parses the
+    text, and the one that reads the most calls with the fewest problems wins.
+    """
+    scores = {name: type(_load(name)).detect(text) for name in list_formats()}
+    shortlist = sorted((name for name in scores if scores[name] > 0), key=lambda n: -scores[n])
+    if len(shortlist) <= 1:
+        return shortlist[0] if shortlist else None
+
+    def fit(name: str) -> tuple[int, int, int, float]:
+        result = _load(name).parse(text)
+        return (len(result.calls), -len(result.incomplete), -len(result.issues), scores[name])
+
+    return max(shortlist, key=fit)  # the first of equals: the higher marker score

@@ -68,7 +68,7 @@ TAGS = XmlTags(
 
 
 class _Glm(Format):
-    signatures = ("<arg_key>", "<arg_value>")
+    signatures = ("<arg_key>", "<arg_value>", "<tool_call>")
 
     def call_openers(self) -> dict[str, ReaderFactory]:
         return {TOOL_CALL_START: _Call}
