@@ -2,6 +2,8 @@
 
     toolcalls parse [FILE|-] --format NAME|auto [--tools FILE] [--stream] [--thinking]
     toolcalls formats
+    toolcalls render TOOLS.json --format NAME|openai|anthropic|gemini|ollama [--budget N]
+    toolcalls budget TOOLS.json [--encoding o200k_base] [--budget N] [--json] [--plot FILE]
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from ._api import parse, stream, to_tools
+from ._cli_budget import add_commands as add_budget_commands
 from ._errors import ToolCallsError
 from ._models import Tool
 from ._registry import get_format, list_formats
@@ -47,6 +50,7 @@ def _parser() -> argparse.ArgumentParser:
     p.set_defaults(run=_parse)
     f = commands.add_parser("formats", help="list the formats with an example each")
     f.set_defaults(run=_formats)
+    add_budget_commands(commands)
     return parser
 
 

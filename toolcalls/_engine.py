@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 __all__ = ["Engine", "Reader", "Status", "holdback", "WS"]
 
 WS = re.compile(r"[ \t\r\n]*")
-_TRAILING_WS = re.compile(r"[ \t\r\n]+\Z")
+_BLANKS = " \t\r\n"
 
 
 class Status(Enum):
@@ -96,6 +96,9 @@ class Engine:
         thinking: bool = False,
     ) -> None:
         self.format = fmt
+        self.emits = True
+        """Whether to make events: a batch parse wants only the result, and building the
+        events (argument fragments re-serialized as JSON) is a fifth of its time."""
         self.tools = {tool.name: tool for tool in tools}
         self.strict = strict
         self.buf = ""
@@ -190,12 +193,16 @@ class Engine:
             if ws_end == len(self.buf) and not eof:
                 return False
             self._after_block = False
-        found = self._openers.pattern.search(self.buf, self.pos)
+        found = self._openers.search(self.buf, self.pos)
         if found is None:
             stop = len(self.buf) if eof else self._text_holdback()
             self._emit_content_until(stop, keep_trailing_ws=not eof)
             return False
-        if not eof and self.buf[found.start() :] in self._openers.longer_prefixes:
+        if (
+            not eof
+            and len(self.buf) - found.start() < self._openers.longest  # no copy of a long rest
+            and self.buf[found.start() :] in self._openers.longer_prefixes
+        ):
             # "<function" may yet be "<function_call>": wait, as one piece would have shown.
             self._emit_content_until(found.start(), keep_trailing_ws=True)
             return False
@@ -210,10 +217,10 @@ class Engine:
     def _emit_content_until(self, stop: int, *, keep_trailing_ws: bool) -> None:
         """Content up to `stop`; trailing whitespace stays unread (it may precede an opener)."""
         text_end = stop
-        if keep_trailing_ws:
-            ws = _TRAILING_WS.search(self.buf, self.pos, stop)
-            if ws is not None:
-                text_end = ws.start()
+        if keep_trailing_ws:  # a backward scan: a regex search for it tries every blank (-13%)
+            buf, start = self.buf, self.pos
+            while text_end > start and buf[text_end - 1] in _BLANKS:
+                text_end -= 1
         self.consume("content", text_end)
 
     def _enter(self, reader: Reader, at: int, opener_length: int) -> None:
@@ -271,7 +278,8 @@ class Engine:
             if self._reasoning is None:
                 self._reasoning = []
             self._reasoning.append(text)
-            self._events.append(ReasoningDelta(text))
+            if self.emits:
+                self._events.append(ReasoningDelta(text))
 
     def open_reasoning(self) -> None:
         """Note that the text has a reasoning part, even if it stays empty."""
@@ -285,13 +293,14 @@ class Engine:
         self._next_index += 1
         call.index, call.name = index, name
         call.id = call_id or f"call_{index}"
-        self._events.append(ToolCallStart(index, call.id, name))
+        if self.emits:
+            self._events.append(ToolCallStart(index, call.id, name))
         return index
 
     def arguments(self, fragment: str) -> None:
         """Stream the next piece of the open call's arguments (canonical JSON text)."""
         call = self._call
-        if fragment and call is not None and call.index is not None:
+        if fragment and self.emits and call is not None and call.index is not None:
             call.streamed = True
             self._events.append(ArgumentsDelta(call.index, fragment))
 
@@ -300,7 +309,7 @@ class Engine:
         call = self._require_call()
         if call.index is None:
             raise RuntimeError("end_call() before start_call(): the reader must name the call")
-        if not call.streamed:  # nothing streamed (no arguments): the stream still says "{}"
+        if self.emits and not call.streamed:  # nothing streamed: the stream still says "{}"
             self.arguments(canonical(arguments))
         span = (call.start, self.at())
         done = ToolCall.model_construct(
@@ -309,7 +318,8 @@ class Engine:
         self._calls.append(done)
         self._segment("call", *span)
         self._check_name(call.name, span)
-        self._events.append(ToolCallEnd(call.index, done))
+        if self.emits:
+            self._events.append(ToolCallEnd(call.index, done))
         self._call = None
         return done
 
@@ -322,7 +332,8 @@ class Engine:
         self._segment("incomplete", *span)
         self._check_name(call.name, span)
         self._call = None
-        self._events.append(ToolCallFailed(call.index, failed))
+        if self.emits:
+            self._events.append(ToolCallFailed(call.index, failed))
         self.issue(kind, message, span)
 
     def issue(self, kind: str, message: str, span: tuple[int, int]) -> None:
@@ -362,7 +373,8 @@ class Engine:
     def _add_content(self, text: str) -> None:
         if text:
             self._content.append(text)
-            self._events.append(TextDelta(text))
+            if self.emits:
+                self._events.append(TextDelta(text))
 
     def _segment(self, kind: SegmentKind, start: int, end: int) -> None:
         if start >= end:
@@ -398,12 +410,23 @@ class Openers:
         ordered = sorted(factories, key=len, reverse=True)
         self.factories = factories
         self.pattern = re.compile("|".join(re.escape(marker) for marker in ordered))
+        self.first_chars = tuple(sorted({marker[0] for marker in factories}))
         self.prefixes = frozenset(_prefixes(factories))
         self.longest = max((len(m) for m in factories), default=1)
         # Proper prefixes of a longer opener that are themselves openers or extend one.
         self.longer_prefixes = frozenset(
             p for p in self.prefixes if any(p.startswith(m) for m in factories)
         )
+
+    def search(self, buf: str, pos: int) -> re.Match[str] | None:
+        """The first opener in ``buf[pos:]``, as ``pattern.search`` finds it.
+
+        `str.find` jumps to the first character that can start one: on prose, ~50× faster than
+        the regex scan alone (45 → 0.8 µs on 6 KB), which tries the alternation at every
+        position.
+        """
+        starts = [at for char in self.first_chars if (at := buf.find(char, pos)) >= 0]
+        return self.pattern.search(buf, min(starts)) if starts else None
 
 
 def _prefixes(markers: Iterable[str]) -> Iterable[str]:

@@ -5,6 +5,8 @@
     ToolCallsError                          anything this library raises
     ├── UnknownFormatError (LookupError)    no format has that name, alias or model id
     ├── ToolDefinitionError (ValueError)    a tool list that cannot be read
+    ├── EncodingError (ValueError)          a tokenizer that cannot be loaded: unknown name,
+    │                                       or its shipped vocabulary file is missing or damaged
     └── ParseError (ValueError)             strict mode: the model's output is malformed
         ├── IncompleteToolCallError         the text ended inside a call
         ├── InvalidArgumentsError           a call's arguments are not a JSON object
@@ -16,6 +18,7 @@ Lenient parsing (the default) never raises: it records a `ParseIssue` instead.
 from __future__ import annotations
 
 __all__ = [
+    "EncodingError",
     "IncompleteToolCallError",
     "InvalidArgumentsError",
     "ParseError",
@@ -36,6 +39,10 @@ class UnknownFormatError(ToolCallsError, LookupError):
 
 class ToolDefinitionError(ToolCallsError, ValueError):
     """A tool definition could not be read."""
+
+
+class EncodingError(ToolCallsError, ValueError):
+    """A tokenizer encoding cannot be loaded: unknown name, or a missing or damaged file."""
 
 
 class ParseError(ToolCallsError, ValueError):

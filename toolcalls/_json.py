@@ -16,9 +16,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from json.encoder import encode_basestring  # C; what dumps uses for a str (ensure_ascii=False)
 from typing import Any
 
-__all__ = ["JsonReader", "canonical", "DECODER"]
+__all__ = ["JsonReader", "canonical", "string_body", "DECODER"]
 
 DECODER = json.JSONDecoder(strict=False)
 """Lenient about raw control characters inside strings, as models emit them."""
@@ -32,9 +33,19 @@ MAX_DEPTH = 200
 """Deeper JSON is refused: such arguments are hostile, and would break serializers later."""
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False)
+"""What ``json.dumps(value, ensure_ascii=False)`` builds on every call, built once (saves ~1 µs
+a call, a tenth of a short batch parse)."""
+
+
 def canonical(value: Any) -> str:
     """The one serializer used for streamed and final arguments."""
-    return json.dumps(value, ensure_ascii=False)
+    return _ENCODER.encode(value)
+
+
+def string_body(text: str) -> str:
+    """``canonical(text)`` without its quotes: a piece of a streamed string value."""
+    return encode_basestring(text)[1:-1]
 
 
 class _Frame:
@@ -61,6 +72,8 @@ class JsonReader:
     def __init__(self, emit_keys: frozenset[str] | None = None) -> None:
         self.emit_keys = emit_keys
         self.fragments: list[str] = []
+        self.emits = True
+        """False: make no fragments for a value read whole (nobody streams them: a batch parse)."""
         self.members: dict[str, Any] = {}
         """Top-level members read so far (envelope mode), to learn a name early."""
         self.emitted_key: str | None = None
@@ -108,15 +121,19 @@ class JsonReader:
             return None  # the incremental path reports the error at its exact position
         self._finish(value)
         if self.emit_keys is None:
-            self.fragments.append(canonical(value))
+            self._emit_whole(value)
         elif isinstance(value, dict):
             self.members = dict(value)
             for key in value:
                 if key in self.emit_keys and isinstance(value[key], dict):
                     self.emitted_key = key
-                    self.fragments.append(canonical(value[key]))
+                    self._emit_whole(value[key])
                     break
         return end
+
+    def _emit_whole(self, value: Any) -> None:
+        if self.emits:
+            self.fragments.append(canonical(value))
 
     # -- incremental path -----------------------------------------------------------------
 
@@ -276,7 +293,7 @@ class JsonReader:
         assert self._string is not None
         self._string.append(text)
         if self._string_emits:
-            self.fragments.append(canonical(text)[1:-1])
+            self.fragments.append(string_body(text))
 
     def _end_string(self, i: int) -> int:
         assert self._string is not None

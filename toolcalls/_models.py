@@ -8,9 +8,14 @@ input, each one content, reasoning, a call, an incomplete call or format markup,
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from ._errors import ToolDefinitionError
+from ._schema import python_type_names_fixed, schema_problem
 
 __all__ = [
     "IncompleteCall",
@@ -28,14 +33,34 @@ Span = tuple[int, int]
 SegmentKind = Literal["content", "reasoning", "call", "incomplete", "markup"]
 
 _EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
+_OPTIONAL_FIELDS = ("help", "category", "source", "aliases", "is_dangerous")
+
+
+@contextmanager
+def _definition_errors() -> Iterator[None]:
+    """Let a `ToolDefinitionError` raised inside validation out as itself.
+
+    pydantic wraps any ValueError raised by a validator into a ValidationError; a broken
+    schema is reported as the library's own typed error instead.
+    """
+    try:
+        yield
+    except ValidationError as error:
+        for detail in error.errors():
+            cause = detail.get("ctx", {}).get("error")
+            if isinstance(cause, ToolDefinitionError):
+                raise cause from None
+        raise
 
 
 class Tool(BaseModel):
     """A tool the model may call.
 
     Accepts an OpenAI function tool (``{"type": "function", "function": {...}}``), an Anthropic
-    tool (``input_schema``), an MCP tool (``inputSchema``) or a bare
-    ``{"name", "description", "parameters"}`` mapping.
+    tool (``input_schema``), an MCP tool (``inputSchema``, ``outputSchema``) or a bare
+    ``{"name", "description", "parameters"}`` mapping; `toolcalls._tools` has importers for
+    Gemini declarations and Python functions. ``parameters`` must be a valid JSON Schema of an
+    object: a broken one raises `ToolDefinitionError` saying what to fix.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -45,6 +70,27 @@ class Tool(BaseModel):
     description: str = ""
     parameters: dict[str, Any] = Field(default_factory=lambda: dict(_EMPTY_SCHEMA))
     """JSON Schema of the arguments object."""
+    help: str | None = None
+    """Longer usage notes, for when the model asks (lazy tool search) rather than every prompt."""
+    result_schema: dict[str, Any] | None = None
+    """JSON Schema of what the tool returns (MCP ``outputSchema``)."""
+    category: str | None = None
+    """A grouping such as ``files`` or ``issues``, for indexes and search."""
+    source: str = "builtin"
+    """``builtin``, or the name of the MCP server the tool came from."""
+    aliases: tuple[str, ...] = ()
+    """Other names the model may use for this tool; a call by alias is a call to this tool."""
+    is_dangerous: bool = False
+    """It changes or destroys something outside the conversation: hosts may confirm first."""
+
+    def __init__(self, /, **data: Any) -> None:
+        with _definition_errors():
+            super().__init__(**data)
+
+    @classmethod
+    def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> Self:
+        with _definition_errors():
+            return super().model_validate(obj, *args, **kwargs)
 
     @model_validator(mode="before")
     @classmethod
@@ -56,8 +102,23 @@ class Tool(BaseModel):
         schema = data.get("parameters", data.get("input_schema", data.get("inputSchema")))
         shaped = {"name": data.get("name"), "description": data.get("description") or ""}
         if schema is not None:
-            shaped["parameters"] = schema
+            shaped["parameters"] = python_type_names_fixed(schema)
+        result_schema = data.get("result_schema", data.get("outputSchema"))
+        if result_schema is not None:
+            shaped["result_schema"] = result_schema
+        shaped.update({key: data[key] for key in _OPTIONAL_FIELDS if key in data})
         return shaped
+
+    @model_validator(mode="after")
+    def _check_parameters_schema(self) -> Self:
+        problem = schema_problem(self.parameters)
+        if problem is not None:
+            raise ToolDefinitionError(f"tool {self.name!r}: {problem}")
+        return self
+
+    def all_names(self) -> tuple[str, ...]:
+        """The name followed by the aliases: every name a call may use for this tool."""
+        return (self.name, *self.aliases)
 
     def property_schema(self, argument: str) -> dict[str, Any] | None:
         """The JSON Schema of one argument, or None when the tool does not declare it."""

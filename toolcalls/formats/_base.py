@@ -70,6 +70,7 @@ class Format:
     def parse(self, text: str, **options: Any) -> ParseResult:
         """Parse a whole response: exactly what streaming it in one piece gives."""
         parser = self.stream(**options)
+        parser.emits = False  # only the result is wanted: no events to build
         parser.feed(text)
         parser.close()
         return parser.result()

@@ -94,6 +94,7 @@ class JsonCallReader(PhasedReader):
                 return Status.REJECT
             self._commit(ctx, ctx.pos + len(self.opener))
         reader = self.json
+        reader.emits = ctx.emits
         end = reader.feed(ctx.buf, ctx.pos, eof)
         self._announce(ctx)
         if reader.error is not None:

@@ -8,8 +8,9 @@
 
 Formats differ in spelling only (`XmlTags`). Markup inside a value is data: a value close tag is
 structural only when blanks and then the next structural tag (a parameter, the call close,
-another call, a section close) or the end of the text follow it. One newline after the value's
-open tag and one before its close tag are dropped. String values (by the tool's schema, or
+another call, a section close) or the end of the text follow it. Where the template frames a
+value with newlines (`XmlTags.framed_values`), one after the value's open tag and one before its
+close tag are dropped. String values (by the tool's schema, or
 undeclared) stream as they arrive, holding back only a possible last newline and a possible
 partial close tag; other values are typed by the schema once closed (`_coerce`), and one that
 does not convert stays its text with an ``invalid_value`` issue. A malformed parameter is
@@ -30,7 +31,7 @@ from lark.exceptions import LarkError
 from .._coerce import coerce, decode_json_value, streams_as_string, strip_value_newlines
 from .._engine import WS, Engine, Status, holdback
 from .._grammar import load_grammar
-from .._json import canonical
+from .._json import canonical, string_body
 from . import _blocks
 from ._phased import PhasedReader
 
@@ -78,6 +79,10 @@ class XmlTags:
     """Escaped blanks some model writes between tags (GLM-4.6: a literal ``\\n``)."""
     repair: Callable[[str], str | None] | None = None
     """The format's fix for a value that did not convert (an escaping slip)."""
+    framed_values: bool = True
+    """The chat template writes a newline after a value's open tag and before its close tag
+    (Qwen3-Coder), so one of each is dropped; False where it writes values flush against their
+    tags (GLM, MiniMax-M2, DSML): there every newline is the value's own."""
     max_header: int = 256
 
     @functools.cached_property
@@ -97,6 +102,7 @@ class XmlTags:
         return re.compile("|".join(map(re.escape, markers))), _prefixes(*markers)
 
 
+@functools.cache  # asked for on every delta inside a value
 def _prefixes(*markers: str) -> frozenset[str]:
     return frozenset(m[:i] for m in markers for i in range(1, len(m)))
 
@@ -200,10 +206,11 @@ class XmlCallReader(PhasedReader):
         marker, at = look_ahead(ctx.buf, ctx.pos, self.tags, (self.tags.value_open,), eof)
         if marker == WAIT:
             return Status.MORE
+        self.escaped_gap |= any(e in ctx.buf[ctx.pos : at] for e in self.tags.escaped_gaps)
         if marker == self.tags.value_open:
-            self.escaped_gap |= any(e in ctx.buf[ctx.pos : at] for e in self.tags.escaped_gaps)
             ctx.consume("call", at + len(marker))
-        else:  # the value follows the key without its open tag: it starts right here
+        else:  # the value follows the key without its open tag: it starts after the gap
+            ctx.consume("call", at)
             self._issue(ctx, "missing_value_open", f"a value without {self.tags.value_open!r}")
         self._start_value(ctx)
         return None
@@ -267,7 +274,7 @@ class XmlCallReader(PhasedReader):
         schema = self._schema(ctx)
         if key not in self.arguments and not self.param.as_json and streams_as_string(schema):
             ctx.arguments(self._separator() + canonical(key) + ': "')
-            self.stream = StringStream()
+            self.stream = StringStream(framed=self.tags.framed_values)
         self.phase = "value"
 
     def _find_header(self, ctx: Engine, end: re.Pattern[str], skip: int) -> int | None:
@@ -295,7 +302,9 @@ class XmlCallReader(PhasedReader):
                 ctx.arguments(self.stream.feed(piece))
 
     def _finish_value(self, ctx: Engine) -> None:
-        key, text = self.param.name, strip_value_newlines("".join(self.raw))
+        key, text = self.param.name, "".join(self.raw)
+        if self.tags.framed_values:
+            text = strip_value_newlines(text)
         if self.stream is not None:
             ctx.arguments(self.stream.finish(text) + '"')
             self.arguments[key] = text
@@ -362,10 +371,14 @@ class StringStream:
     """A string value's JSON text as it arrives, minus what the final value may drop: the
     newline after the open tag (held until the next character shows) and a last newline."""
 
-    def __init__(self) -> None:
-        self.started, self.held, self.sent = False, "", 0
+    def __init__(self, *, framed: bool = True) -> None:
+        self.started, self.held, self.sent = not framed, "", 0
+        self.framed = framed
 
     def feed(self, piece: str) -> str:
+        if not self.framed:  # nothing to drop: the text streams as it comes
+            self.sent += len(piece)
+            return string_body(piece)
         text = self.held + piece
         if not self.started:
             if text in ("", "\r"):
@@ -376,11 +389,11 @@ class StringStream:
         keep = 2 if text.endswith("\r\n") else 1 if text.endswith(("\n", "\r")) else 0
         self.held, out = text[len(text) - keep :], text[: len(text) - keep]
         self.sent += len(out)
-        return canonical(out)[1:-1]
+        return string_body(out)
 
     def finish(self, value: str) -> str:
         """The rest of the final (newline-stripped) value, which the text sent begins."""
-        return canonical(value[self.sent :])[1:-1]
+        return string_body(value[self.sent :])
 
 
 class SectionOpen(_blocks.SectionOpen):

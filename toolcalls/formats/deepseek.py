@@ -15,12 +15,20 @@ the next call or the section starts, and ``<｜tool▁output▁begin｜>``/``<�
 markers written into the answer (stripped, as ollama does). A ``</think>`` without ``<think>``
 stays content, as ollama and llama.cpp keep it. Text after the section is content: vLLM drops it,
 ollama keeps it, and content is never dropped.
+
+Prompt rendering: calls and results as the models' templates write them (V3.1:
+``fixtures/render/deepseek_v31/``). Neither template writes a tools block; the blocks rendered
+follow DeepSeek's model cards (V3.1: "ToolCall"; V3/R1: the V2/V2.5 card's function-calling
+prompt, the same call syntax). A tool-output block in the text (``<｜tool▁output▁begin｜>``...)
+is a region of data (`_result_region`): its text stays content and is never read as calls.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import re
+from collections.abc import Sequence
 from typing import Any, ClassVar, cast
 
 import regex  # type: ignore[import-untyped]  # partial matches: could this still be a header?
@@ -29,9 +37,12 @@ from lark.exceptions import LarkError
 
 from .._engine import WS, Engine, ReaderFactory, Status
 from .._grammar import load_grammar
+from .._models import Tool, ToolCall
 from ._base import Format
 from ._blocks import SectionClose, SectionOpen
 from ._jsoncall import Header, JsonCall, JsonCallReader
+from ._result_region import region_openers
+from ._template_json import bare_tool, tojson
 
 __all__ = ["DeepseekV3", "DeepseekV31", "TerminatedCallReader", "parse_header"]
 
@@ -48,12 +59,8 @@ OTHER_CALLS_BEGIN = (
     "<｜tool▁calls｜>",
 )
 # Tool-result markers of the chat template, sometimes written by the model into its answer.
-OUTPUT_MARKERS = (
-    "<｜tool▁output▁begin｜>",
-    "<｜tool▁output▁end｜>",
-    "<｜tool▁outputs▁begin｜>",
-    "<｜tool▁outputs▁end｜>",
-)
+OUTPUT_BEGIN, OUTPUT_END = "<｜tool▁output▁begin｜>", "<｜tool▁output▁end｜>"
+OUTPUTS_BEGIN, OUTPUTS_END = "<｜tool▁outputs▁begin｜>", "<｜tool▁outputs▁end｜>"
 
 _PLAIN = JsonCall(close=(CALL_END,), header_end=SEP)
 _FENCED = JsonCall(close=("```", CALL_END), header_end=SEP)
@@ -268,8 +275,48 @@ def _openers() -> dict[str, ReaderFactory]:
     }
     table[CALLS_END] = lambda ctx, opener: SectionClose(CALLS_END)
     table[CALL_BEGIN] = lambda ctx, opener: DeepseekCallReader(opener)
-    table |= {marker: _OutputMarker for marker in OUTPUT_MARKERS}
+    table |= {marker: _OutputMarker for marker in (OUTPUT_END, OUTPUTS_END)}  # stray ends
+    # A tool result, from the model's answer or a rendered history: its text is never a call.
+    table |= region_openers((OUTPUTS_BEGIN, OUTPUT_BEGIN), (OUTPUT_END, OUTPUTS_END),
+                            "tool_output_markup", unclosed="markup")
     return table
+
+
+# -- prompt rendering -------------------------------------------------------------------------
+# DeepSeek V3/R1's own template writes no tools block; DeepSeek's model card (V2/V2.5, the
+# same call syntax) documents this one, a JSON block per function.
+_V3_TOOLS_HEAD = "## Tools\n\n### Function\n\nYou have the following functions available:\n\n"
+# DeepSeek-V3.1's template writes no tools block either; its model card documents this one.
+_V31_TOOLS_HEAD = "## Tools\nYou have access to the following tools:\n\n"
+_V31_TOOLS_TAIL = (
+    "IMPORTANT: ALWAYS adhere to this exact format for tool use:\n"
+    f"{CALLS_BEGIN}{CALL_BEGIN}tool_call_name{SEP}tool_call_arguments{CALL_END}"
+    f"{{{{additional_tool_calls}}}}{CALLS_END}\n\n"
+    "Where:\n"
+    "- `tool_call_name` must be an exact match to one of the available tools\n"
+    "- `tool_call_arguments` must be valid JSON that strictly follows the tool's Parameters "
+    "Schema\n"
+    "- For multiple tool calls, chain them directly without separators or spaces"
+)
+
+
+def _v3_call(call: ToolCall) -> str:
+    return f"{CALL_BEGIN}function{SEP}{call.name}\n```json\n{tojson(call.arguments)}\n```{CALL_END}"
+
+
+def _v3_tool(tool: Tool) -> str:
+    # The card's example and BFCL's DeepSeek handler write `json.dumps(function, indent=4)`.
+    return f"- `{tool.name}`:\n```json\n{json.dumps(bare_tool(tool), indent=4)}\n```\n"
+
+
+def _v31_call(call: ToolCall) -> str:
+    return f"{CALL_BEGIN}{call.name}{SEP}{tojson(call.arguments)}{CALL_END}"
+
+
+def _v31_tool(tool: Tool) -> str:
+    # The model card spells the schema `json.dumps(parameters)`: Python's defaults, ASCII only.
+    return (f"### {tool.name}\nDescription: {tool.description}\n\n"
+            f"Parameters: {json.dumps(tool.parameters)}\n\n")
 
 
 class DeepseekV3(Format):
@@ -277,6 +324,10 @@ class DeepseekV3(Format):
 
     The Qwen-based R1 distills were also seen to answer in Hermes style, so a ``<tool_call>``
     wrapper holding a JSON object is read as well (only when a JSON object follows it).
+
+    Rendering: calls one per line in fenced JSON and each result as a whole
+    ``<｜tool▁outputs▁begin｜>`` group, as the V3 and R1 templates write them; the tools block
+    as DeepSeek's model card documents it (the templates write none).
     """
 
     name = "deepseek_v3"
@@ -293,9 +344,26 @@ class DeepseekV3(Format):
         table["<tool_call>"] = lambda ctx, opener: JsonCallReader(_HERMES, opener)
         return table
 
+    def render_tools(self, tools: Sequence[Tool]) -> str:
+        if not tools:  # no tools: servers pass none, and the template writes no section
+            return ""
+        return _V3_TOOLS_HEAD + "".join(map(_v3_tool, tools))
+
+    def render_calls(self, calls: Sequence[ToolCall], content: str = "") -> str:
+        if not calls:
+            return content
+        return content + CALLS_BEGIN + "\n".join(map(_v3_call, calls)) + CALLS_END
+
+    def render_result(self, call: ToolCall, result: str) -> str:
+        return f"{OUTPUTS_BEGIN}{OUTPUT_BEGIN}{result}{OUTPUT_END}{OUTPUTS_END}"
+
 
 class DeepseekV31(Format):
-    """DeepSeek V3.1 (and Terminus): the name, the separator, the JSON arguments."""
+    """DeepSeek V3.1 (and Terminus): the name, the separator, the JSON arguments.
+
+    Rendering: calls and results as the model's template writes them; the tools block as the
+    model card documents it (``## Tools`` ..., the template itself writes none).
+    """
 
     name = "deepseek_v31"
     aliases = ("deepseek_v3_1", "deepseek_v31_terminus")
@@ -305,6 +373,19 @@ class DeepseekV31(Format):
 
     def call_openers(self) -> dict[str, ReaderFactory]:
         return _openers()
+
+    def render_tools(self, tools: Sequence[Tool]) -> str:
+        if not tools:  # no tools: servers pass none, and the template writes no section
+            return ""
+        return _V31_TOOLS_HEAD + "".join(map(_v31_tool, tools)) + _V31_TOOLS_TAIL
+
+    def render_calls(self, calls: Sequence[ToolCall], content: str = "") -> str:
+        if not calls:
+            return content
+        return f"{content}{CALLS_BEGIN}{''.join(map(_v31_call, calls))}{CALLS_END}"
+
+    def render_result(self, call: ToolCall, result: str) -> str:
+        return f"{OUTPUT_BEGIN}{result}{OUTPUT_END}"
 
     @classmethod
     def detect(cls, text: str) -> float:

@@ -14,19 +14,25 @@ it is not a string); ``string="false"`` values are JSON, kept as text with an
 ``invalid_value`` issue when they are not. The ``<｜end▁of▁sentence｜>`` token that ends the
 turn is markup. Recovered with an issue: an invoke holding one JSON object instead of
 parameters (``json_body``, as SGLang reads it), invokes without their block
-(``missing_section_open``), a missing close tag (``missing_close_tag``).
+(``missing_section_open``), a missing close tag (``missing_close_tag``). Rendering writes
+what DeepSeek's encoder writes (see `_xmlrender`); a ``<result>`` block is a tool result:
+content, never calls (see `_results`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
 from .._engine import Engine, ReaderFactory, Status
 from .._json import JsonReader
+from .._models import Tool, ToolCall
 from ._base import Format
 from ._blocks import SectionClose
+from ._results import result_block, wrap_result
+from ._template_json import bare_tool, tojson
 from ._xmlparams import (
     END,
     WAIT,
@@ -38,6 +44,7 @@ from ._xmlparams import (
     grammar_tags,
     look_ahead,
 )
+from ._xmlrender import checked_tag, checked_value
 
 __all__ = ["DeepseekV32Dsml", "TAGS"]
 
@@ -65,6 +72,7 @@ def _tags(bar: str) -> XmlTags:
         param_close=f"</{bar}parameter>",
         parse_tag=_parse_tag,
         section_closes=tuple(f"</{bar}{block}>" for block in BLOCKS),
+        framed_values=False,  # the encoder writes values flush against their tags
     )
 
 
@@ -138,6 +146,53 @@ def _section(closer: str) -> ReaderFactory:
     return lambda ctx, opener: SectionOpen(opener, closer, INVOKES)
 
 
+# -- prompt rendering, as DeepSeek's encoder writes it (fixtures/render/deepseek_v32_dsml/) --
+
+_OWN = TAGS[FULLWIDTH]  # the model writes fullwidth bars; the ASCII spelling is a slip
+CALLS_START, CALLS_END = f"<{FULLWIDTH}{BLOCKS[0]}>", f"</{FULLWIDTH}{BLOCKS[0]}>"
+RESULT_START, RESULT_END = "<result>", "</result>"
+RESULTS_START, RESULTS_END = "<function_results>", "</function_results>"
+
+
+def _invoke_tag(name: str) -> str:
+    return checked_tag(_OWN, "call", name, f'{_OWN.call_open} name="{name}">')
+
+
+def _parameter_tag(key: str, string: str) -> str:
+    return checked_tag(_OWN, "param", key, f'{_OWN.param_open} name="{key}" string="{string}">')
+
+
+TOOLS_PREAMBLE = (
+    "## Tools\n\nYou have access to a set of tools you can use to answer the user's question.\n"
+    f'You can invoke functions by writing a "{CALLS_START}" block like the following as part '
+    f"of your reply to the user:\n{CALLS_START}\n{_invoke_tag('$FUNCTION_NAME')}\n"
+    f"{_parameter_tag('$PARAMETER_NAME', 'true|false')}$PARAMETER_VALUE{_OWN.param_close}\n"
+    f"...\n{_OWN.call_close}\n{_invoke_tag('$FUNCTION_NAME2')}\n...\n{_OWN.call_close}\n"
+    f"{CALLS_END}\n\nString and scalar parameters should be specified as is without any "
+    'escaping or quotes, while lists and objects should use JSON format. The "string" '
+    'attribute should be set to "true" for string type parameters and "false" for other '
+    "types (numbers, booleans, arrays, objects).\n\nIf the thinking_mode is enabled, then "
+    "after function results you should strongly consider outputting a thinking block. Here "
+    f"is an example:\n\n{CALLS_START}\n...\n{CALLS_END}\n\n{RESULTS_START}\n...\n"
+    f"{RESULTS_END}\n\n<think>...thinking about results</think>\n\n"
+    "Here are the functions available in JSONSchema format:\n<functions>\n"
+)
+TOOLS_END = "</functions>\n"
+
+
+def _render_parameter(key: str, value: Any) -> str:
+    # Strings as they are (string="true"), anything else as JSON (string="false").
+    is_string = isinstance(value, str)
+    written = value if is_string else tojson(value)
+    tag = _parameter_tag(key, "true" if is_string else "false")
+    return f"{tag}{checked_value(_OWN, key, written)}{_OWN.param_close}\n"
+
+
+def _render_call(call: ToolCall) -> str:
+    parameters = "".join(_render_parameter(k, v) for k, v in call.arguments.items())
+    return f"{_invoke_tag(call.name)}\n{parameters}{_OWN.call_close}\n"
+
+
 def _invoke(tags: XmlTags) -> ReaderFactory:
     return lambda ctx, opener: _Invoke(tags, opener)
 
@@ -161,4 +216,20 @@ class DeepseekV32Dsml(Format):
                 closer = f"</{bar}{block}>"
                 table[f"<{bar}{block}>"] = _section(closer)
                 table[closer] = lambda ctx, opener: SectionClose(opener)
+        table[RESULT_START] = result_block(RESULT_END)
         return table
+
+    def render_tools(self, tools: Sequence[Tool]) -> str:
+        if not tools:  # the template writes no tools section at all
+            return ""
+        listed = "".join(tojson(bare_tool(tool)) + "\n" for tool in tools)
+        return f"{TOOLS_PREAMBLE}{listed}{TOOLS_END}"
+
+    def render_calls(self, calls: Sequence[ToolCall], content: str = "") -> str:
+        block = f"{CALLS_START}\n{''.join(map(_render_call, calls))}{CALLS_END}"
+        return f"{content}\n\n{block}" if content else block
+
+    def render_result(self, call: ToolCall, result: str) -> str:
+        # One result of the turn's <function_results> block, which the template opens
+        # before the first result and closes after the last.
+        return wrap_result(RESULT_START, RESULT_END, result)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lark import Tree
@@ -27,13 +28,17 @@ from lark.exceptions import LarkError
 from .._engine import WS, Engine, Reader, ReaderFactory, Status, holdback
 from .._grammar import load_grammar
 from .._json import JsonReader
+from .._models import Tool, ToolCall
 from ._base import Format
+from ._harmony_tools import harmony_namespace
 from ._phased import PhasedReader
+from ._template_json import tojson
 
 __all__ = ["GptOss", "Header", "parse_header"]
 
 START, CHANNEL, MESSAGE, CONSTRAIN = "<|start|>", "<|channel|>", "<|message|>", "<|constrain|>"
-ENDS = ("<|end|>", "<|call|>", "<|return|>")
+END, CALL, RETURN = "<|end|>", "<|call|>", "<|return|>"
+ENDS = (END, CALL, RETURN)
 TOKENS = (START, CHANNEL, MESSAGE, CONSTRAIN, *ENDS)
 _TOKEN = re.compile("|".join(map(re.escape, TOKENS)))
 _HEADER_END = re.compile("|".join(map(re.escape, (MESSAGE, START, *ENDS))))
@@ -53,6 +58,8 @@ class Header:
     channel: str | None
     recipient: str | None
     repeated: bool = False
+    author: str | None = None
+    """Who wrote the message (``functions.f`` for a tool's result), when the header says."""
 
 
 @functools.lru_cache(maxsize=512)
@@ -65,7 +72,8 @@ def parse_header(text: str) -> Header | None:
     parts = [(str(p.data), str(p.children[0])) for p in tree.children if isinstance(p, Tree)]
     channels = [value for kind, value in parts if kind == "channel"]
     recipients = [value[3:] for kind, value in parts if kind == "recipient"]
-    return Header(_last(channels), _last(recipients), len(channels) > 1)
+    authors = [value for kind, value in parts if kind == "role" and value != "None"]
+    return Header(_last(channels), _last(recipients), len(channels) > 1, _last(authors))
 
 
 def _last(values: list[str]) -> str | None:
@@ -84,6 +92,7 @@ class MessageReader(PhasedReader):
         self.scan_from: int | None = None  # absolute offset where the header search resumes
         self.json = JsonReader()
         self.failure: str | None = None
+        self.json_at: int | None = None  # absolute offset where a tool result's JSON resumes
 
     def _header(self, ctx: Engine, eof: bool) -> Status | None:
         buf, pos = ctx.buf, ctx.pos
@@ -106,7 +115,10 @@ class MessageReader(PhasedReader):
         if found.group() != MESSAGE:
             return self._headless(ctx, header, found)
         self._open(ctx, header, found.end())
-        self.phase = "arguments" if self.kind == "call" else "text"
+        if self.kind == "call":
+            self.phase = "arguments"
+        else:
+            self.phase = "tool_result" if _is_tool_result(header) else "text"
         return None
 
     def _open(self, ctx: Engine, header: Header, stop: int) -> None:
@@ -153,6 +165,22 @@ class MessageReader(PhasedReader):
         if found is None:
             return Status.DONE if eof else Status.MORE
         return self._end(ctx, found, "markup")
+
+    def _tool_result(self, ctx: Engine, eof: bool) -> Status | None:
+        """A tool's message to the assistant. The template writes the result as JSON (a string),
+        so call markup inside it is data: the JSON value is content, read whole before any of
+        it is accounted for (a body that is not JSON is read as text)."""
+        start = ctx.pos if self.json_at is None else self.json_at - ctx.off
+        end = self.json.feed(ctx.buf, start, eof)
+        self.json.take_fragments()
+        self.json_at = ctx.at(end)
+        if self.json.done and self.json.error is None:
+            ctx.consume("content", end)
+        elif self.json.error is None and not eof:
+            return Status.MORE
+        self.json = JsonReader()
+        self.phase = "text"
+        return None
 
     def _arguments(self, ctx: Engine, eof: bool) -> Status | None:
         reader = self.json
@@ -222,6 +250,10 @@ class MessageReader(PhasedReader):
         return Status.DONE
 
 
+def _is_tool_result(header: Header) -> bool:
+    return (header.author or "").startswith(NAMESPACE) and header.recipient == "assistant"
+
+
 def _route(ctx: Engine, header: Header, span: tuple[int, int]) -> tuple[str, str | None]:
     """The body kind of a message, and the name it calls."""
     recipient, channel = header.recipient, header.channel
@@ -251,6 +283,13 @@ class _StrayToken:
 
 
 class GptOss(Format):
+    """gpt-oss. Rendering follows gpt-oss's own chat template (fixtures/render/gpt_oss/): the
+    tools as the developer message's ``# Tools`` section (`harmony_namespace`), each call as its
+    own message ``<|start|>assistant to=functions.f<|channel|>commentary json<|message|>``, each
+    result as a message from the tool holding the result as a JSON string. The template moves
+    an assistant's text before its calls to the analysis channel (reasoning); here it stays on
+    the commentary channel, a preamble, so that it reads back as content."""
+
     name = "gpt_oss"
     aliases = ("harmony", "gpt-oss", "gptoss", "openai_harmony")
     model_prefixes = ("openai/gpt-oss",)
@@ -270,3 +309,20 @@ class GptOss(Format):
     def reasoning_reader(self, ctx: Engine) -> Reader:
         """``thinking=True``: the prompt ended with ``<|channel|>analysis<|message|>``."""
         return MessageReader("", kind="reasoning")
+
+    def render_tools(self, tools: Sequence[Tool]) -> str:
+        if not tools:  # no tools: servers pass none, and the template writes no section
+            return ""
+        return "# Tools\n\n" + harmony_namespace(tools)
+
+    def render_calls(self, calls: Sequence[ToolCall], content: str = "") -> str:
+        preamble = f"{START}assistant{CHANNEL}commentary{MESSAGE}{content}{END}" if content else ""
+        return preamble + "".join(
+            f"{START}assistant to={NAMESPACE}{call.name}{CHANNEL}commentary json{MESSAGE}"
+            f"{tojson(call.arguments)}{CALL}"
+            for call in calls
+        )
+
+    def render_result(self, call: ToolCall, result: str) -> str:
+        return (f"{START}{NAMESPACE}{call.name} to=assistant{CHANNEL}commentary{MESSAGE}"
+                f"{tojson(result)}{END}")

@@ -9,16 +9,25 @@ a JSON *string*, the wrappers ``<function_call>``, ``<tools>``, ``<tool>``, ``<r
 ``<json>`` and ``<xml>`` that Hermes 2 Pro was seen to emit, and
 ``<function=NAME>{arguments}</function>`` or ``<function name="NAME">``. A wrapper counts only
 when a JSON object follows it, so prose that mentions ``<tool_call>`` stays content.
+
+Rendering writes what Qwen3's chat template writes (tools block, calls, ``<tool_response>``
+results). A ``<tool_response>`` block in the text is a tool result: content, never calls
+(see `_results`).
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from lark.exceptions import LarkError
 
 from .._engine import Engine, ReaderFactory
 from .._grammar import load_grammar
+from .._models import Tool, ToolCall
 from ._base import Format
 from ._jsoncall import Header, JsonCall, JsonCallReader
+from ._results import result_block, wrap_result
+from ._template_json import openai_tool, tojson
 
 __all__ = ["Hermes"]
 
@@ -35,6 +44,18 @@ OTHER_WRAPPERS = {
     "<xml>": "</xml>",
 }
 FUNCTION_TAG = "<function"
+# Prompt rendering, as Qwen3's chat template writes it (Qwen2.5's tools block is the same).
+RESULT_START, RESULT_END = "<tool_response>", "</tool_response>"
+TOOLS_START, TOOLS_END = "<tools>", "</tools>"
+TOOLS_PREAMBLE = (
+    "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
+    f"You are provided with function signatures within {TOOLS_START}{TOOLS_END} XML tags:\n"
+)
+TOOLS_INSTRUCTIONS = (
+    "\n\nFor each function call, return a json object with function name and arguments "
+    f"within {TOOL_CALL_START}{TOOL_CALL_END} XML tags:\n{TOOL_CALL_START}\n"
+    f'{{"name": <function-name>, "arguments": <args-json-object>}}\n{TOOL_CALL_END}'
+)
 
 
 def parse_function_tag(text: str) -> Header | None:
@@ -78,7 +99,27 @@ class Hermes(Format):
             table[opener] = _wrapped(closer, f"the call was wrapped in {opener} instead of "
                                      f"{TOOL_CALL_START}")
         table[FUNCTION_TAG] = _function_reader
+        table[RESULT_START] = result_block(RESULT_END)
         return table
+
+    def render_tools(self, tools: Sequence[Tool]) -> str:
+        if not tools:  # the template writes no tools section at all
+            return ""
+        listed = "".join("\n" + tojson(openai_tool(tool)) for tool in tools)
+        return f"{TOOLS_PREAMBLE}{TOOLS_START}{listed}\n{TOOLS_END}{TOOLS_INSTRUCTIONS}"
+
+    def render_calls(self, calls: Sequence[ToolCall], content: str = "") -> str:
+        # The template writes the name unquoted inside the JSON; quoting it is the same text
+        # for every real name and still valid JSON for a name holding a quote.
+        written = [
+            f'{TOOL_CALL_START}\n{{"name": {tojson(call.name)}, '
+            f'"arguments": {tojson(call.arguments)}}}\n{TOOL_CALL_END}'
+            for call in calls
+        ]
+        return "\n".join([content, *written] if content else written)
+
+    def render_result(self, call: ToolCall, result: str) -> str:
+        return wrap_result(f"{RESULT_START}\n", f"\n{RESULT_END}", result)
 
 
 def _function_reader(ctx: Engine, opener: str) -> JsonCallReader:

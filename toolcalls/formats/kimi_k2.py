@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -28,12 +28,15 @@ from lark.exceptions import LarkError
 from .._engine import WS, Engine, Reader, ReaderFactory, Status, holdback
 from .._grammar import load_grammar
 from .._json import canonical
+from .._models import Tool, ToolCall
 from ._base import Format
 from ._blocks import SectionClose, SectionOpen
 from ._jsoncall import Header, JsonCall
+from ._result_region import region_openers
+from ._template_json import openai_tool, tojson
 from .deepseek import TerminatedCallReader
 
-__all__ = ["KimiK2", "KimiCallReader", "read_call_id"]
+__all__ = ["KimiK2", "KimiCallReader", "kimi_call_id", "read_call_id"]
 
 SECTION_BEGINS = ("<|tool_calls_section_begin|>", "<|tool_call_section_begin|>")
 SECTION_ENDS = ("<|tool_calls_section_end|>", "<|tool_call_section_end|>")
@@ -260,7 +263,28 @@ def _before_trailing_ws(buf: str, start: int, stop: int) -> int:
     return end
 
 
+# -- prompt rendering (Kimi-K2-Instruct's template, fixtures/render/kimi_k2/) ---------------------
+SYSTEM, MIDDLE, END = "<|im_system|>", "<|im_middle|>", "<|im_end|>"
+_TOOL_DECLARE = f"{SYSTEM}tool_declare{MIDDLE}"
+_NATIVE_ID = re.compile(r"functions\.(.+):\d+")
+
+
+def kimi_call_id(call: ToolCall, index: int = 0) -> str:
+    """The id Kimi writes for a call: its own when it has one, else ``functions.NAME:INDEX``.
+
+    The template numbers calls across the whole conversation; a call parsed from Kimi's
+    output carries that number in its id, any other call gets its `index`.
+    """
+    native = _NATIVE_ID.fullmatch(call.id)
+    return call.id if native and native[1] == call.name else f"functions.{call.name}:{index}"
+
+
 class KimiK2(Format):
+    """Kimi K2. Rendering follows Kimi-K2-Instruct's template: tools as a ``tool_declare``
+    system message of OpenAI-shaped JSON; each result as a system message named after the tool,
+    ``## Return of ID`` then the text. A message from the system role (a result, a declaration)
+    found in the text is a region of data, never calls (`_result_region`)."""
+
     name = "kimi_k2"
     aliases = ("kimi", "kimi_k2_thinking", "moonshot")
     model_prefixes = ("moonshotai/Kimi-K2", "Kimi-K2")
@@ -271,12 +295,30 @@ class KimiK2(Format):
     )
 
     def call_openers(self) -> dict[str, ReaderFactory]:
-        return dict(_CALL_OPENERS)
+        return dict(_CALL_OPENERS) | region_openers((SYSTEM,), (END,), "tool_result_in_text")
 
     def openers(self) -> dict[str, ReaderFactory]:
         table = super().openers()
         table[THINK] = lambda ctx, opener: KimiReasoningReader(opener)
         return table
+
+    def render_tools(self, tools: Sequence[Tool]) -> str:
+        if not tools:  # no tools: servers pass none, and the template writes no section
+            return ""
+        return f"{_TOOL_DECLARE}{tojson([openai_tool(tool) for tool in tools])}{END}"
+
+    def render_calls(self, calls: Sequence[ToolCall], content: str = "") -> str:
+        if not calls:
+            return content
+        rendered = (
+            f"{CALL_BEGIN}{kimi_call_id(call, index)}{ARGUMENT_BEGIN}{tojson(call.arguments)}"
+            f"{CALL_END}"
+            for index, call in enumerate(calls)
+        )
+        return f"{content}{SECTION_BEGINS[0]}{''.join(rendered)}{SECTION_ENDS[0]}"
+
+    def render_result(self, call: ToolCall, result: str) -> str:
+        return f"{SYSTEM}{call.name}{MIDDLE}## Return of {kimi_call_id(call)}\n{result}{END}"
 
     def reasoning_reader(self, ctx: Engine) -> Reader:
         return KimiReasoningReader("")

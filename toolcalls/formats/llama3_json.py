@@ -16,10 +16,15 @@ it names an undeclared tool (an ``unknown_tool`` issue says so).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .._engine import WS, Engine, Reader, ReaderFactory, Status
+from .._models import Tool, ToolCall
 from ._base import Format
 from ._jsonobjects import JsonCallsReader, JsonShape
+from ._llama_prompt import ipython_turn, result_openers, tools_json
 from ._pythonic_scan import is_name_start
+from ._template_json import tojson
 from .pythonic import PythonicReader
 
 __all__ = ["Llama3Json"]
@@ -67,7 +72,26 @@ def _bare_reader(ctx: Engine, opener: str) -> JsonCallsReader:
     return JsonCallsReader(BARE, opener)
 
 
+# The Llama 3.1 template's tools block (tools in the first user message, its default).
+TOOLS_INSTRUCTION = (
+    "Given the following functions, please respond with a JSON for a function call with its "
+    "proper arguments that best answers the given prompt.\n\n"
+    'Respond in the format {"name": function name, "parameters": dictionary of argument name '
+    'and its value}.Do not use variables.\n\n'
+)
+CALL_SEPARATOR = "; "
+
+
+def _json_call(call: ToolCall) -> str:
+    return f'{{"name": {tojson(call.name)}, "parameters": {tojson(call.arguments)}}}'
+
+
 class Llama3Json(Format):
+    """Llama 3.x JSON. Rendering follows Llama 3.1's template: the tools in the first user
+    message, a call as ``{"name": ..., "parameters": ...}`` (the template takes one call per
+    turn; several are joined with ``; ``, as the model writes them), a result as an ``ipython``
+    turn holding it as a JSON string."""
+
     name = "llama3_json"
     aliases = ("llama3", "llama31", "llama32", "llama33", "llama4_json", "llama_json")
     model_prefixes = (
@@ -80,4 +104,16 @@ class Llama3Json(Format):
     example = '{"name": "get_weather", "parameters": {"city": "Paris"}}'
 
     def call_openers(self) -> dict[str, ReaderFactory]:
-        return {"{": _bare_reader, PYTHON_TAG: PythonTagReader}
+        table: dict[str, ReaderFactory] = {"{": _bare_reader, PYTHON_TAG: PythonTagReader}
+        return table | result_openers()
+
+    def render_tools(self, tools: Sequence[Tool]) -> str:
+        if not tools:  # no tools: servers pass none, and the template writes no section
+            return ""
+        return tools_json(TOOLS_INSTRUCTION, tools)
+
+    def render_calls(self, calls: Sequence[ToolCall], content: str = "") -> str:
+        return content + CALL_SEPARATOR.join(map(_json_call, calls))
+
+    def render_result(self, call: ToolCall, result: str) -> str:
+        return ipython_turn(tojson(result))

@@ -10,13 +10,22 @@ lines is read too (vLLM rejects it; nothing in the format forbids it). A line th
 object becomes an incomplete call ending at that line's end, and the calls around it are kept.
 ``<tool_calls>`` counts only when a JSON object follows it, so prose that names the tag stays
 content. A block cut off after complete calls keeps them (the missing close tag is an issue).
+
+Prompt rendering follows vLLM's MiniMax-M1 template (``fixtures/render/minimax_m1/``): the
+official one (MiniMax-AI/MiniMax-M1 ``tokenizer_config.json``) never writes tool calls; vLLM's
+tools block is the one MiniMax's function-call guide shows.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .._engine import WS, Engine, ReaderFactory, Status, holdback
+from .._models import Tool, ToolCall
 from ._base import Format
 from ._jsoncall import JsonCall, JsonCallReader
+from ._result_region import region_openers
+from ._template_json import openai_tool, tojson
 
 __all__ = ["MinimaxM1"]
 
@@ -113,7 +122,27 @@ class _BlockReader:
         return True
 
 
+# -- prompt rendering (vLLM's MiniMax-M1 template, fixtures/render/minimax_m1/) ----------------
+BEGIN, END = "<beginning_of_sentence>", "<end_of_sentence>"
+TOOL_RESULT = f"{BEGIN}tool name=tools"
+_TOOLS_HEAD = f"{BEGIN}system tool_setting=tools\nYou are provided with these tools:\n<tools>\n"
+_TOOLS_TAIL = (
+    "</tools>\n\nIf you need to call tools, please respond with <tool_calls></tool_calls> XML "
+    "tags, and provide tool-name and json-object of arguments, following the format below:\n"
+    f'{OPEN}\n{{"name": <tool-name>, "arguments": <args-json-object>}}\n...\n{CLOSE}{END}\n'
+)
+
+
+def _line(call: ToolCall) -> str:
+    return f'{{"name": {tojson(call.name)}, "arguments": {tojson(call.arguments)}}}\n'
+
+
 class MinimaxM1(Format):
+    """MiniMax-M1. Rendering follows vLLM's template for it (the official one writes no calls and
+    takes no plain-text messages), whose tools block is the one MiniMax's function-call guide
+    shows: a ``tool_setting=tools`` system message, one JSON tool per line. A result is a
+    ``tool name=tools`` message, read back as data, never calls."""
+
     name = "minimax_m1"
     aliases = ("minimax_text_01",)
     model_prefixes = ("MiniMaxAI/MiniMax-M1", "MiniMaxAI/MiniMax-Text-01")
@@ -121,4 +150,18 @@ class MinimaxM1(Format):
     example = f'{OPEN}\n{{"name": "get_weather", "arguments": {{"city": "Paris"}}}}\n{CLOSE}'
 
     def call_openers(self) -> dict[str, ReaderFactory]:
-        return {OPEN: _BlockReader}
+        return {OPEN: _BlockReader} | region_openers((TOOL_RESULT,), (END,), "tool_result_in_text")
+
+    def render_tools(self, tools: Sequence[Tool]) -> str:
+        if not tools:  # no tools: servers pass none, and the template writes no section
+            return ""
+        lines = "".join(tojson(openai_tool(tool)) + "\n" for tool in tools)
+        return _TOOLS_HEAD + lines + _TOOLS_TAIL
+
+    def render_calls(self, calls: Sequence[ToolCall], content: str = "") -> str:
+        if not calls:
+            return content
+        return f"{content}{OPEN}\n{''.join(map(_line, calls))}{CLOSE}"
+
+    def render_result(self, call: ToolCall, result: str) -> str:
+        return f"{TOOL_RESULT}\ntool result: {result}\n\n{END}"

@@ -16,6 +16,8 @@ its JSON; the next call has its own ``[TOOL_CALLS]``. Magistral reasons in ``[TH
 from __future__ import annotations
 
 import functools
+import re
+from collections.abc import Sequence
 from typing import Any, cast
 
 import regex  # type: ignore[import-untyped]  # partial matches: could this still be a header?
@@ -24,14 +26,21 @@ from lark.exceptions import LarkError
 
 from .._engine import WS, Engine, Reader, ReaderFactory, Status
 from .._grammar import load_grammar
+from .._models import Tool, ToolCall
 from ._base import Format, ReasoningReader
 from ._jsoncall import Header, JsonCall, JsonCallReader
+from ._result_region import region_openers
+from ._template_json import openai_tool, tojson
 
 __all__ = ["Mistral", "parse_header"]
 
 TOOL_CALLS = "[TOOL_CALLS]"
 ARGS = "[ARGS]"
 CALL_ID = "[CALL_ID]"
+AVAILABLE_TOOLS, AVAILABLE_TOOLS_END = "[AVAILABLE_TOOLS]", "[/AVAILABLE_TOOLS]"
+TOOL_RESULTS, TOOL_CONTENT, TOOL_RESULTS_END = "[TOOL_RESULTS]", "[TOOL_CONTENT]", "[/TOOL_RESULTS]"
+# Mistral's own call ids: nine letters or digits (its templates refuse any other).
+_MISTRAL_ID = re.compile(r"[A-Za-z0-9]{9}")
 
 _V11 = JsonCall(header_end=ARGS)
 _OBJECT = JsonCall(envelope=True)
@@ -255,7 +264,23 @@ class _ThinkingStart(ReasoningReader):
         return super().read(ctx, eof)
 
 
+def _mistral_id(call: ToolCall) -> str | None:
+    return call.id if _MISTRAL_ID.fullmatch(call.id) else None
+
+
+def _v11_call(call: ToolCall) -> str:
+    call_id = _mistral_id(call)
+    header = call.name if call_id is None else f"{call.name}{CALL_ID}{call_id}"
+    return f"{TOOL_CALLS}{header}{ARGS}{tojson(call.arguments)}"
+
+
 class Mistral(Format):
+    """Mistral. Rendering follows the v11+ templates: Mistral Small 3.2's
+    (fixtures/render/mistral/) when a call carries a Mistral id (nine letters or digits), which
+    it writes as ``[CALL_ID]`` and in front of the result; Devstral's form, without ids,
+    otherwise. Tools: ``[AVAILABLE_TOOLS]`` + OpenAI-shaped JSON. A ``[TOOL_RESULTS]`` block in
+    the text is a region of data, never calls."""
+
     name = "mistral"
     aliases = ("mistral_v11", "magistral", "ministral", "devstral", "mixtral")
     model_prefixes = (
@@ -275,7 +300,21 @@ class Mistral(Format):
         return _ThinkingStart()
 
     def call_openers(self) -> dict[str, ReaderFactory]:
-        return {
+        table: dict[str, ReaderFactory] = {
             TOOL_CALLS: _ToolCallsReader,
             "<think>": lambda ctx, opener: ReasoningReader(opener, "</think>"),
         }
+        return table | region_openers((TOOL_RESULTS,), (TOOL_RESULTS_END,), "tool_result_in_text")
+
+    def render_tools(self, tools: Sequence[Tool]) -> str:
+        if not tools:  # no tools: servers pass none, and the template writes no section
+            return ""
+        return f"{AVAILABLE_TOOLS}{tojson([openai_tool(t) for t in tools])}{AVAILABLE_TOOLS_END}"
+
+    def render_calls(self, calls: Sequence[ToolCall], content: str = "") -> str:
+        return content + "".join(map(_v11_call, calls))
+
+    def render_result(self, call: ToolCall, result: str) -> str:
+        call_id = _mistral_id(call)
+        head = TOOL_RESULTS if call_id is None else f"{TOOL_RESULTS}{call_id}{TOOL_CONTENT}"
+        return f"{head}{result}{TOOL_RESULTS_END}"

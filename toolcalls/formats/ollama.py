@@ -20,17 +20,27 @@ inside a markdown code fence is quoted, not called, unless the model's prefix is
 
 Unlike Ollama, text before a bare JSON call does not stop it from being a call, an invalid
 candidate is kept as content rather than dropped, and arguments stream as they arrive.
+
+Prompt rendering: each model brings its own Go template, so there is no one template to follow.
+Calls are written after the format's first prefix as its parser reads them; the tools block and
+results are Hermes/Qwen's (``<tools>``, ``<tool_response>``), where the default ``<tool_call>``
+prefix comes from, and a ``<tool_response>`` block in the text is data, never calls.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 from typing import ClassVar
 
 from .._engine import Engine, Reader, ReaderFactory, Status
+from .._models import Tool, ToolCall
 from ._base import CODE_FENCE, Format
 from ._jsonobjects import JsonCallsReader, JsonShape
+from ._results import result_block
+from ._template_json import tojson
+from .hermes import RESULT_END, RESULT_START, Hermes
 
 __all__ = ["Ollama", "template_prefix"]
 
@@ -109,8 +119,32 @@ class Ollama(Format):
         """The format for a model with this Go chat template (Ollama's ``TEMPLATE``)."""
         return cls.with_prefix(template_prefix(template))
 
+    def render_tools(self, tools: Sequence[Tool]) -> str:
+        """The Hermes/Qwen tools block, where the default ``<tool_call>`` prefix comes from."""
+        return Hermes().render_tools(tools)
+
+    def render_calls(self, calls: Sequence[ToolCall], content: str = "") -> str:
+        """After the model's prefix (the first one; none for a bare format), one JSON object per
+        call: each in its own tag pair for a tag prefix, else an array of them."""
+        if not calls:
+            return content
+        objects = [f'{{"name": {tojson(c.name)}, "arguments": {tojson(c.arguments)}}}'
+                   for c in calls]
+        prefix = self.prefixes[0] if self.prefixes else ""
+        closer = closer_for(prefix) if prefix else None
+        if closer is not None and CODE_FENCE not in closer:
+            return content + "\n".join(f"{prefix}{obj}{closer}" for obj in objects)
+        body = objects[0] if len(objects) == 1 else f"[{', '.join(objects)}]"
+        if closer is not None:  # a fenced prefix: the JSON on its own lines
+            return f"{content}{prefix}\n{body}\n{closer}"
+        return f"{content}{prefix}{body}"
+
+    def render_result(self, call: ToolCall, result: str) -> str:
+        return Hermes().render_result(call, result)
+
     def call_openers(self) -> dict[str, ReaderFactory]:
         table: dict[str, ReaderFactory] = {"{": _bare, "[": _bare}
+        table[RESULT_START] = result_block(RESULT_END)  # a result in history is data
         for prefix in self.prefixes:
             shape = JsonShape(prefix=True, arrays=True, sequence=True,
                               closer=closer_for(prefix), name_keys=NAME_KEYS)

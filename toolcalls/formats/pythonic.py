@@ -11,19 +11,27 @@ tools given, the first call of a bare list must name a declared tool, else the l
 list is emitted once it parses whole (its values are read by the grammar ``pythonic.lark``),
 one Start/ArgumentsDelta/End per call. A list cut off by the end of the text keeps its complete
 calls; the unfinished one becomes an incomplete call.
+
+Prompt rendering: Meta ships no pythonic template, so tools and results follow vLLM's pythonic
+template for Llama 3.2 (``fixtures/render/pythonic/``); calls are written as Python literals
+(`format_pythonic_call`), which that template does not do for strings. An ``ipython`` turn in
+the text (a result) is data, never calls.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._engine import WS, Engine, ReaderFactory, Status
 from .._json import canonical
+from .._models import Tool, ToolCall
 from ._base import Format
-from ._pythonic_body import PythonicSyntaxError, parse_pythonic_calls
+from ._llama_prompt import ipython_turn, result_openers, tools_json
+from ._pythonic_body import PythonicSyntaxError, format_pythonic_call, parse_pythonic_calls
 from ._pythonic_scan import CallScanner, is_name_start
+from ._template_json import tojson
 
 __all__ = ["Pythonic", "PythonicReader"]
 
@@ -165,7 +173,27 @@ def _wrapped_reader(ctx: Engine, opener: str) -> PythonicReader:
     return PythonicReader(opener, bare=True, closer=PYTHON_END)
 
 
+# The tools block of vLLM's pythonic template for Llama 3.2 (fixtures/render/pythonic/).
+TOOLS_INSTRUCTION = (
+    "You have access to the following functions. To call functions, please respond with a "
+    "python list of the calls. Respond in the format [func_name1(params_name1=params_value1, "
+    "params_name2=params_value2...), func_name2(params)] Do not use variables.\n\n"
+)
+
+
+def _python_call(call: ToolCall) -> str:
+    unnamed = [key for key in call.arguments if not key.isidentifier()]
+    if unnamed:  # a keyword argument needs an identifier
+        raise ValueError(f"argument names {unnamed!r} of {call.name!r} cannot be written")
+    return format_pythonic_call(call.name, call.arguments)
+
+
 class Pythonic(Format):
+    """Pythonic calls. Rendering follows vLLM's pythonic template for Llama 3.2 (Meta ships
+    none): tools as indented JSON in the system message, a result as an ``ipython`` turn
+    holding ``{"output": result}``. Calls are written as Python literals; the template's
+    ``"%s" | format(value)`` writes strings without quotes, which no parser reads."""
+
     name = "pythonic"
     aliases = ("llama4_pythonic", "python_list", "lfm2")
     model_prefixes = ("meta-llama/Llama-4", "LiquidAI/LFM2")
@@ -173,7 +201,20 @@ class Pythonic(Format):
     example = '[get_weather(city="Paris", unit="celsius")]'
 
     def call_openers(self) -> dict[str, ReaderFactory]:
-        return {"[": _list_reader, PYTHON_START: _wrapped_reader}
+        return {"[": _list_reader, PYTHON_START: _wrapped_reader} | result_openers()
+
+    def render_tools(self, tools: Sequence[Tool]) -> str:
+        if not tools:  # no tools: servers pass none, and the template writes no section
+            return ""
+        return tools_json(TOOLS_INSTRUCTION, tools)
+
+    def render_calls(self, calls: Sequence[ToolCall], content: str = "") -> str:
+        if not calls:
+            return content
+        return f"{content}[{', '.join(map(_python_call, calls))}]"
+
+    def render_result(self, call: ToolCall, result: str) -> str:
+        return ipython_turn(tojson({"output": result}))
 
     @classmethod
     def detect(cls, text: str) -> float:

@@ -10,11 +10,13 @@ one (Ollama-served models in prompt mode). The arguments are JSON read by the JS
 ``<name>``, ``</arguments>`` or ``</tool_call>`` inside an argument string are data. A
 ``<tool_call>`` counts only when ``<name>`` follows it, so prose that mentions the tag stays
 content. A call with no ``<arguments>`` (or empty ones) is a call without arguments.
+Tool results are written in ``<tool_response>`` blocks, read back as content (see `_results`).
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from typing import Any, cast
 
 import regex  # type: ignore[import-untyped]  # partial matches: could this still be a header?
@@ -23,8 +25,11 @@ from lark.exceptions import LarkError
 
 from .._engine import WS, Engine, ReaderFactory, Status
 from .._grammar import load_grammar
+from .._models import Tool, ToolCall
 from ._base import Format
 from ._jsoncall import Header, JsonCall, JsonCallReader
+from ._results import result_block, wrap_result
+from ._template_json import openai_tool, tojson
 
 __all__ = ["Xml", "parse_header"]
 
@@ -98,6 +103,25 @@ class XmlCallReader(JsonCallReader):
         return super()._body(ctx, eof)
 
 
+# -- prompt rendering: this format has no model template, so the prompt is the project's own,
+# laid out as Qwen's (tools as JSON lines in <tools>, results in <tool_response>).
+
+NAME, NAME_CLOSE = "<name>", "</name>"
+RESULT_START, RESULT_END = "<tool_response>", "</tool_response>"
+TOOLS_PREAMBLE = (
+    "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
+    "You are provided with function signatures within <tools></tools> XML tags:\n<tools>"
+)
+
+
+def _render_call(call: ToolCall) -> str:
+    header = f"\n{NAME}{call.name}{NAME_CLOSE}\n{ARGUMENTS}"
+    found = _HEADER.fullmatch(header)
+    if found is None or parse_header(header[: found.start(1)]) != Header(call.name):
+        raise ValueError(f"the tool name {call.name!r} cannot be written in {NAME} tags")
+    return f"{OPEN}{header}{tojson(call.arguments)}{ARGUMENTS_CLOSE}\n{CLOSE}"
+
+
 class Xml(Format):
     name = "xml"
     aliases = ("prompt_xml", "xml_json")
@@ -108,4 +132,25 @@ class Xml(Format):
     )
 
     def call_openers(self) -> dict[str, ReaderFactory]:
-        return {OPEN: lambda ctx, opener: XmlCallReader(opener)}
+        return {
+            OPEN: lambda ctx, opener: XmlCallReader(opener),
+            RESULT_START: result_block(RESULT_END),
+        }
+
+    def render_tools(self, tools: Sequence[Tool]) -> str:
+        if not tools:  # the template writes no tools section at all
+            return ""
+        listed = "".join("\n" + tojson(openai_tool(tool)) for tool in tools)
+        example = f'{OPEN}\n{NAME}function-name{NAME_CLOSE}\n{ARGUMENTS}{{"argument": "value"}}'
+        return (
+            f"{TOOLS_PREAMBLE}{listed}\n</tools>\n\nFor each function call, write the function "
+            f"name and its arguments as one JSON object within {OPEN}{CLOSE} XML tags:\n"
+            f"{example}{ARGUMENTS_CLOSE}\n{CLOSE}"
+        )
+
+    def render_calls(self, calls: Sequence[ToolCall], content: str = "") -> str:
+        written = [_render_call(call) for call in calls]
+        return "\n".join([content, *written] if content else written)
+
+    def render_result(self, call: ToolCall, result: str) -> str:
+        return wrap_result(f"{RESULT_START}\n", f"\n{RESULT_END}", result)

@@ -1,0 +1,236 @@
+"""Our parser against vLLM and SGLang on the same inputs, in one run: a table of ratios.
+
+    .venv/bin/python bench/compare.py                      # every format, both peers (~25 min)
+    .venv/bin/python bench/compare.py --formats hermes,kimi_k2 --repeats 3
+    .venv/bin/python bench/compare.py --no-peers           # our numbers only (fast)
+
+Per format it measures, exactly as ``../shared/peers/peer_bench.py`` measures the peers (which it
+runs, each peer in its own process under the peers venv, ``/tmp/peers/venv`` or
+``$PEERS_VENV``; build it with ``bash ../shared/peers/setup.sh``):
+
+- batch short / long: the 200 short and 20 long responses of peer_bench, a fresh parse each
+  (with the peers' tool set); responses per second;
+- streaming: one ~64 KB response in 4-character deltas (special tokens whole), fresh parser;
+- our scaling exponent b of streaming cost from 16 KB to 1 MB (t ~ size^b; 1 is linear).
+
+Times are medians over ``--repeats`` runs of process CPU time, for us and the peers alike: the
+machine is shared, and CPU time is what waiting for a core does not inflate (wall-clock ratios
+are in the ``--json`` output too). Ratios are ours / the faster peer (>1: we are faster).
+Every measured run is checked: the calls must equal the generated ones ("ok").
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import math
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import inputs  # noqa: E402
+
+import toolcalls  # noqa: E402
+from toolcalls._registry import get_format  # noqa: E402
+
+__all__ = ["main", "measure_ours", "measure_peer"]
+
+STREAM_DELTA = 4
+RATIO_SIZE = 65536
+SCALING_SIZES = (16384, 65536, 262144, 1048576)
+TARGETS = {"batch": 2.0, "stream": 3.0, "exponent": 1.1}
+
+
+def _timed(run: Callable[[], Any]) -> tuple[float, float, Any]:
+    gc.collect()
+    wall, cpu = time.perf_counter(), time.process_time()
+    out = run()
+    return time.perf_counter() - wall, time.process_time() - cpu, out
+
+
+def _medians(run: Callable[[], Any], repeats: int) -> dict[str, float]:
+    runs = [_timed(run)[:2] for _ in range(repeats)]
+    return {
+        "wall_s": statistics.median(w for w, _ in runs),
+        "cpu_s": statistics.median(c for _, c in runs),
+    }
+
+
+def _calls(result: toolcalls.ParseResult) -> list[tuple[str, dict[str, Any]]]:
+    return [(call.name, call.arguments) for call in result.calls]
+
+
+def measure_ours(fmt: str, repeats: int, scaling: bool = True) -> dict[str, Any]:
+    """Batch short/long, streaming at `RATIO_SIZE` and the scaling series, for one format."""
+    parser = get_format(fmt)
+    tools = toolcalls.to_tools(inputs.tool_defs())
+    out: dict[str, Any] = {"format": fmt}
+    for kind in ("short", "long"):
+        cases = inputs.batch_cases(fmt, kind)
+        ok = sum(_calls(parser.parse(text, tools=tools)) == calls for text, calls in cases)
+
+        def run_all(cases: list[Any] = cases) -> None:
+            for text, _ in cases:
+                parser.parse(text, tools=tools)
+
+        timing = _medians(run_all, repeats)
+        out[f"batch_{kind}"] = {
+            "n": len(cases), "ok": f"{ok}/{len(cases)}",
+            "resp_per_s": len(cases) / timing["wall_s"],
+            "resp_per_s_cpu": len(cases) / timing["cpu_s"],
+            "mb_per_s_cpu": sum(len(t.encode()) for t, _ in cases) / timing["cpu_s"] / 1e6,
+        }
+    sizes = SCALING_SIZES if scaling else (RATIO_SIZE,)
+    out["stream"] = [_measure_stream(parser, tools, fmt, size, repeats) for size in sizes]
+    if scaling:
+        first, last = out["stream"][0], out["stream"][-1]
+        out["exponent"] = math.log(last["cpu_s"] / first["cpu_s"]) / math.log(
+            last["size"] / first["size"]
+        )
+    return out
+
+
+def _measure_stream(
+    parser: Any, tools: list[Any], fmt: str, size: int, repeats: int
+) -> dict[str, Any]:
+    text, calls = inputs.sized_text(fmt, size)
+    deltas = inputs.split(fmt, text, STREAM_DELTA)
+
+    def run() -> list[tuple[str, dict[str, Any]]]:
+        stream = parser.stream(tools=tools)
+        for delta in deltas:
+            stream.feed(delta)
+        stream.close()
+        return _calls(stream.result())
+
+    ok = run() == calls
+    reps = repeats if size <= RATIO_SIZE else max(1, min(repeats, 3))
+    return {"size": len(text), "deltas": len(deltas), "ok": ok, **_medians(run, reps)}
+
+
+def measure_peer(peer: str, fmt: str, repeats: int, max_seconds: float) -> dict[str, Any]:
+    """Run peer_bench.py's worker for one peer (in the peers venv); its JSON result."""
+    peer_bench = inputs._peer_module("peer_bench")
+    options = argparse.Namespace(
+        repeats=repeats, delta=STREAM_DELTA, max_seconds=max_seconds, sizes=[4096, RATIO_SIZE]
+    )
+    return peer_bench.run_peer(peer, inputs.PEER_NAMES[fmt], options)  # type: ignore[no-any-return]
+
+
+# -- the table -----------------------------------------------------------------------------------
+
+
+def _peer_stream(result: dict[str, Any]) -> dict[str, Any] | None:
+    rows = [r for r in result.get("stream", []) if r.get("size", 0) > RATIO_SIZE // 2]
+    return rows[0] if rows and "cpu_s" in rows[0] else None
+
+
+def _best(peers: list[dict[str, Any]], value: Callable[[dict[str, Any]], float | None]) -> Any:
+    """(value, peer name) of the peer with the highest value, or None."""
+    scored = [(v, p["peer"]) for p in peers if "error" not in p and (v := value(p)) is not None]
+    return max(scored) if scored else None
+
+
+def row(ours: dict[str, Any], peers: list[dict[str, Any]]) -> dict[str, Any]:
+    """Ratios of one format: ours / the faster peer."""
+    out: dict[str, Any] = {"format": ours["format"]}
+    for kind in ("short", "long"):
+        mine = ours[f"batch_{kind}"]["resp_per_s_cpu"]
+        best = _best(peers, lambda p, k=kind: p[f"batch_{k}"]["resp_per_s_cpu"])
+        out[kind] = (mine, best, mine / best[0] if best else None)
+    stream = next(s for s in ours["stream"] if s["size"] > RATIO_SIZE // 2)
+
+    def peer_speed(p: dict[str, Any]) -> float | None:
+        found = _peer_stream(p)
+        return 1 / found["cpu_s"] if found else None
+
+    best = _best(peers, peer_speed)
+    skipped = [p["peer"] for p in peers if "error" not in p and _peer_stream(p) is None]
+    out["stream"] = (stream["cpu_s"], best, best and stream["cpu_s"] and (1 / best[0]) / stream["cpu_s"])
+    out["stream_skipped"] = skipped
+    out["exponent"] = ours.get("exponent")
+    ok_batch = all(ours[f"batch_{k}"]["ok"].split("/")[0] == ours[f"batch_{k}"]["ok"].split("/")[1]
+                   for k in ("short", "long"))
+    out["ok"] = ok_batch and all(s["ok"] for s in ours["stream"])
+    return out
+
+
+def _ratio(value: float | None, target: float) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.1f}×" + ("" if value >= target else " ✗")
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    lines = [
+        "| format | short: ours resp/s | faster peer | ratio | long: ours resp/s | faster peer "
+        "| ratio | 64 KB/4-char stream: ours ms | faster peer ms | ratio | b 16 KB→1 MB | ok |",
+        "|---|---:|---|---:|---:|---|---:|---:|---|---:|---:|---|",
+    ]
+    for r in rows:
+        cells = [r["format"]]
+        for kind in ("short", "long"):
+            mine, best, ratio = r[kind]
+            cells += [f"{mine:,.0f}" if kind == "short" else f"{mine:,.1f}",
+                      f"{best[0]:,.0f} ({best[1]})" if best else "no peer",
+                      _ratio(ratio, TARGETS["batch"])]
+        mine_s, best, ratio = r["stream"]
+        peer_ms = f"{1e3 / best[0]:,.0f} ({best[1]})" if best else "no peer"
+        if r["stream_skipped"] and best:
+            peer_ms += f"; {', '.join(r['stream_skipped'])} >30 s"
+        cells += [f"{mine_s * 1e3:,.1f}", peer_ms, _ratio(ratio, TARGETS["stream"])]
+        exponent = r["exponent"]
+        cells.append("—" if exponent is None else f"{exponent:.2f}" + (
+            "" if exponent <= TARGETS["exponent"] else " ✗"))
+        cells.append("yes" if r["ok"] else "NO")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def machine() -> str:
+    import importlib.metadata as md
+
+    load = os.getloadavg()
+    versions = ", ".join(f"{p} {md.version(p)}" for p in ("toolcalls", "pydantic", "regex", "lark"))
+    return (f"{platform.platform()}; {os.cpu_count()} cores; Python {platform.python_version()}; "
+            f"{versions}; load average {load[0]:.1f}/{load[1]:.1f}/{load[2]:.1f}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--formats", default=",".join(inputs.OUR_FORMATS))
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--no-peers", action="store_true", help="measure our parser only")
+    ap.add_argument("--no-scaling", action="store_true", help="skip the 16 KB→1 MB series")
+    ap.add_argument("--max-seconds", type=float, default=30.0,
+                    help="skip a peer's 64 KB stream predicted to take longer than this")
+    ap.add_argument("--json", help="write all raw results here")
+    args = ap.parse_args(argv)
+    print(f"machine: {machine()}", flush=True)
+    rows, raw = [], []
+    for fmt in args.formats.split(","):
+        started = time.time()
+        ours = measure_ours(fmt, args.repeats, scaling=not args.no_scaling)
+        peers = []
+        if not args.no_peers and inputs.PEER_NAMES[fmt]:
+            peers = [measure_peer(p, fmt, args.repeats, args.max_seconds) for p in ("sglang", "vllm")]
+        rows.append(row(ours, peers))
+        raw.append({"ours": ours, "peers": peers})
+        print(f"  {fmt}: {time.time() - started:.0f} s", file=sys.stderr, flush=True)
+    print(f"load average at the end: {'/'.join(f'{x:.1f}' for x in os.getloadavg())}")
+    print(table(rows))
+    if args.json:
+        Path(args.json).write_text(json.dumps(raw, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

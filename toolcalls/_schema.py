@@ -1,0 +1,219 @@
+"""JSON Schema checks, with messages written for whoever has to fix the problem.
+
+Two readers: a developer whose tool definition has a broken ``parameters`` schema
+(`schema_problem`), and a model whose call does not fit the schema (`argument_problems`): the
+second kind of message goes back to the model so it can correct its call, so it names the
+argument, says what was expected in plain words and what was received.
+
+Validation is done by the `jsonschema` library: every draft, ``$ref``, formats kept as
+annotations (as providers do), and a stable error order.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from jsonschema import exceptions, validators
+
+__all__ = ["argument_problems", "python_type_names_fixed", "schema_problem"]
+
+_DEFAULT_VALIDATOR = validators.Draft202012Validator
+_TYPE_WORDS = {
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "true or false",
+    "array": "an array",
+    "object": "an object",
+    "null": "null",
+}
+
+
+# Hand-written tools often spell types the Python way (mlx-lm's own test tools use "str"); the
+# intent is unambiguous, and local servers accept them, so they are read as the JSON names.
+_PYTHON_TYPE_NAMES = {
+    "str": "string",
+    "int": "integer",
+    "float": "number",
+    "bool": "boolean",
+    "list": "array",
+    "dict": "object",
+}
+_NOT_SCHEMAS = frozenset({"enum", "const", "default", "examples", "required"})
+
+
+def python_type_names_fixed(schema: Any) -> Any:
+    """``schema`` with Python type names (``str``, ``int``...) replaced by JSON Schema ones.
+
+    Returns the very same object when there is nothing to replace.
+    """
+    if isinstance(schema, list):
+        fixed_items = [python_type_names_fixed(item) for item in schema]
+        changed = any(new is not old for new, old in zip(fixed_items, schema, strict=True))
+        return fixed_items if changed else schema
+    if not isinstance(schema, dict):
+        return schema
+    fixed: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "type":
+            fixed[key] = _json_type_name(value)
+        elif key in _NOT_SCHEMAS:
+            fixed[key] = value
+        elif key == "properties" and isinstance(value, dict):
+            fixed[key] = _fixed_properties(value)
+        else:
+            fixed[key] = python_type_names_fixed(value)
+    changed = any(fixed[key] is not schema[key] for key in schema)
+    return fixed if changed else schema
+
+
+def _fixed_properties(properties: dict[str, Any]) -> dict[str, Any]:
+    """Property names are not schemas (a property may be called "type"): fix only the values."""
+    fixed = {name: python_type_names_fixed(sub) for name, sub in properties.items()}
+    changed = any(fixed[name] is not properties[name] for name in properties)
+    return fixed if changed else properties
+
+
+def _json_type_name(declared: Any) -> Any:
+    if isinstance(declared, str) and declared in _PYTHON_TYPE_NAMES:
+        return _PYTHON_TYPE_NAMES[declared]
+    if isinstance(declared, list) and any(name in _PYTHON_TYPE_NAMES for name in declared):
+        return [_PYTHON_TYPE_NAMES.get(name, name) for name in declared]
+    return declared
+
+
+def schema_problem(schema: Mapping[str, Any]) -> str | None:
+    """What is wrong with ``schema`` as the parameters of a tool, or None when it is fine."""
+    return _cached_schema_problem(_canonical(schema))
+
+
+@functools.lru_cache(maxsize=2048)
+def _cached_schema_problem(schema_json: str) -> str | None:
+    schema = json.loads(schema_json)
+    uppercase = sorted(_uppercase_types(schema))
+    if uppercase:
+        return (
+            f"parameters uses Gemini/OpenAPI uppercase types ({', '.join(uppercase)}); JSON "
+            "Schema types are lowercase: import Gemini declarations with from_gemini(), which "
+            "converts them"
+        )
+    validator_class = validators.validator_for(schema, default=_DEFAULT_VALIDATOR)
+    try:
+        validator_class.check_schema(schema)
+    except exceptions.SchemaError as error:
+        where = _pointer(error.path) or "the top level"
+        message = error.message
+        if error.path and error.path[-1] == "type":
+            message = (
+                f"{error.instance!r} is not a JSON Schema type; use one of "
+                + ", ".join(_TYPE_WORDS)
+            )
+        return f"parameters is not a valid JSON Schema: {message} (at {where})"
+    declared = schema.get("type")
+    if declared is not None and "object" not in _as_list(declared):
+        return (
+            f"parameters must describe a JSON object of named arguments (type 'object'), "
+            f"not type {declared!r}: wrap the value in an object property"
+        )
+    return None
+
+
+def argument_problems(schema: Mapping[str, Any], arguments: Any) -> list[str]:
+    """Every way ``arguments`` fails ``schema``, as sentences a model can act on; [] if valid."""
+    validator_class = validators.validator_for(schema, default=_DEFAULT_VALIDATOR)
+    validator = validator_class(schema)
+    errors = sorted(validator.iter_errors(arguments), key=lambda e: (list(e.path), e.validator))
+    return [_explain(error) for error in errors]
+
+
+def _explain(error: exceptions.ValidationError) -> str:
+    keyword = str(error.validator)
+    where = _argument_name(error.path)
+    value = error.validator_value
+    if keyword == "required":
+        return f"missing required argument {_missing_property(error)!r}{_in(where)}"
+    if keyword == "additionalProperties" and isinstance(error.instance, Mapping):
+        owner = error.schema if isinstance(error.schema, Mapping) else {}
+        known = sorted((owner.get("properties") or {}).keys())
+        extra = sorted(set(error.instance) - set(known))
+        listed = ", ".join(repr(name) for name in extra)
+        allowed = ", ".join(known) or "none"
+        return f"unknown argument {listed}{_in(where)}; the allowed arguments are: {allowed}"
+    subject = f"argument {where!r}" if where else "the arguments"
+    got = _describe(error.instance)
+    if keyword == "type":
+        wanted = " or ".join(_TYPE_WORDS.get(t, t) for t in _as_list(value))
+        return f"{subject} must be {wanted}, got {got}"
+    if keyword == "enum":
+        options = ", ".join(json.dumps(v, ensure_ascii=False) for v in _as_list(value))
+        return f"{subject} must be one of {options}; got {got}"
+    if keyword == "const":
+        return f"{subject} must be exactly {json.dumps(value, ensure_ascii=False)}; got {got}"
+    if keyword in ("anyOf", "oneOf"):
+        best = exceptions.best_match(error.context or [])
+        detail = f" ({best.message})" if best is not None else ""
+        return f"{subject} does not match any of the accepted forms{detail}; got {got}"
+    return f"{subject}: {error.message}"
+
+
+def _missing_property(error: exceptions.ValidationError) -> str:
+    instance = error.instance if isinstance(error.instance, Mapping) else {}
+    for name in _as_list(error.validator_value):
+        if name not in instance:
+            return str(name)
+    return str(error.message)
+
+
+def _argument_name(path: Iterable[Any]) -> str:
+    """``items[2].name``-style address of a value inside the arguments object."""
+    name = ""
+    for part in path:
+        name += f"[{part}]" if isinstance(part, int) else (f".{part}" if name else str(part))
+    return name
+
+
+def _pointer(path: Iterable[Any]) -> str:
+    return "/".join(str(part) for part in path)
+
+
+def _in(where: str) -> str:
+    return f" in {where!r}" if where else ""
+
+
+def _describe(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    shown = text if len(text) <= 60 else text[:57] + "..."
+    kind = next((word for name, word in _TYPE_WORDS.items() if _is_type(value, name)), "a value")
+    return f"{shown} ({kind})"
+
+
+def _is_type(value: Any, name: str) -> bool:
+    return bool(_DEFAULT_VALIDATOR.TYPE_CHECKER.is_type(value, name))
+
+
+def _as_list(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, list | tuple) else [value]
+
+
+def _uppercase_types(schema: Any) -> set[str]:
+    """Type names like ``OBJECT`` anywhere in the schema (the Gemini/OpenAPI spelling)."""
+    found: set[str] = set()
+    if isinstance(schema, Mapping):
+        declared = schema.get("type")
+        for name in _as_list(declared):
+            if isinstance(name, str) and name.isupper() and name.lower() in _TYPE_WORDS:
+                found.add(name)
+        for key, child in schema.items():
+            if key not in ("enum", "const", "default", "examples"):
+                found |= _uppercase_types(child)
+    elif isinstance(schema, list):
+        for child in schema:
+            found |= _uppercase_types(child)
+    return found
+
+
+def _canonical(schema: Mapping[str, Any]) -> str:
+    return json.dumps(schema, sort_keys=True, ensure_ascii=False, default=repr)
