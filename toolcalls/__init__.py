@@ -9,10 +9,13 @@
 
 from __future__ import annotations
 
+import importlib
+
 from ._api import parse as parse
 from ._api import stream as stream
 from ._api import to_tools as to_tools
 from ._engine import Engine as StreamParser
+from ._errors import EncodingError as EncodingError
 from ._errors import IncompleteToolCallError as IncompleteToolCallError
 from ._errors import InvalidArgumentsError as InvalidArgumentsError
 from ._errors import ParseError as ParseError
@@ -36,18 +39,49 @@ from ._registry import detect as detect
 from ._registry import get_format as get_format
 from ._registry import list_formats as list_formats
 
+# The adapt half (tokenizers, schema validation) loads on first use: `import toolcalls` stays light.
+_LAZY: dict[str, str] = {
+    "native_call_message": "_native",
+    "native_result_message": "_native",
+    "native_result_messages": "_native",
+    "render_native": "_native",
+    "tools_from_native": "_native",
+    "TiktokenCounter": "_tokens",
+    "TokenCounter": "_tokens",
+    "count_anthropic_tools": "_tokens",
+    "count_openai_tools": "_tokens",
+    "count_tokens": "_tokens",
+    "get_encoding": "_tokens",
+    "openai_tools_text": "_tokens",
+    "InvalidArgs": "_tools",
+    "NotFound": "_tools",
+    "check_call": "_tools",
+    "from_anthropic": "_tools",
+    "from_function": "_tools",
+    "from_gemini": "_tools",
+    "from_mcp": "_tools",
+    "from_openai": "_tools",
+    "import_tools": "_tools",
+    "validate_arguments": "_tools",
+}
+
 __all__ = [
     "ArgumentsDelta",
+    "EncodingError",
     "Event",
     "IncompleteCall",
     "IncompleteToolCallError",
+    "InvalidArgs",
     "InvalidArgumentsError",
+    "NotFound",
     "ParseError",
     "ParseIssue",
     "ParseResult",
     "ReasoningDelta",
     "StreamParser",
     "TextDelta",
+    "TiktokenCounter",
+    "TokenCounter",
     "Tool",
     "ToolCall",
     "ToolCallEnd",
@@ -57,15 +91,43 @@ __all__ = [
     "ToolDefinitionError",
     "UnknownFormatError",
     "UnknownToolError",
+    "check_call",
+    "count_anthropic_tools",
+    "count_openai_tools",
+    "count_tokens",
     "detect",
+    "from_anthropic",
+    "from_function",
+    "from_gemini",
+    "from_mcp",
+    "from_openai",
+    "get_encoding",
     "get_format",
+    "import_tools",
     "list_formats",
+    "native_call_message",
+    "native_result_message",
+    "native_result_messages",
+    "openai_tools_text",
     "parse",
+    "render_native",
     "stream",
     "to_tools",
+    "tools_from_native",
+    "validate_arguments",
 ]
 
-for _name in __all__:
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'toolcalls' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"toolcalls.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+for _name in (n for n in __all__ if n not in _LAZY):
     _obj = globals()[_name]
     if getattr(_obj, "__module__", "").startswith("toolcalls."):
         try:
