@@ -36,8 +36,8 @@ def test_every_identifier_style_splits_into_the_same_words(identifier: str) -> N
 
 
 def test_acronyms_plurals_and_function_words() -> None:
-    assert identifier_tokens("parseHTTPResponses") == ["parsehttpresponse", "parse", "http",
-                                                       "response"]
+    assert identifier_tokens("parseHTTPResponses") == [
+        "parsehttpresponse", "parse", "http", "response"]
     assert identifier_tokens("list the entries of a directory") == ["list", "entry", "directory"]
     assert identifier_tokens("status class access") == ["status", "class", "access"]
 
@@ -68,7 +68,9 @@ def test_a_tool_named_in_the_query_comes_first_whatever_its_score(github: ToolIn
     assert github.search("GET_ME")[0].name == "get_me"
 
 
-@pytest.mark.parametrize("query", ["hello world", "can you do this for me", "xyzzy", "", "   ", "github"])
+@pytest.mark.parametrize(
+    "query", ["hello world", "can you do this for me", "xyzzy", "", "   ", "github"]
+)
 def test_a_weak_query_returns_nothing(github: ToolIndex, query: str) -> None:
     assert github.search(query) == []
 

@@ -187,7 +187,9 @@ class Plan:
     """False when no mode fits the budget: the plan is then the cheapest eligible mode."""
     pinned: tuple[str, ...] = ()
     max_active: int | None = None
+    """Lazy mode: the session's activation ceiling (see `ModeCost.max_active`)."""
     costs: Mapping[Mode, ModeCost] = field(default_factory=dict)
+    """Every mode's cost, the chosen one included."""
 
     @property
     def saving(self) -> float:
@@ -240,8 +242,10 @@ def _lazy_cost(
     within_full = _largest_ceiling(start, largest, cost, full)
     within_budget = within_full if budget is None else _largest_ceiling(
         start, largest, cost, min(full, budget))
-    fits = start_tokens <= (full if budget is None else budget) and within_budget >= needed
-    ceiling = within_budget if fits else within_full
+    fits = budget is None or (start_tokens <= budget and within_budget >= needed)
+    # Not fitting, lazy may still be the cheapest mode: then load as few tools as it takes to
+    # stay nearest the budget.
+    ceiling = within_budget if fits or budget is None else max(within_budget, 1)
     return ModeCost("lazy", start_tokens, tuple(start),
                     eligible=start_tokens < full and within_full >= needed, fits=fits,
                     max_active=ceiling, ceiling_tokens=cost([*start, *largest[:ceiling]]))

@@ -120,7 +120,7 @@ def budget_table(report: BudgetReport, title: str) -> str:
 
 def budget_svg(report: BudgetReport, title: str) -> str:
     """A bar chart of the modes (lazy at start and at its ceiling), the chosen one dark."""
-    bars = [(mode, report.tokens[mode]) for mode in MODES]
+    bars: list[tuple[str, int]] = [(mode, report.tokens[mode]) for mode in MODES]
     if report.lazy_ceiling_tokens is not None:
         bars.append((f"lazy, {report.lazy_max_active} loaded", report.lazy_ceiling_tokens))
     width, height, left, top, bar_height, gap = 560, 60 + 44 * len(bars), 130, 44, 28, 16

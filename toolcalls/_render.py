@@ -25,8 +25,15 @@ from ._session import DEFAULT_MAX_ACTIVE
 from ._tokens import DEFAULT_ENCODING, TokenCounter, count_tokens
 from ._tools import import_tools
 
-__all__ = ["BudgetReport", "Rendering", "budget_report", "native_payload", "render", "render_tools_for",
-           "tools_cost"]
+__all__ = [
+    "BudgetReport",
+    "Rendering",
+    "budget_report",
+    "native_payload",
+    "render",
+    "render_tools_for",
+    "tools_cost",
+]
 
 
 @dataclass(frozen=True)

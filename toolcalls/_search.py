@@ -1,4 +1,4 @@
-"""Search a tool catalog: BM25 over identifier-aware tokens, exact names first, weak matches dropped.
+"""Search a tool catalog: identifier-aware BM25, exact names first, weak matches dropped.
 
 This is the ranking behind lazy mode's ``tool_search(query)``. Tool names are identifiers, so
 the tokenizer splits them the way a person reads them: ``get_issue_comments``,
@@ -26,10 +26,10 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-import regex
+import regex  # type: ignore[import-untyped]  # \p{Lu}: case classes beyond ASCII
 
 from ._models import Tool
 
@@ -149,7 +149,7 @@ class ToolIndex:
         return hits[: max(limit, 0)]
 
     def exact_names(self, query: str) -> list[str]:
-        """Tools named (or aliased) in the query as whole words, case-insensitive, in query order."""
+        """Tools named (or aliased) in the query as whole words, in query order."""
         found = (self._by_lower_name.get(word.lower()) for word in re.split(r"[\s,;]+", query))
         return list(dict.fromkeys(name for name in found if name is not None))
 

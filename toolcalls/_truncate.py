@@ -1,4 +1,4 @@
-"""Tool results cut to a character or token cap: head and tail kept, the cut marked, JSON kept valid.
+"""Tool results cut to a character or token cap: head and tail kept, cut marked, JSON valid.
 
 A tool can return far more than a model should read (a log, a file, a page of search results).
 `truncate_result` keeps the start and the end, where the useful parts of such output usually
