@@ -81,7 +81,8 @@ def show_budget() -> None:
     from toolcalls._tokens import count_openai_tools
 
     tools = load_tool_file(str(TOOLSET))
-    print(f"\n── token budget: {TOOLSET.name} (the GitHub MCP server, all toolsets), OpenAI")
+    print(f"\n── token budget: {TOOLSET.name} (the GitHub MCP server, all toolsets), "
+          f"OpenAI tokens, budget {BUDGET:,}")
     report = budget_report(tools, "o200k_base", BUDGET)
     for line in budget_table(report, TOOLSET.name).splitlines()[1:]:
         print(f"   {line}")
