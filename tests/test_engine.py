@@ -1,0 +1,104 @@
+"""The engine's text handling: long streams, the held-back tail, the opener search.
+
+The golden and property texts are a few hundred characters; the buffer only drops consumed text
+once thousands of characters have gone by, so long texts are checked here.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from helpers import assert_events_consistent, assert_lossless, random_chunks, stream_chunks
+from hypothesis import given
+from hypothesis import strategies as st
+
+import toolcalls
+from toolcalls._engine import Openers, holdback
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FORMATS = toolcalls.list_formats()
+
+
+def _long_text(fmt: str) -> str:
+    """The format's golden responses, repeated between stretches of prose: > 12,000 chars.
+
+    Unclosed calls among them hold back all the text after them, across many feeds."""
+    responses = [p.read_text() for p in sorted((FIXTURES / fmt).glob("*.txt"))]
+    prose = "Here is some prose that mentions nothing special. " * 20
+    text = ""
+    while len(text) < 12_000:
+        text += "\n\n".join([prose, *responses, prose])
+    return text
+
+
+# A header-only bug found by this test, not a buffer one: in one piece, "<tool_call>\nUse
+# <tool_call>x" reads a call "Use" (the header ends at the next "<"); streamed, "\nU" after the
+# opener already fails `header_chars` and the opener is rejected as content (see the report).
+GLM45_HEADER_BUG = pytest.mark.xfail(strict=True, reason="glm45 call header: batch != stream")
+
+
+@pytest.mark.parametrize(
+    "fmt", [pytest.param(f, marks=GLM45_HEADER_BUG) if f == "glm45" else f for f in FORMATS]
+)
+def test_long_streams_in_small_deltas_give_the_batch_result(fmt: str) -> None:
+    text = _long_text(fmt)
+    batch = toolcalls.parse(text, fmt)
+    assert_lossless(text, batch)
+    for chunks in ([text[i : i + 7] for i in range(0, len(text), 7)], random_chunks(text, 3)):
+        events, streamed = stream_chunks(fmt, chunks)
+        assert streamed == batch
+        assert_events_consistent(events, streamed)
+
+
+def _tail_by_definition(buf: str, start: int, prefixes: frozenset[str], longest: int) -> int:
+    """The longest tail of ``buf[start:]`` (at most `longest` chars) that is in `prefixes`."""
+    for size in range(min(longest, len(buf) - start), 0, -1):
+        if buf[len(buf) - size :] in prefixes:
+            return len(buf) - size
+    return len(buf)
+
+
+MARKERS = ["</parameter>", "<tool_call>", "```", "<｜tool▁call▁end｜>", "\n</x>", "[TOOL_CALLS]"]
+pieces = st.sampled_from(["a", "<", "/", "`", "\n", "</par", "<｜tool", "[TOOL", "x>", " "])
+
+
+@given(st.lists(st.sampled_from(MARKERS), max_size=3), st.lists(pieces, max_size=10),
+       st.integers(0, 40))
+def test_holdback_keeps_exactly_the_tail_that_may_begin_a_marker(
+    markers: list[str], parts: list[str], start: int
+) -> None:
+    buf = "".join(parts)
+    start = min(start, len(buf))
+    prefixes = frozenset(m[:size] for m in markers for size in range(1, len(m)))
+    longest = max((len(m) for m in markers), default=1)
+    expected = _tail_by_definition(buf, start, prefixes, longest)
+    assert holdback(buf, start, prefixes, longest) == expected
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_opener_search_finds_what_the_opener_regex_finds(fmt: str) -> None:
+    openers: Openers = toolcalls.get_format(fmt).compiled_openers()
+    markers = sorted(openers.factories)
+
+    @given(st.lists(st.one_of(st.sampled_from(markers), st.text(max_size=6)), max_size=8),
+           st.integers(0, 80))
+    def check(parts: list[str], pos: int) -> None:
+        buf = "".join(parts)
+        pos = min(pos, len(buf))
+        found, expected = openers.search(buf, pos), openers.pattern.search(buf, pos)
+        assert (found and found.span()) == (expected and expected.span())
+
+    check()
+
+
+def test_a_reader_holding_a_long_block_across_many_feeds_keeps_every_offset() -> None:
+    """A pythonic list is held whole until it parses: 20,000 chars arrive while it is open."""
+    long_value = "x" * 20_000
+    text = "Intro. " * 800 + f'[write_file(path="a.txt", content="{long_value}")] Done. ' * 2
+    batch = toolcalls.parse(text, "pythonic")
+    assert [call.arguments["content"] for call in batch.calls] == [long_value, long_value]
+    events, streamed = stream_chunks("pythonic", re.findall(r".{1,5}", text, re.S))
+    assert streamed == batch
+    assert_events_consistent(events, streamed)
