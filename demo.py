@@ -75,24 +75,19 @@ BUDGET = 5000  # tokens the tool definitions may take at session start
 
 
 def show_budget() -> None:
-    # Private imports until these names are exported from toolcalls (see the issue 4 notes).
-    from toolcalls._cli_budget import budget_table, load_tool_file
-    from toolcalls._render import budget_report, render, render_tools_for
-    from toolcalls._tokens import count_openai_tools
-
-    tools = load_tool_file(str(TOOLSET))
+    tools = toolcalls.import_tools(json.loads(TOOLSET.read_text(encoding="utf-8")))
     print(f"\n── token budget: {TOOLSET.name} (the GitHub MCP server, all toolsets), "
           f"OpenAI tokens, budget {BUDGET:,}")
-    report = budget_report(tools, "o200k_base", BUDGET)
-    for line in budget_table(report, TOOLSET.name).splitlines()[1:]:
+    report = toolcalls.budget_report(tools, "o200k_base", BUDGET)
+    for line in report.table(TOOLSET.name).splitlines()[1:]:
         print(f"   {line}")
-    session = render(tools, "openai", budget=BUDGET).plan.session(tools)
+    session = toolcalls.render(tools, "openai", budget=BUDGET).plan.session(tools)
     query = "merge a pull request"
     found = [hit["name"] for hit in session.tool_search(query=query)["tools"]]
     print(f"   tool_search(query={query!r}) → {', '.join(found[:4])}, … ({len(found)} tools)")
     session.tool_search(name=found[0])
-    payload = render_tools_for(session.request_tools(), "openai")
-    tokens = count_openai_tools(session.request_tools())
+    payload = toolcalls.render_native(session.request_tools(), "openai")
+    tokens = toolcalls.count_openai_tools(session.request_tools())
     print(f"   tool_search(name={found[0]!r}) loads it: the next request sends "
           f"{len(payload['tools'])} tools, {tokens:,} tokens")
 

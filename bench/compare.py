@@ -285,7 +285,11 @@ def main(argv: list[str] | None = None) -> int:
                      for p in PEERS]
         rows.append(row(ours, peers))
         raw.append({"ours": ours, "peers": peers})
-        print(f"  {fmt}: {time.time() - started:.0f} s", file=sys.stderr, flush=True)
+        # Each row as soon as it is measured (a full run takes ~40 min; a crash keeps the rest).
+        print(f"  {fmt}: {time.time() - started:.0f} s  " + table(rows[-1:]).splitlines()[-1],
+              file=sys.stderr, flush=True)
+        if args.json:
+            Path(args.json).write_text(json.dumps(raw, indent=1))
     print(f"load average at the end: {'/'.join(f'{x:.1f}' for x in os.getloadavg())}")
     print(table(rows))
     for entry in raw:

@@ -33,15 +33,7 @@ def _long_text(fmt: str) -> str:
     return text
 
 
-# A header-only bug found by this test, not a buffer one: in one piece, "<tool_call>\nUse
-# <tool_call>x" reads a call "Use" (the header ends at the next "<"); streamed, "\nU" after the
-# opener already fails `header_chars` and the opener is rejected as content (see the report).
-GLM45_HEADER_BUG = pytest.mark.xfail(strict=True, reason="glm45 call header: batch != stream")
-
-
-@pytest.mark.parametrize(
-    "fmt", [pytest.param(f, marks=GLM45_HEADER_BUG) if f == "glm45" else f for f in FORMATS]
-)
+@pytest.mark.parametrize("fmt", FORMATS)
 def test_long_streams_in_small_deltas_give_the_batch_result(fmt: str) -> None:
     text = _long_text(fmt)
     batch = toolcalls.parse(text, fmt)

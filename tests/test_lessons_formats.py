@@ -79,6 +79,28 @@ def test_03_an_integer_streams_as_an_integer() -> None:
     assert "".join(e.fragment for e in events if isinstance(e, ArgumentsDelta)) == '{"n": 123}'
 
 
+@pytest.mark.parametrize(
+    ("fmt", "text", "content", "names"),
+    [
+        # An opener cut off at the end of one reply, then prose that mentions the tag.
+        ("glm45", "Calling: <tool_call>\n\nUse <tool_call> tags.\nThen <tool_call>get_time\n"
+         "</tool_call>", "Calling: <tool_call>\n\nUse <tool_call> tags.\nThen", ["get_time"]),
+        ("glm47", "<tool_call>\nget_time</tool_call>", "<tool_call>\nget_time</tool_call>", []),
+        # Blanks after the name are read (GLM-4.5-Air, ik_llama.cpp discussion #753).
+        ("glm45", "<tool_call>ls <arg_key>dirPath</arg_key> <arg_value>backend</arg_value> "
+         "</tool_call>", "", ["ls"]),
+        ("glm45", "<tool_call>f\n<arg_key>city\n</arg_key>\n<arg_value>x</arg_value>\n</tool_call>",
+         "", ["f"]),
+    ],
+)  # fmt: skip
+def test_03_a_glm_call_name_stands_on_the_openers_line(
+    fmt: str, text: str, content: str, names: list[str]
+) -> None:
+    result = checked(fmt, text)
+    assert result.content == content
+    assert [call.name for call in result.calls] == names
+
+
 # -- 9, 10, 19: arguments stream while they arrive, never a prefix to rewrite ------------------
 
 LONG = "line of code\n" * 200

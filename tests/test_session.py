@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import toolcalls
-from toolcalls import Tool, ToolCall, to_tools
+from toolcalls import Tool, ToolCall, ToolNotFoundError, to_tools
 from toolcalls._session import (
     DEFAULT_MAX_ACTIVE,
     INDEX_LINE_CHARS,
@@ -123,8 +123,8 @@ def test_bad_arguments_are_refused() -> None:
         Session(GITHUB, pinned=["no_such"])
     with pytest.raises(ValueError, match="max_active"):
         Session(GITHUB, max_active=0)
-    with pytest.raises(LookupError):
-        Session(GITHUB).activate("no_such")
+    with pytest.raises(ToolNotFoundError, match="did you mean 'merge_pull_request'"):
+        Session(GITHUB).activate("merge_pull_requests")
     assert Session(GITHUB).max_active == DEFAULT_MAX_ACTIVE
 
 

@@ -10,17 +10,18 @@
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
 from ._api import parse as parse
 from ._api import stream as stream
 from ._api import to_tools as to_tools
-from ._engine import Engine as StreamParser
 from ._errors import EncodingError as EncodingError
 from ._errors import IncompleteToolCallError as IncompleteToolCallError
 from ._errors import InvalidArgumentsError as InvalidArgumentsError
 from ._errors import ParseError as ParseError
 from ._errors import ToolCallsError as ToolCallsError
 from ._errors import ToolDefinitionError as ToolDefinitionError
+from ._errors import ToolNotFoundError as ToolNotFoundError
 from ._errors import UnknownFormatError as UnknownFormatError
 from ._errors import UnknownToolError as UnknownToolError
 from ._events import ArgumentsDelta as ArgumentsDelta
@@ -30,14 +31,28 @@ from ._events import TextDelta as TextDelta
 from ._events import ToolCallEnd as ToolCallEnd
 from ._events import ToolCallFailed as ToolCallFailed
 from ._events import ToolCallStart as ToolCallStart
-from ._models import IncompleteCall as IncompleteCall
-from ._models import ParseIssue as ParseIssue
-from ._models import ParseResult as ParseResult
-from ._models import Tool as Tool
-from ._models import ToolCall as ToolCall
 from ._registry import detect as detect
 from ._registry import get_format as get_format
 from ._registry import list_formats as list_formats
+
+if TYPE_CHECKING:  # what type checkers see; at run time these load on first use (below)
+    from ._engine import Engine as StreamParser
+    from ._models import IncompleteCall as IncompleteCall
+    from ._models import ParseIssue as ParseIssue
+    from ._models import ParseResult as ParseResult
+    from ._models import Tool as Tool
+    from ._models import ToolCall as ToolCall
+
+# The models and the engine are built on pydantic, which alone costs ~150 ms to import (more
+# than the whole budget for `import toolcalls`): they load on first use, as `toolcalls.X`.
+_LAZY_CORE: dict[str, tuple[str, str]] = {
+    "IncompleteCall": ("_models", "IncompleteCall"),
+    "ParseIssue": ("_models", "ParseIssue"),
+    "ParseResult": ("_models", "ParseResult"),
+    "StreamParser": ("_engine", "Engine"),
+    "Tool": ("_models", "Tool"),
+    "ToolCall": ("_models", "ToolCall"),
+}
 
 # The adapt half (tokenizers, schema validation) loads on first use: `import toolcalls` stays light.
 _LAZY: dict[str, str] = {
@@ -74,6 +89,7 @@ _LAZY: dict[str, str] = {
     "from_mcp": "_tools",
     "from_openai": "_tools",
     "import_tools": "_tools",
+    "load_tools": "_tools",
     "validate_arguments": "_tools",
     "truncate_result": "_truncate",
 }
@@ -109,6 +125,7 @@ __all__ = [
     "ToolCallsError",
     "ToolDefinitionError",
     "ToolIndex",
+    "ToolNotFoundError",
     "UnknownFormatError",
     "UnknownToolError",
     "budget_report",
@@ -128,6 +145,7 @@ __all__ = [
     "get_format",
     "import_tools",
     "list_formats",
+    "load_tools",
     "native_call_message",
     "native_result_message",
     "native_result_messages",
@@ -145,18 +163,26 @@ __all__ = [
 
 
 def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
+    if name in _LAZY_CORE:
+        module, attribute = _LAZY_CORE[name]
+        value = getattr(importlib.import_module(f"toolcalls.{module}"), attribute)
+        _name_as_public(value)
+    elif name in _LAZY:
+        value = getattr(importlib.import_module(f"toolcalls.{_LAZY[name]}"), name)
+    else:
         raise AttributeError(f"module 'toolcalls' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"toolcalls.{module}"), name)
     globals()[name] = value
     return value
 
 
-for _name in (n for n in __all__ if n not in _LAZY):
-    _obj = globals()[_name]
-    if getattr(_obj, "__module__", "").startswith("toolcalls."):
+def _name_as_public(obj: object) -> None:
+    """Show a core object as ``toolcalls.X`` (its reprs, docs, pickles), not a private module."""
+    if getattr(obj, "__module__", "").startswith("toolcalls."):
         try:
-            _obj.__module__ = "toolcalls"
+            obj.__module__ = "toolcalls"
         except (AttributeError, TypeError):
             pass
+
+
+for _name in (n for n in __all__ if n not in _LAZY and n not in _LAZY_CORE):
+    _name_as_public(globals()[_name])

@@ -3,25 +3,27 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-from pydantic import ValidationError
-
-from ._engine import Engine
 from ._errors import ToolDefinitionError
-from ._models import ParseResult, Tool
 from ._registry import detect, get_format
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pydantic costs ~150 ms to import: it loads on the first parse, not here
+    from ._engine import Engine
+    from ._models import ParseResult, Tool
     from .formats._base import Format
 
 __all__ = ["parse", "stream", "to_tools"]
 
-ToolsLike = Iterable[Tool | Mapping[str, Any]] | None
+ToolsLike: TypeAlias = "Iterable[Tool | Mapping[str, Any]] | None"
 
 
 def to_tools(tools: ToolsLike) -> list[Tool]:
     """Tools from OpenAI, Anthropic, MCP or bare definitions (or `Tool` objects)."""
+    from pydantic import ValidationError
+
+    from ._models import Tool
+
     if tools is None:
         return []
     if isinstance(tools, Mapping):
@@ -56,14 +58,24 @@ def parse(
     Args:
         text: the model's output, special tokens included.
         format: a format name, alias or model id, ``"auto"`` to detect it, or a `Format`.
+            Where none is detected, the result's format is ``"none"``: no calls, the text
+            is content (reasoning aside).
         tools: the tools offered to the model; enables name checks and typed arguments.
         strict: raise a `ParseError` for malformed output instead of recording an issue.
         thinking: the prompt opened a reasoning block, so the text starts inside it.
     """
     if not isinstance(text, str):
         raise TypeError(f"parse() needs the response text as str, not {type(text).__name__}")
-    name = (detect(text) or "hermes") if format == "auto" else format
-    return get_format(name).parse(text, tools=to_tools(tools), strict=strict, thinking=thinking)
+    declared = to_tools(tools)
+    if format == "auto":
+        format = detect(text, declared) or _no_format()
+    return get_format(format).parse(text, tools=declared, strict=strict, thinking=thinking)
+
+
+def _no_format() -> Format:
+    from .formats._plain import NoFormat
+
+    return NoFormat()
 
 
 def stream(

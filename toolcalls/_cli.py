@@ -18,11 +18,12 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, cast
 
-from ._api import parse, stream, to_tools
+from ._api import parse, stream
 from ._cli_budget import add_commands as add_budget_commands
 from ._errors import ToolCallsError
 from ._models import Tool
 from ._registry import get_format, list_formats
+from ._tools import load_tools
 
 __all__ = ["main"]
 
@@ -55,15 +56,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _load_tools(path: str | None) -> list[Tool]:
-    if path is None:
-        return []
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as error:
-        raise _InputError(f"cannot read tools file {path!r}: {error.strerror}") from None
-    except ValueError as error:
-        raise _InputError(f"tools file {path!r} is not valid JSON: {error}") from None
-    return to_tools(data)
+    return [] if path is None else load_tools(path)
 
 
 class _InputError(ToolCallsError):

@@ -18,17 +18,16 @@ from typing import Any
 
 from ._budget import MIN_ACTIVE, MODES
 from ._errors import ToolCallsError
-from ._models import Tool
 from ._render import BudgetReport, budget_report, render
 from ._session import DEFAULT_MAX_ACTIVE
 from ._tokens import DEFAULT_ENCODING
-from ._tools import import_tools
+from ._tools import load_tools
 
-__all__ = ["add_commands", "budget_svg", "load_tool_file"]
+__all__ = ["add_commands", "budget_svg"]
 
 
-class ToolFileError(ToolCallsError):
-    """A tools file that cannot be read."""
+class _OptionError(ToolCallsError):
+    """A command-line option that cannot be used."""
 
 
 def add_commands(commands: Any) -> None:
@@ -57,21 +56,8 @@ def _common_options(parser: argparse.ArgumentParser) -> None:
                         help="most tools a lazy session keeps loaded")
 
 
-def load_tool_file(path: str) -> list[Tool]:
-    """Tools from a JSON file: a list, ``{"tools": [...]}``, or an MCP ``tools/list`` reply."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ToolFileError(f"cannot read tools file {path!r}: {error.strerror}") from None
-    except ValueError as error:
-        raise ToolFileError(f"tools file {path!r} is not valid JSON: {error}") from None
-    if isinstance(data, dict) and isinstance(data.get("result"), dict):
-        data = data["result"]  # a JSON-RPC response to tools/list
-    return import_tools(data)
-
-
 def _render_command(args: argparse.Namespace) -> int:
-    rendering = render(load_tool_file(args.tools), args.format, budget=args.budget,
+    rendering = render(load_tools(args.tools), args.format, budget=args.budget,
                        encoding=args.encoding, pinned=args.pin, max_active=args.max_active)
     content = rendering.content
     print(content if isinstance(content, str) else json.dumps(content, indent=2,
@@ -87,35 +73,17 @@ def _render_command(args: argparse.Namespace) -> int:
 
 
 def _budget_command(args: argparse.Namespace) -> int:
-    report = budget_report(load_tool_file(args.tools), args.encoding, args.budget,
+    report = budget_report(load_tools(args.tools), args.encoding, args.budget,
                            format=args.format, pinned=args.pin, max_active=args.max_active)
     if args.plot:
         if not args.plot.lower().endswith(".svg"):
-            raise ToolFileError(f"--plot writes SVG: name the file *.svg, not {args.plot!r}")
+            raise _OptionError(f"--plot writes SVG: name the file *.svg, not {args.plot!r}")
         Path(args.plot).write_text(budget_svg(report, Path(args.tools).name), encoding="utf-8")
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
     else:
-        print(budget_table(report, Path(args.tools).name))
+        print(report.table(Path(args.tools).name))
     return 0
-
-
-def budget_table(report: BudgetReport, title: str) -> str:
-    """The report as the plain-text table ``toolcalls budget`` prints."""
-    budget = "none" if report.budget is None else f"{report.budget:,}"
-    lines = [f"{title}: {report.tool_count} tools, {report.format} rendering, "
-             f"{report.encoding}, budget {budget}",
-             f"{'mode':<9}{'tokens':>9}{'saving':>9}"]
-    for mode in MODES:
-        saving = "—" if mode == "full" else f"{report.saving(mode):.0%}"
-        note = "" if report.eligible[mode] else "   (not eligible)"
-        if mode == "lazy" and report.lazy_ceiling_tokens is not None:
-            note = (f"   at session start; {report.lazy_ceiling_tokens:,} with "
-                    f"{report.lazy_max_active} tools loaded")
-        lines.append(f"{mode:<9}{report.tokens[mode]:>9,}{saving:>9}{note}")
-    fits = "" if report.fits else " — nothing fits the budget: the cheapest mode"
-    lines.append(f"chosen: {report.chosen} ({report.chosen_tokens:,} tokens){fits}")
-    return "\n".join(lines)
 
 
 def budget_svg(report: BudgetReport, title: str) -> str:

@@ -7,6 +7,7 @@
     ├── ToolDefinitionError (ValueError)    a tool list that cannot be read
     ├── EncodingError (ValueError)          a tokenizer that cannot be loaded: unknown name,
     │                                       or its shipped vocabulary file is missing or damaged
+    ├── ToolNotFoundError (LookupError)     a session asked for a tool its catalog lacks
     └── ParseError (ValueError)             strict mode: the model's output is malformed
         ├── IncompleteToolCallError         the text ended inside a call
         ├── InvalidArgumentsError           a call's arguments are not a JSON object
@@ -24,6 +25,7 @@ __all__ = [
     "ParseError",
     "ToolCallsError",
     "ToolDefinitionError",
+    "ToolNotFoundError",
     "UnknownFormatError",
     "UnknownToolError",
 ]
@@ -43,6 +45,11 @@ class ToolDefinitionError(ToolCallsError, ValueError):
 
 class EncodingError(ToolCallsError, ValueError):
     """A tokenizer encoding cannot be loaded: unknown name, or a missing or damaged file."""
+
+
+class ToolNotFoundError(ToolCallsError, LookupError):
+    """A session was asked for a tool that is not in its catalog (the message names the
+    closest ones)."""
 
 
 class ParseError(ToolCallsError, ValueError):

@@ -8,9 +8,10 @@ JSON that decodes to exactly the final ``call.arguments``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from ._models import IncompleteCall, ToolCall
+if TYPE_CHECKING:  # annotations only: the models (pydantic) load on first use, not at import
+    from ._models import IncompleteCall, ToolCall
 
 __all__ = [
     "ArgumentsDelta",

@@ -185,3 +185,9 @@ class ParseResult(BaseModel):
             }
             for call in self.calls
         ]
+
+
+# Shown as ``toolcalls.X`` (reprs, docs, pickles) however they are reached: `toolcalls` exports
+# them, but loads this module on first use, not at import (it needs pydantic).
+for _public in (IncompleteCall, ParseIssue, ParseResult, Tool, ToolCall):
+    _public.__module__ = "toolcalls"

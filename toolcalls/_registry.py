@@ -13,6 +13,10 @@ from typing import TYPE_CHECKING
 from ._errors import UnknownFormatError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ._api import ToolsLike
+    from ._models import ParseResult, Tool
     from .formats._base import Format
 
 __all__ = ["FORMATS", "detect", "get_format", "list_formats"]
@@ -100,20 +104,58 @@ def _unknown_message(key: str) -> str:
     )
 
 
-def detect(text: str) -> str | None:
-    """The name of the format `text` most likely uses, or None when no format matches.
+_PLAIN_TEXT_SIGNS = frozenset({'"name"', '"parameters"', '"arguments"', "```json"})
+"""Signatures that ordinary text has too (JSON keys, a Markdown fence): not markup."""
+_BARE_CALLS = ("llama3_json", "pythonic")
+"""Formats whose calls may stand with no markup at all (a JSON object, a Python call list)."""
+_NAMES_A_TOOL = 0.25
+"""The score of a bare-call format when the text names a declared tool (below any marker)."""
 
-    Markers shortlist the formats; several formats share some (``<tool_call>`` opens Hermes,
-    Qwen3-Coder, GLM and XML calls), so when more than one is on the list each parses the
-    text, and the one that reads the most calls with the fewest problems wins.
+
+def detect(text: str, tools: ToolsLike = None) -> str | None:
+    """The name of the format `text` most likely uses, or None when no format is seen.
+
+    Markup (``<tool_call>``, ``[TOOL_CALLS]``...) shortlists the formats. Signs that ordinary
+    text has too (a ``"name"`` key, a fenced JSON block, a bare call list, with `tools` the name
+    of a declared one) count only if the format reads a call in the text, and with `tools` a
+    bare call must name a declared tool. When several formats are left, each parses the text,
+    and the one that reads the most calls with the fewest problems wins.
     """
-    scores = {name: type(_load(name)).detect(text) for name in list_formats()}
-    shortlist = sorted((name for name in scores if scores[name] > 0), key=lambda n: -scores[n])
+    from ._api import to_tools  # _api imports this module
+
+    declared = to_tools(tools)
+    scores = _scores(text, declared)
+    results: dict[str, ParseResult] = {}
+
+    def parsed(name: str) -> ParseResult:
+        if name not in results:
+            results[name] = _load(name).parse(text, tools=declared)
+        return results[name]
+
+    shortlist = [
+        name
+        for name in sorted(scores, key=lambda n: -scores[n])
+        if _has_markup(name, text) or parsed(name).calls or parsed(name).incomplete
+    ]
     if len(shortlist) <= 1:
         return shortlist[0] if shortlist else None
 
     def fit(name: str) -> tuple[int, int, int, float]:
-        result = _load(name).parse(text)
+        result = parsed(name)
         return (len(result.calls), -len(result.incomplete), -len(result.issues), scores[name])
 
     return max(shortlist, key=fit)  # the first of equals: the higher marker score
+
+
+def _scores(text: str, tools: Sequence[Tool]) -> dict[str, float]:
+    """The formats with a sign in `text`, by how sure their markers make us."""
+    scores = {name: type(_load(name)).detect(text) for name in list_formats()}
+    if any(tool.name in text for tool in tools):
+        for name in _BARE_CALLS:
+            scores[name] = max(scores[name], _NAMES_A_TOOL)
+    return {name: score for name, score in scores.items() if score > 0}
+
+
+def _has_markup(name: str, text: str) -> bool:
+    signatures = type(_load(name)).signatures
+    return any(sign in text for sign in signatures if sign not in _PLAIN_TEXT_SIGNS)

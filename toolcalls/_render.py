@@ -132,6 +132,23 @@ class BudgetReport:
         """Fraction of the full cost that ``mode`` saves (negative: it costs more)."""
         return 1 - self.tokens[mode] / self.full_tokens if self.full_tokens else 0.0
 
+    def table(self, title: str) -> str:
+        """The report as the plain-text table ``toolcalls budget`` prints."""
+        budget = "none" if self.budget is None else f"{self.budget:,}"
+        lines = [f"{title}: {self.tool_count} tools, {self.format} rendering, "
+                 f"{self.encoding}, budget {budget}",
+                 f"{'mode':<9}{'tokens':>9}{'saving':>9}"]
+        for mode in MODES:
+            saving = "—" if mode == "full" else f"{self.saving(mode):.0%}"
+            note = "" if self.eligible[mode] else "   (not eligible)"
+            if mode == "lazy" and self.lazy_ceiling_tokens is not None:
+                note = (f"   at session start; {self.lazy_ceiling_tokens:,} with "
+                        f"{self.lazy_max_active} tools loaded")
+            lines.append(f"{mode:<9}{self.tokens[mode]:>9,}{saving:>9}{note}")
+        fits = "" if self.fits else " — nothing fits the budget: the cheapest mode"
+        lines.append(f"chosen: {self.chosen} ({self.chosen_tokens:,} tokens){fits}")
+        return "\n".join(lines)
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON of ``toolcalls budget --json``."""
         return {

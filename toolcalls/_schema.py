@@ -14,13 +14,14 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonschema import exceptions, validators
+if TYPE_CHECKING:
+    from jsonschema import exceptions
+    from jsonschema.protocols import Validator
 
 __all__ = ["argument_problems", "python_type_names_fixed", "schema_problem"]
 
-_DEFAULT_VALIDATOR = validators.Draft202012Validator
 _TYPE_WORDS = {
     "string": "a string",
     "integer": "an integer",
@@ -43,6 +44,17 @@ _PYTHON_TYPE_NAMES = {
     "dict": "object",
 }
 _NOT_SCHEMAS = frozenset({"enum", "const", "default", "examples", "required"})
+
+
+def _validator_for(schema: Mapping[str, Any]) -> type[Validator]:
+    """The validator class of the draft `schema` declares (2020-12 when it declares none).
+
+    jsonschema is imported here, on the first schema checked: importing it takes longer than
+    all of ``import toolcalls`` without it, and parsing needs no schema.
+    """
+    from jsonschema import validators
+
+    return validators.validator_for(schema, default=validators.Draft202012Validator)
 
 
 def python_type_names_fixed(schema: Any) -> Any:
@@ -100,10 +112,12 @@ def _cached_schema_problem(schema_json: str) -> str | None:
             "Schema types are lowercase: import Gemini declarations with from_gemini(), which "
             "converts them"
         )
-    validator_class = validators.validator_for(schema, default=_DEFAULT_VALIDATOR)
+    from jsonschema.exceptions import SchemaError
+
+    validator_class = _validator_for(schema)
     try:
         validator_class.check_schema(schema)
-    except exceptions.SchemaError as error:
+    except SchemaError as error:
         where = _pointer(error.path) or "the top level"
         message = error.message
         if error.path and error.path[-1] == "type":
@@ -123,8 +137,7 @@ def _cached_schema_problem(schema_json: str) -> str | None:
 
 def argument_problems(schema: Mapping[str, Any], arguments: Any) -> list[str]:
     """Every way ``arguments`` fails ``schema``, as sentences a model can act on; [] if valid."""
-    validator_class = validators.validator_for(schema, default=_DEFAULT_VALIDATOR)
-    validator = validator_class(schema)
+    validator = _validator_for(schema)(schema)
     errors = sorted(validator.iter_errors(arguments), key=lambda e: (list(e.path), e.validator))
     return [_explain(error) for error in errors]
 
@@ -153,7 +166,9 @@ def _explain(error: exceptions.ValidationError) -> str:
     if keyword == "const":
         return f"{subject} must be exactly {json.dumps(value, ensure_ascii=False)}; got {got}"
     if keyword in ("anyOf", "oneOf"):
-        best = exceptions.best_match(error.context or [])
+        from jsonschema.exceptions import best_match
+
+        best = best_match(error.context or [])
         detail = f" ({best.message})" if best is not None else ""
         return f"{subject} does not match any of the accepted forms{detail}; got {got}"
     return f"{subject}: {error.message}"
@@ -191,7 +206,9 @@ def _describe(value: Any) -> str:
 
 
 def _is_type(value: Any, name: str) -> bool:
-    return bool(_DEFAULT_VALIDATOR.TYPE_CHECKER.is_type(value, name))
+    from jsonschema.validators import Draft202012Validator
+
+    return bool(Draft202012Validator.TYPE_CHECKER.is_type(value, name))
 
 
 def _as_list(value: Any) -> list[Any]:

@@ -15,11 +15,13 @@ tool. `check_calls` flags calls to tools the model never loaded, or that were ev
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ._errors import ToolNotFoundError
 from ._models import ParseIssue, ParseResult, Tool, ToolCall
 from ._search import DEFAULT_MIN_SCORE, DEFAULT_SEARCH_LIMIT, ToolIndex
 
@@ -238,4 +240,9 @@ class Session:
         try:
             return self.catalog[self._canonical[name]]
         except KeyError:
-            raise LookupError(f"no tool named {name!r} in this session's catalog") from None
+            close = difflib.get_close_matches(name, self._canonical, n=3, cutoff=0.6)
+            hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+            raise ToolNotFoundError(
+                f"no tool named {name!r} in this session's catalog{hint} "
+                "(tool_search(query) lists the tools that exist)"
+            ) from None

@@ -3,7 +3,8 @@
 Importers: `from_openai` (Chat Completions and Responses), `from_anthropic`, `from_gemini`
 (``functionDeclarations``, OpenAPI-subset schemas with uppercase types), `from_mcp`
 (``tools/list`` results) and `from_function` (a Python function's signature and docstring,
-through pydantic). `import_tools` picks the right one for whatever it is given.
+through pydantic). `import_tools` picks the right one for whatever it is given; `load_tools`
+reads a JSON file of any of these shapes.
 
 Checking: `validate_arguments(tool, arguments)` lists what is wrong with a call's arguments, and
 `check_call(name, arguments, tools)` returns `NotFound` (with the closest names) or
@@ -13,8 +14,10 @@ Checking: `validate_arguments(tool, arguments)` lists what is wrong with a call'
 from __future__ import annotations
 
 import difflib
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ._errors import ToolDefinitionError
@@ -35,6 +38,7 @@ __all__ = [
     "from_mcp",
     "from_openai",
     "import_tools",
+    "load_tools",
     "validate_arguments",
 ]
 
@@ -166,6 +170,24 @@ def import_tools(tools: Any, *, source: str | None = None) -> list[Tool]:
     for position, tool in enumerate(tools):
         imported.extend(_import_one(tool, position))
     return _with_source(imported, source)
+
+
+def load_tools(path: str | Path, *, source: str | None = None) -> list[Tool]:
+    """Tools from a JSON file: any shape `import_tools` reads, or an MCP ``tools/list`` reply.
+
+    Raises `ToolDefinitionError` when the file cannot be read or is not JSON.
+    """
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ToolDefinitionError(f"cannot read tools file {str(path)!r}: {error.strerror}"
+                                  ) from None
+    except ValueError as error:
+        raise ToolDefinitionError(f"tools file {str(path)!r} is not valid JSON: {error}"
+                                  ) from None
+    if isinstance(data, Mapping) and isinstance(data.get("result"), Mapping):
+        data = data["result"]  # a JSON-RPC response to tools/list
+    return import_tools(data, source=source)
 
 
 def _import_one(tool: Any, position: int) -> list[Tool]:

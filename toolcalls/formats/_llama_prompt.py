@@ -2,7 +2,7 @@
 
 Both write the tools as indented JSON after an instruction, and a tool's result as an
 ``ipython`` turn: ``<|start_header_id|>ipython<|end_header_id|>\\n\\n`` + JSON + ``<|eot_id|>``.
-Such a turn in the text is a region of data (`_result_region`), never calls.
+Such a turn in the text is a region of data (`_results`), never calls.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from .._engine import ReaderFactory
 from .._models import Tool
-from ._result_region import region_openers
+from ._results import protect, region_openers
 from ._template_json import openai_tool, tojson
 
 __all__ = ["EOT", "IPYTHON", "ipython_turn", "result_openers", "tools_json"]
@@ -27,8 +27,8 @@ def tools_json(instruction: str, tools: Sequence[Tool]) -> str:
 
 def ipython_turn(body: str) -> str:
     """A tool result turn holding `body` (already JSON)."""
-    return f"{IPYTHON}\n\n{body}{EOT}"
+    return f"{IPYTHON}\n\n{protect(body, EOT)}{EOT}"
 
 
 def result_openers() -> dict[str, ReaderFactory]:
-    return region_openers((IPYTHON,), (EOT,), "tool_result_in_text")
+    return region_openers({IPYTHON: EOT}, "tool_result_in_text")

@@ -1,28 +1,55 @@
 """Tool results in history: written by a format's renderer, read back as data, never as calls.
 
-Chat templates wrap each tool result in a tag pair (``<tool_response>`` ... ``</tool_response>``)
-and write the result inside as it is, unescaped. A result may hold anything, call markup
-included (a file about the protocol, a web page, an injection attempt), so:
+Chat templates wrap each tool result between two markers and copy the result inside as it is:
+a tag pair (``<tool_response>`` ... ``</tool_response>``) or special tokens (DeepSeek's
+``<｜tool▁output▁begin｜>`` ... ``<｜tool▁output▁end｜>``, Mistral's ``[TOOL_RESULTS]`` ...
+``[/TOOL_RESULTS]``). A result may hold anything, call markup included (a file about the
+protocol, a web page, an injection attempt). One rule keeps it data:
 
-* `wrap_result` writes the result as the template does, except that the wrapper's own close
-  tag inside the result is written with a backslash (``<\\/tool_response>``), so a result can
-  never end its block early; every other character is kept;
-* `ResultBlock` reads such a block as content: markup inside it is data, never a call. A model
-  that writes a result block itself (imitating a tool) gets the same reading. An opener that is
-  never closed is not a block after all: it stays content and the text after it is read as
-  usual, so prose that mentions the tag loses no call.
+* writing: `protect` writes each closing marker found inside a result with a backslash after its
+  first character (``<\\/tool_response>``, ``[\\/TOOL_RESULTS]``), so a result can never end its
+  block early; every other character is kept;
+* reading: a block runs from its opener to the *first* closing marker. Markup inside it is data,
+  never a call, and the text after it is read as usual, so a history of several calls and results
+  gives every call back. An opener that is never closed is not a block after all: it stays
+  content and the text after it is read as usual, so prose that mentions the tag loses no call.
+
+Two readers apply the rule: `ResultBlock` for tag pairs (the tags are text the model may write
+in prose; the whole block is content) and `RegionReader` for special-token markers (always
+markup; a model that writes one in its answer slipped, which is an issue).
 """
 
 from __future__ import annotations
 
-from .._engine import Engine, ReaderFactory, Status
+import re
+from collections.abc import Mapping
+from typing import Literal
 
-__all__ = ["ResultBlock", "escape_close", "result_block", "wrap_result"]
+from .._engine import WS, Engine, ReaderFactory, Status
+
+__all__ = [
+    "RegionReader",
+    "ResultBlock",
+    "escape_close",
+    "protect",
+    "region_openers",
+    "result_block",
+    "wrap_result",
+]
+
+Unclosed = Literal["reject", "markup"]
 
 
 def escape_close(close: str) -> str:
     """How `close` is written inside a result: a backslash after its first character."""
     return close[:1] + "\\" + close[1:]
+
+
+def protect(result: str, *closers: str) -> str:
+    """`result` with every one of `closers` in it escaped (`escape_close`)."""
+    for close in closers:
+        result = result.replace(close, escape_close(close))
+    return result
 
 
 def wrap_result(open_: str, close: str, result: str) -> str:
@@ -31,8 +58,7 @@ def wrap_result(open_: str, close: str, result: str) -> str:
     Framing blanks belong in `open_` and `close` (``"<tool_response>\\n"``); the close tag
     searched for and escaped is `close` without them.
     """
-    tag = close.strip()
-    return open_ + result.replace(tag, escape_close(tag)) + close
+    return open_ + protect(result, close.strip()) + close
 
 
 class ResultBlock:
@@ -57,3 +83,77 @@ class ResultBlock:
 def result_block(close: str) -> ReaderFactory:
     """The reader factory of a result block that ends with `close`."""
     return lambda ctx, opener: ResultBlock(opener, close)
+
+
+class RegionReader:
+    """From `opener` to its first closing marker; inside, every wrapper marker is markup.
+
+    Args:
+        opener: the marker that started the region.
+        close: the marker that ends it.
+        markers: all the wrapper markers (openers and closers) of the format.
+        issue: the issue kind reported for the region (its message says what happened).
+        unclosed: when `close` never follows the opener, ``"reject"`` makes the opener
+            content, ``"markup"`` drops it as markup (with the issue) and reads on.
+    """
+
+    def __init__(self, opener: str, close: str, markers: re.Pattern[str], longest: int,
+                 issue: str, unclosed: Unclosed) -> None:
+        self.opener = opener
+        self.close = close
+        self.markers = markers
+        self.longest = longest
+        self.issue = issue
+        self.unclosed = unclosed
+        self.inner: list[tuple[int, int]] = []  # absolute spans of the markers found so far
+        self.scan_from: int | None = None  # absolute offset where the marker search resumes
+        self.start = 0
+
+    def read(self, ctx: Engine, eof: bool) -> Status:
+        if self.scan_from is None:
+            self.start = ctx.at()
+            self.scan_from = ctx.at() + len(self.opener)
+        begin = resume = self.scan_from - ctx.off
+        for found in self.markers.finditer(ctx.buf, begin):
+            self.inner.append((ctx.at(found.start()), ctx.at(found.end())))
+            if found[0] == self.close:
+                self._consume(ctx)
+                return Status.DONE
+            resume = found.end()
+        if not eof:  # a marker cut by the end of the buffer is searched again with more text
+            self.scan_from = ctx.at(max(resume, len(ctx.buf) - self.longest + 1, begin))
+            return Status.MORE
+        return self._never_closed(ctx)
+
+    def _consume(self, ctx: Engine) -> None:
+        """The opener and the markers as markup, the text between them as content."""
+        ctx._commit_pending("content")  # whitespace before a result is text, as the result is
+        ctx.consume("markup", ctx.pos + len(self.opener))
+        ctx.consume("markup", WS.match(ctx.buf, ctx.pos).end())  # type: ignore[union-attr]
+        ctx.issue(self.issue, "a tool result written into the text: its text is kept as "
+                  "content and never read as tool calls", (self.start, ctx.at()))
+        for start, end in self.inner:
+            ctx.consume("content", start - ctx.off)
+            ctx.consume("markup", end - ctx.off)
+
+    def _never_closed(self, ctx: Engine) -> Status:
+        if self.unclosed == "reject":
+            return Status.REJECT
+        ctx._commit_pending("content")
+        ctx.consume("markup", ctx.pos + len(self.opener))
+        ctx.issue(self.issue, f"the model wrote the tool-result marker {self.opener!r} into its "
+                  "answer; the marker is dropped, the text kept", (self.start, ctx.at()))
+        return Status.DONE
+
+
+def region_openers(pairs: Mapping[str, str], issue: str, unclosed: Unclosed = "reject",
+                   ) -> dict[str, ReaderFactory]:
+    """The opener table entries of tool-result regions: `pairs` maps each opener to its close."""
+    everything = {*pairs, *pairs.values()}
+    markers = re.compile("|".join(map(re.escape, sorted(everything, key=len, reverse=True))))
+    longest = max(map(len, everything))
+
+    def factory(ctx: Engine, opener: str) -> RegionReader:
+        return RegionReader(opener, pairs[opener], markers, longest, issue, unclosed)
+
+    return dict.fromkeys(pairs, factory)

@@ -14,7 +14,9 @@ close tag are dropped. String values (by the tool's schema, or
 undeclared) stream as they arrive, holding back only a possible last newline and a possible
 partial close tag; other values are typed by the schema once closed (`_coerce`), and one that
 does not convert stays its text with an ``invalid_value`` issue. A malformed parameter is
-skipped with an issue; the rest of the call and every other call are kept.
+skipped with an issue; the rest of the call and every other call are kept. A call open tag that
+cannot be read is prose outside a call section, and inside one an incomplete call
+(``malformed_call``) through its close tag, the next call or the section's end.
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ __all__ = [
 WAIT, END, OTHER = "\0wait", "\0end", "\0other"
 """`look_ahead` verdicts: more text needed; only blanks up to the end; something else."""
 _HEADER_END_LONGEST = 16  # a header end marker is shorter: searches resume this far back
+_FOLD_PIECES = 64
+"""Pieces of a value after which they are added to its text (see `XmlCallReader._value_text`)."""
 
 
 @dataclass(frozen=True)
@@ -70,7 +74,13 @@ class XmlTags:
     call_header_end: re.Pattern[str] = re.compile(">")
     param_header_end: re.Pattern[str] = re.compile(">")
     header_chars: re.Pattern[str] = re.compile(r"[^\n]*")
-    """What may stand between an opener and its header end while waiting for it."""
+    """What may stand between an opener and its header end. Streamed, a header is given up as
+    soon as its text stops fitting, so a whole one must fit too; every prefix of a fitting
+    text must fit (or batch and stream would disagree)."""
+    call_header_chars: re.Pattern[str] | None = None
+    """`header_chars` for the call's open tag, where it differs from a parameter's."""
+    call_example: str = ""
+    """The call's open tag as the template writes it, ``NAME`` for the name (for messages)."""
     value_open: str = ""
     """A marker between the parameter tag and its value (GLM ``<arg_value>``)."""
     section_closes: tuple[str, ...] = ()
@@ -142,21 +152,36 @@ class XmlCallReader(PhasedReader):
         self.arguments: dict[str, Any] = {}
         self.opened = False  # "{" emitted
         self.param = Tag("param", "")
-        self.raw: list[str] = []
+        self.raw: list[str] = []  # the value's latest pieces
+        self.raw_text = ""  # the value's text before them
         self.stream: StringStream | None = None
         self.escaped_gap = False
+        self.broken = False  # a call whose open tag could not be read, inside a call section
+
+    def read(self, ctx: Engine, eof: bool) -> Status:
+        status = super().read(ctx, eof)
+        if status is Status.MORE and eof and self.broken:
+            # Cut short too, but what the model got wrong is the open tag: report that.
+            ctx.consume("call", len(ctx.buf))
+            self._fail_broken(ctx)
+            return Status.DONE
+        return status
 
     # -- phases: each returns a Status, or None after moving on ------------------------------
 
     def _header(self, ctx: Engine, eof: bool) -> Status | None:
-        end = self._find_header(ctx, self.tags.call_header_end, len(self.opener))
+        chars = self.tags.call_header_chars or self.tags.header_chars
+        end = self._find_header(ctx, self.tags.call_header_end, len(self.opener), chars)
         if end is None:
-            return Status.MORE if self._header_may_come(ctx, self.opener) else Status.REJECT
+            may_come = self._header_may_come(ctx, self.opener, chars)
+            return Status.MORE if may_come else self._broken_header(ctx)
         tag = self.tags.parse_tag(ctx.buf[ctx.pos : end])
+        if tag is None or tag.kind != "call":
+            return self._broken_header(ctx)
         marker, _ = look_ahead(ctx.buf, end, self.tags, self.tags.body_markers + self.openings, eof)
         # Prose may mention an open tag; inside a call section, though, text after a good
         # header is a malformed body: the call is read and the text skipped with an issue.
-        if tag is None or tag.kind != "call" or (marker == OTHER and ctx.section is None):
+        if marker == OTHER and ctx.section is None:
             return Status.REJECT
         if marker == WAIT:
             return Status.MORE
@@ -169,6 +194,22 @@ class XmlCallReader(PhasedReader):
             self._issue(ctx, "missing_section_open", "a call outside its block, read anyway")
         self.phase = "body"
         return None
+
+    def _broken_header(self, ctx: Engine) -> Status | None:
+        """An open tag that cannot be read: prose outside a call section. Inside one, a call
+        the model got wrong: its text is read as a call's (so its values' close tags are data)
+        and the call fails with an issue, as DeepSeek V3 treats a header that names no tool."""
+        if ctx.section is None:
+            return Status.REJECT
+        self.start, self.broken = ctx.at(), True
+        ctx.consume("call", ctx.pos + len(self.opener))
+        self.scan_from, self.phase = ctx.at(), "skip"  # to the next structural tag
+        return None
+
+    def _fail_broken(self, ctx: Engine) -> None:
+        expected = self.tags.call_example or f"{self.tags.call_open}..."
+        ctx.fail_call("malformed_call", f"the call's open tag is unreadable; expected {expected}")
+        self.phase = "after"
 
     def _body(self, ctx: Engine, eof: bool) -> Status | None:
         tags = self.tags
@@ -191,8 +232,8 @@ class XmlCallReader(PhasedReader):
 
     def _param(self, ctx: Engine, eof: bool) -> Status | None:
         tags = self.tags
-        end = self._find_header(ctx, tags.param_header_end, len(tags.param_open))
-        if end is None and self._header_may_come(ctx, tags.param_open):
+        end = self._find_header(ctx, tags.param_header_end, len(tags.param_open), tags.header_chars)
+        if end is None and self._header_may_come(ctx, tags.param_open, tags.header_chars):
             return Status.MORE
         tag = tags.parse_tag(ctx.buf[ctx.pos : end]) if end is not None else None
         if tag is None or tag.kind != "param":
@@ -275,41 +316,49 @@ class XmlCallReader(PhasedReader):
         return None
 
     def _start_value(self, ctx: Engine) -> None:
-        key, self.raw, self.stream = self.param.name, [], None
+        key, self.raw, self.raw_text, self.stream = self.param.name, [], "", None
         schema = self._schema(ctx)
         if key not in self.arguments and not self.param.as_json and streams_as_string(schema):
             ctx.arguments(self._separator() + canonical(key) + ': "')
             self.stream = StringStream(framed=self.tags.framed_values)
         self.phase = "value"
 
-    def _find_header(self, ctx: Engine, end: re.Pattern[str], skip: int) -> int | None:
+    def _find_header(
+        self, ctx: Engine, end: re.Pattern[str], skip: int, chars: re.Pattern[str]
+    ) -> int | None:
         start = ctx.pos + skip
         found = end.search(ctx.buf, max(start, self.scan_from - ctx.off))
         if found is None or found.end() - start > self.tags.max_header:
             self.scan_from = ctx.at(max(start, len(ctx.buf) - _HEADER_END_LONGEST))
             return None
+        if chars.fullmatch(ctx.buf, start, found.start()) is None:
+            return None  # streamed, this text was turned away before its end came (batch = stream)
         self.scan_from = 0
         return found.end()
 
-    def _header_may_come(self, ctx: Engine, opener: str) -> bool:
+    def _header_may_come(self, ctx: Engine, opener: str, chars: re.Pattern[str]) -> bool:
         """Can the text after an opener still become its header (at the end: a cut one)?"""
         partial = ctx.buf[ctx.pos + len(opener) :]
         fits = len(partial) <= self.tags.max_header
-        return fits and self.tags.header_chars.fullmatch(partial) is not None
+        return fits and chars.fullmatch(partial) is not None
 
     def _take(self, ctx: Engine, stop: int) -> None:
         """Add ``buf[pos:stop]`` to the value, streaming it when it is a string."""
         piece = ctx.buf[ctx.pos : stop]
         if piece:
             self.raw.append(piece)
+            if len(self.raw) >= _FOLD_PIECES:
+                self._fold_value()
             ctx.consume("call", stop)
             if self.stream is not None and ctx.emits:  # a batch parse skips the JSON (-8%)
                 ctx.arguments(self.stream.feed(piece))
 
     def _finish_value(self, ctx: Engine) -> None:
-        key, text = self.param.name, "".join(self.raw)
-        if self.tags.framed_values:
-            text = strip_value_newlines(text)
+        key = self.param.name
+        if self.tags.framed_values:  # passed on, not kept: freed once its first slice is made
+            text = strip_value_newlines(self._value_text())
+        else:
+            text = self._value_text()
         if self.stream is not None:
             if ctx.emits:
                 ctx.arguments(self.stream.finish(text) + '"')
@@ -321,6 +370,24 @@ class XmlCallReader(PhasedReader):
             ctx.arguments(self._separator() + canonical(key) + ": " + canonical(value))
             self.arguments[key] = value
         self.scan_from, self.phase = 0, "body"
+
+    def _fold_value(self) -> None:
+        """Add the pieces read to the value's text, which grows in place.
+
+        CPython extends a str that nothing else refers to, so a long value is held once: a list
+        of pieces costs a pointer and an object header each (several times the text itself in
+        4-character deltas), and joining it at the end held the text twice.
+        """
+        text, self.raw_text = self.raw_text, ""
+        text += "".join(self.raw)  # in place: `text` is the only reference
+        self.raw.clear()
+        self.raw_text = text
+
+    def _value_text(self) -> str:
+        """The whole value's text; the reader lets go of it."""
+        self._fold_value()
+        text, self.raw_text = self.raw_text, ""
+        return text
 
     def _convert(self, ctx: Engine, text: str, schema: dict[str, Any] | None) -> Any:
         if self.param.as_json:
@@ -339,6 +406,9 @@ class XmlCallReader(PhasedReader):
 
     def _end(self, ctx: Engine, arguments: dict[str, Any] | None = None) -> None:
         """Close the call (with `arguments` already streamed, or those read here)."""
+        if self.broken:
+            self._fail_broken(ctx)
+            return
         if arguments is None:
             ctx.arguments("}" if self.opened else "{}")
         if self.escaped_gap:

@@ -20,7 +20,7 @@ Prompt rendering: calls and results as the models' templates write them (V3.1:
 ``fixtures/render/deepseek_v31/``). Neither template writes a tools block; the blocks rendered
 follow DeepSeek's model cards (V3.1: "ToolCall"; V3/R1: the V2/V2.5 card's function-calling
 prompt, the same call syntax). A tool-output block in the text (``<｜tool▁output▁begin｜>``...)
-is a region of data (`_result_region`): its text stays content and is never read as calls.
+is a region of data (`_results`): its text stays content and is never read as calls.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from .._models import Tool, ToolCall
 from ._base import Format
 from ._blocks import SectionClose, SectionOpen
 from ._jsoncall import Header, JsonCall, JsonCallReader
-from ._result_region import region_openers
+from ._results import protect, region_openers
 from ._template_json import bare_tool, tojson
 
 __all__ = ["DeepseekV3", "DeepseekV31", "TerminatedCallReader", "parse_header"]
@@ -277,12 +277,17 @@ def _openers() -> dict[str, ReaderFactory]:
     table[CALL_BEGIN] = lambda ctx, opener: DeepseekCallReader(opener)
     table |= {marker: _OutputMarker for marker in (OUTPUT_END, OUTPUTS_END)}  # stray ends
     # A tool result, from the model's answer or a rendered history: its text is never a call.
-    table |= region_openers((OUTPUTS_BEGIN, OUTPUT_BEGIN), (OUTPUT_END, OUTPUTS_END),
+    table |= region_openers({OUTPUTS_BEGIN: OUTPUTS_END, OUTPUT_BEGIN: OUTPUT_END},
                             "tool_output_markup", unclosed="markup")
     return table
 
 
 # -- prompt rendering -------------------------------------------------------------------------
+
+
+def _protect(result: str) -> str:
+    """A result that cannot close its block early (`protect`)."""
+    return protect(result, OUTPUT_END, OUTPUTS_END)
 # DeepSeek V3/R1's own template writes no tools block; DeepSeek's model card (V2/V2.5, the
 # same call syntax) documents this one, a JSON block per function.
 _V3_TOOLS_HEAD = "## Tools\n\n### Function\n\nYou have the following functions available:\n\n"
@@ -355,7 +360,7 @@ class DeepseekV3(Format):
         return content + CALLS_BEGIN + "\n".join(map(_v3_call, calls)) + CALLS_END
 
     def render_result(self, call: ToolCall, result: str) -> str:
-        return f"{OUTPUTS_BEGIN}{OUTPUT_BEGIN}{result}{OUTPUT_END}{OUTPUTS_END}"
+        return f"{OUTPUTS_BEGIN}{OUTPUT_BEGIN}{_protect(result)}{OUTPUT_END}{OUTPUTS_END}"
 
 
 class DeepseekV31(Format):
@@ -385,7 +390,7 @@ class DeepseekV31(Format):
         return f"{content}{CALLS_BEGIN}{''.join(map(_v31_call, calls))}{CALLS_END}"
 
     def render_result(self, call: ToolCall, result: str) -> str:
-        return f"{OUTPUT_BEGIN}{result}{OUTPUT_END}"
+        return f"{OUTPUT_BEGIN}{_protect(result)}{OUTPUT_END}"
 
     @classmethod
     def detect(cls, text: str) -> float:

@@ -61,6 +61,12 @@ def unescape(text: str) -> str | None:
     return unescaped if isinstance(unescaped, str) else None
 
 
+# What may stand between <tool_call> and the first tag: the name, on the opener's line (where
+# every template writes it), then blanks (GLM-4.5/4.6 write a newline, GLM-4.5-Air has been
+# seen writing a space) and GLM-4.6's escaped newline. So "<tool_call>\nUse ..." is prose,
+# batch or streamed, and so is "<tool_call> two words" cut by the end of the text.
+NAME_LINE = re.compile(r"[ \t]*(?:[^\s<>\\]+[ \t\r\n]*(?:\\(?:n[ \t\r\n]*)?)?)?")
+
 TAGS = XmlTags(
     call_open=TOOL_CALL_START,
     call_close=TOOL_CALL_END,
@@ -69,7 +75,9 @@ TAGS = XmlTags(
     parse_tag=grammar_tags("glm", _Tags()),
     call_header_end=re.compile("(?=<)"),  # the name runs up to the first tag
     param_header_end=re.compile(re.escape(ARG_KEY_END)),
-    header_chars=re.compile(r"[^\n]*\n?[ \t]*"),  # GLM-4.5/4.6: a newline after the name
+    # An argument's key: one line, maybe a line break, then what may begin </arg_key>.
+    header_chars=re.compile(r"[^\n]*\n?[ \t]*(?:<[^\n]*)?"),
+    call_header_chars=NAME_LINE,
     value_open="<arg_value>",
     escaped_gaps=("\\n",),  # GLM-4.6 writes a literal backslash-n between tags
     repair=unescape,

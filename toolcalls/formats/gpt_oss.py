@@ -292,7 +292,7 @@ class GptOss(Format):
 
     name = "gpt_oss"
     aliases = ("harmony", "gpt-oss", "gptoss", "openai_harmony")
-    model_prefixes = ("openai/gpt-oss",)
+    model_prefixes = ("openai/gpt-oss", "gpt-oss")
     reasoning_tags = None
     signatures = (CHANNEL, MESSAGE, "<|start|>assistant")
     example = (

@@ -32,7 +32,7 @@ from .._models import Tool, ToolCall
 from ._base import Format
 from ._blocks import SectionClose, SectionOpen
 from ._jsoncall import Header, JsonCall
-from ._result_region import region_openers
+from ._results import protect, region_openers
 from ._template_json import openai_tool, tojson
 from .deepseek import TerminatedCallReader
 
@@ -283,7 +283,7 @@ class KimiK2(Format):
     """Kimi K2. Rendering follows Kimi-K2-Instruct's template: tools as a ``tool_declare``
     system message of OpenAI-shaped JSON; each result as a system message named after the tool,
     ``## Return of ID`` then the text. A message from the system role (a result, a declaration)
-    found in the text is a region of data, never calls (`_result_region`)."""
+    found in the text is a region of data, never calls (`_results`)."""
 
     name = "kimi_k2"
     aliases = ("kimi", "kimi_k2_thinking", "moonshot")
@@ -295,7 +295,7 @@ class KimiK2(Format):
     )
 
     def call_openers(self) -> dict[str, ReaderFactory]:
-        return dict(_CALL_OPENERS) | region_openers((SYSTEM,), (END,), "tool_result_in_text")
+        return dict(_CALL_OPENERS) | region_openers({SYSTEM: END}, "tool_result_in_text")
 
     def openers(self) -> dict[str, ReaderFactory]:
         table = super().openers()
@@ -318,7 +318,8 @@ class KimiK2(Format):
         return f"{content}{SECTION_BEGINS[0]}{''.join(rendered)}{SECTION_ENDS[0]}"
 
     def render_result(self, call: ToolCall, result: str) -> str:
-        return f"{SYSTEM}{call.name}{MIDDLE}## Return of {kimi_call_id(call)}\n{result}{END}"
+        head = f"{SYSTEM}{call.name}{MIDDLE}## Return of {kimi_call_id(call)}\n"
+        return f"{head}{protect(result, END)}{END}"
 
     def reasoning_reader(self, ctx: Engine) -> Reader:
         return KimiReasoningReader("")

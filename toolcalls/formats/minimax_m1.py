@@ -24,7 +24,7 @@ from .._engine import WS, Engine, ReaderFactory, Status, holdback
 from .._models import Tool, ToolCall
 from ._base import Format
 from ._jsoncall import JsonCall, JsonCallReader
-from ._result_region import region_openers
+from ._results import protect, region_openers
 from ._template_json import openai_tool, tojson
 
 __all__ = ["MinimaxM1"]
@@ -150,7 +150,7 @@ class MinimaxM1(Format):
     example = f'{OPEN}\n{{"name": "get_weather", "arguments": {{"city": "Paris"}}}}\n{CLOSE}'
 
     def call_openers(self) -> dict[str, ReaderFactory]:
-        return {OPEN: _BlockReader} | region_openers((TOOL_RESULT,), (END,), "tool_result_in_text")
+        return {OPEN: _BlockReader} | region_openers({TOOL_RESULT: END}, "tool_result_in_text")
 
     def render_tools(self, tools: Sequence[Tool]) -> str:
         if not tools:  # no tools: servers pass none, and the template writes no section
@@ -164,4 +164,4 @@ class MinimaxM1(Format):
         return f"{content}{OPEN}\n{''.join(map(_line, calls))}{CLOSE}"
 
     def render_result(self, call: ToolCall, result: str) -> str:
-        return f"{TOOL_RESULT}\ntool result: {result}\n\n{END}"
+        return f"{TOOL_RESULT}\ntool result: {protect(result, END)}\n\n{END}"

@@ -39,6 +39,7 @@ TAGS = XmlTags(
     param_open="<parameter ",
     param_close="</parameter>",
     parse_tag=grammar_tags("minimax_m2", AttributeTags()),
+    call_example=f'{INVOKE_START}name="NAME">',
     section_closes=(TOOL_CALL_END,),
     framed_values=False,  # the template writes <parameter name="k">v</parameter>
 )

@@ -29,7 +29,7 @@ from .._grammar import load_grammar
 from .._models import Tool, ToolCall
 from ._base import Format, ReasoningReader
 from ._jsoncall import Header, JsonCall, JsonCallReader
-from ._result_region import region_openers
+from ._results import protect, region_openers
 from ._template_json import openai_tool, tojson
 
 __all__ = ["Mistral", "parse_header"]
@@ -304,7 +304,7 @@ class Mistral(Format):
             TOOL_CALLS: _ToolCallsReader,
             "<think>": lambda ctx, opener: ReasoningReader(opener, "</think>"),
         }
-        return table | region_openers((TOOL_RESULTS,), (TOOL_RESULTS_END,), "tool_result_in_text")
+        return table | region_openers({TOOL_RESULTS: TOOL_RESULTS_END}, "tool_result_in_text")
 
     def render_tools(self, tools: Sequence[Tool]) -> str:
         if not tools:  # no tools: servers pass none, and the template writes no section
@@ -317,4 +317,4 @@ class Mistral(Format):
     def render_result(self, call: ToolCall, result: str) -> str:
         call_id = _mistral_id(call)
         head = TOOL_RESULTS if call_id is None else f"{TOOL_RESULTS}{call_id}{TOOL_CONTENT}"
-        return f"{head}{result}{TOOL_RESULTS_END}"
+        return f"{head}{protect(result, TOOL_RESULTS_END)}{TOOL_RESULTS_END}"

@@ -55,6 +55,7 @@ TAGS = XmlTags(
     param_open="<parameter=",
     param_close="</parameter>",
     parse_tag=grammar_tags("qwen3_coder", _Tags()),
+    call_example=f"{FUNCTION_START}NAME>",
     section_closes=(TOOL_CALL_END,),
 )
 

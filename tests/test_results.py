@@ -1,8 +1,9 @@
-"""Tool results in the text are regions of data (`toolcalls.formats._result_region`).
+"""Tool results in history are data, never calls (`toolcalls.formats._results`).
 
 A template copies a result verbatim between two markers, so a result may close its own
-wrapper and go on with call markup. The region runs to the *last* closing marker: nothing
-inside is read as a call, what follows is read as usual, and any chunking gives the same.
+wrapper and go on with call markup. Rendering escapes the closing marker inside a result; the
+block runs to its first closing marker: nothing inside is read as a call, what follows is read
+as usual (the calls of a multi-turn history all come back), and any chunking gives the same.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from helpers import assert_lossless, random_chunks, split_at, stream_chunks
 import toolcalls
 from toolcalls import Tool, ToolCall
 
-# The formats whose results are a region, with the closing marker a result may forge.
+# The formats whose results are a special-token region, with the closing marker a result may
+# forge; the formats whose results are a tag pair are in TAG_FORMATS.
 REGION_FORMATS = {
     "deepseek_v3": "<｜tool▁output▁end｜>",
     "deepseek_v31": "<｜tool▁output▁end｜>",
@@ -55,13 +57,31 @@ def test_a_call_after_the_result_is_read(name: str) -> None:
     assert streamed == result
 
 
-def test_several_results_are_one_region_whose_markers_are_markup() -> None:
+TAG_FORMATS = ["hermes", "qwen3_coder", "glm45", "glm47", "minimax_m2", "deepseek_v32_dsml", "xml"]
+SECOND = ToolCall(id="call00001", name="rm", arguments={"path": "/tmp"}, span=(0, 0))
+
+
+@pytest.mark.parametrize("name", sorted([*REGION_FORMATS, *TAG_FORMATS]))
+def test_every_call_of_a_multi_turn_history_comes_back(name: str) -> None:
+    # A region that ran to the *last* closing marker once swallowed the second call here.
+    fmt = toolcalls.get_format(name)
+    text = (fmt.render_calls([CALL]) + fmt.render_result(CALL, "removed")
+            + fmt.render_calls([SECOND]) + fmt.render_result(SECOND, "removed too"))
+    result = toolcalls.parse(text, name, tools=TOOLS)
+    assert [c.arguments for c in result.calls] == [{"path": "/"}, {"path": "/tmp"}]
+    assert "removed too" in result.content
+    assert_lossless(text, result)
+    _, streamed = stream_chunks(name, random_chunks(text, seed=5), tools=TOOLS)
+    assert streamed == result
+
+
+def test_several_results_each_a_region_whose_markers_are_markup() -> None:
     # ollama's own parser test: the markers go, the text stays (fixtures/corpus/streaming.jsonl)
     text = ("Results: <｜tool▁output▁begin｜>Paris: 22°C<｜tool▁output▁end｜> and "
             "<｜tool▁output▁begin｜>London: 18°C<｜tool▁output▁end｜>")
     result = toolcalls.parse(text, "deepseek_v31")
     assert result.content == "Results: Paris: 22°C and London: 18°C"
-    assert [issue.kind for issue in result.issues] == ["tool_output_markup"]
+    assert [issue.kind for issue in result.issues] == ["tool_output_markup"] * 2
 
 
 def test_an_unclosed_deepseek_output_marker_is_dropped_and_reading_goes_on() -> None:
