@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from ._errors import ToolDefinitionError
 from ._registry import detect, get_format
 
 if TYPE_CHECKING:  # pydantic costs ~150 ms to import: it loads on the first parse, not here
@@ -19,30 +18,13 @@ ToolsLike: TypeAlias = "Iterable[Tool | Mapping[str, Any]] | None"
 
 
 def to_tools(tools: ToolsLike) -> list[Tool]:
-    """Tools from OpenAI, Anthropic, MCP or bare definitions (or `Tool` objects)."""
-    from pydantic import ValidationError
-
-    from ._models import Tool
-
-    if tools is None:
+    """Tools from any shape `toolcalls.import_tools` reads (OpenAI, Anthropic, Gemini, MCP,
+    bare definitions, Python functions or `Tool` objects); the one reader of tool lists."""
+    if tools is None:  # the common case loads nothing more
         return []
-    if isinstance(tools, Mapping):
-        nested = tools.get("tools")
-        if not isinstance(nested, list):
-            raise ToolDefinitionError("expected a list of tools or {'tools': [...]}")
-        tools = nested
-    out: list[Tool] = []
-    for position, tool in enumerate(tools):
-        try:
-            out.append(tool if isinstance(tool, Tool) else Tool.model_validate(tool))
-        except ValidationError as error:
-            first = error.errors()[0]
-            raise ToolDefinitionError(
-                f"tool #{position} is not a tool definition ({first['msg']} at "
-                f"{'.'.join(str(p) for p in first['loc']) or 'top level'}); expected an OpenAI, "
-                "Anthropic or MCP tool or {'name', 'description', 'parameters'}"
-            ) from None
-    return out
+    from ._tools import import_tools  # on first use: it brings schema validation along
+
+    return import_tools(tools)
 
 
 def parse(

@@ -63,9 +63,9 @@ _LITERAL_ERRORS = (ValueError, TypeError, SyntaxError, MemoryError, RecursionErr
 def strip_value_newlines(raw: str) -> str:
     """Remove at most one leading and one trailing newline ("\\n" or "\\r\\n")."""
     head = 2 if raw.startswith("\r\n") else 1 if raw.startswith("\n") else 0
-    raw = raw[head:]
-    tail = 2 if raw.endswith("\r\n") else 1 if raw.endswith("\n") else 0
-    return raw[: len(raw) - tail]
+    rest = len(raw) - head
+    tail = 2 if rest >= 2 and raw.endswith("\r\n") else 1 if rest >= 1 and raw.endswith("\n") else 0
+    return raw[head : len(raw) - tail]  # one slice: a long value is not copied twice
 
 
 def streams_as_string(schema: dict[str, Any] | None) -> bool:

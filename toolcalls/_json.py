@@ -19,6 +19,8 @@ from collections.abc import Iterable
 from json.encoder import encode_basestring  # C; what dumps uses for a str (ensure_ascii=False)
 from typing import Any
 
+from ._text import TextBuilder
+
 __all__ = ["JsonReader", "canonical", "string_body", "DECODER"]
 
 DECODER = json.JSONDecoder(strict=False)
@@ -31,8 +33,6 @@ _WS = re.compile(r"[ \t\n\r]*")
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 MAX_DEPTH = 200
 """Deeper JSON is refused: such arguments are hostile, and would break serializers later."""
-_FOLD_PIECES = 64
-"""Decoded pieces of a string after which they are added to its text (see `_fold_string`)."""
 
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False)
@@ -85,8 +85,7 @@ class JsonReader:
         """(index in the buffer, message) of the first syntax error."""
         self._stack: list[_Frame] = []
         self._started = False
-        self._string: list[str] | None = None  # decoded pieces of the string being read
-        self._string_text = ""  # the string's text before those pieces
+        self._string: TextBuilder | None = None  # the decoded text of the string being read
         self._string_emits = False
 
     # -- public -------------------------------------------------------------------------
@@ -175,7 +174,7 @@ class JsonReader:
         ch = buf[i]
         if expect == "key":
             if ch == '"':
-                self._string, self._string_emits = [], False
+                self._string, self._string_emits = TextBuilder(), False
                 return i + 1
             if ch == "}" and top is not None and top.count == 0:
                 return self._close(i, "}")
@@ -219,7 +218,7 @@ class JsonReader:
             self._emit_separator(emitting)
             if emitting:
                 self.fragments.append('"')
-            self._string, self._string_emits = [], emitting
+            self._string, self._string_emits = TextBuilder(), emitting
             return i + 1
         match = _SCALAR_CHARS.match(buf, i)
         end = match.end() if match else i
@@ -294,30 +293,13 @@ class JsonReader:
 
     def _string_piece(self, text: str) -> None:
         assert self._string is not None
-        self._string.append(text)
-        if len(self._string) >= _FOLD_PIECES:
-            self._fold_string()
+        self._string.append(text)  # held about once however long the string (`TextBuilder`)
         if self._string_emits:
             self.fragments.append(string_body(text))
 
-    def _fold_string(self) -> str:
-        """Add the pieces read to the string's text, and return that text.
-
-        The text grows in place (CPython extends a str that nothing else refers to), so a long
-        value is held once: joining all its pieces at its end held it twice, plus an object
-        header per piece (streaming a 100 MB Llama 3 JSON value peaked at 3.2× its size; now
-        2.1×). Folding only every `_FOLD_PIECES` pieces keeps one-character pieces cheap.
-        """
-        assert self._string is not None
-        text, self._string_text = self._string_text, ""
-        text += "".join(self._string)  # in place: `text` is the only reference
-        self._string.clear()
-        self._string_text = text
-        return text
-
     def _end_string(self, i: int) -> int:
-        text = self._fold_string()
-        self._string, self._string_text = None, ""
+        assert self._string is not None
+        text, self._string = self._string.take(), None
         top = self._stack[-1] if self._stack else None
         if top is not None and isinstance(top.container, dict) and top.expect == "key":
             top.key = text

@@ -34,6 +34,7 @@ from .._coerce import coerce, decode_json_value, streams_as_string, strip_value_
 from .._engine import WS, Engine, Status, holdback
 from .._grammar import load_grammar
 from .._json import canonical, string_body
+from .._text import TextBuilder
 from . import _blocks
 from ._phased import PhasedReader
 
@@ -45,8 +46,6 @@ __all__ = [
 WAIT, END, OTHER = "\0wait", "\0end", "\0other"
 """`look_ahead` verdicts: more text needed; only blanks up to the end; something else."""
 _HEADER_END_LONGEST = 16  # a header end marker is shorter: searches resume this far back
-_FOLD_PIECES = 64
-"""Pieces of a value after which they are added to its text (see `XmlCallReader._value_text`)."""
 
 
 @dataclass(frozen=True)
@@ -152,8 +151,7 @@ class XmlCallReader(PhasedReader):
         self.arguments: dict[str, Any] = {}
         self.opened = False  # "{" emitted
         self.param = Tag("param", "")
-        self.raw: list[str] = []  # the value's latest pieces
-        self.raw_text = ""  # the value's text before them
+        self.raw = TextBuilder()  # the value's text, held about once however long
         self.stream: StringStream | None = None
         self.escaped_gap = False
         self.broken = False  # a call whose open tag could not be read, inside a call section
@@ -316,7 +314,7 @@ class XmlCallReader(PhasedReader):
         return None
 
     def _start_value(self, ctx: Engine) -> None:
-        key, self.raw, self.raw_text, self.stream = self.param.name, [], "", None
+        key, self.raw, self.stream = self.param.name, TextBuilder(), None
         schema = self._schema(ctx)
         if key not in self.arguments and not self.param.as_json and streams_as_string(schema):
             ctx.arguments(self._separator() + canonical(key) + ': "')
@@ -347,8 +345,6 @@ class XmlCallReader(PhasedReader):
         piece = ctx.buf[ctx.pos : stop]
         if piece:
             self.raw.append(piece)
-            if len(self.raw) >= _FOLD_PIECES:
-                self._fold_value()
             ctx.consume("call", stop)
             if self.stream is not None and ctx.emits:  # a batch parse skips the JSON (-8%)
                 ctx.arguments(self.stream.feed(piece))
@@ -371,23 +367,9 @@ class XmlCallReader(PhasedReader):
             self.arguments[key] = value
         self.scan_from, self.phase = 0, "body"
 
-    def _fold_value(self) -> None:
-        """Add the pieces read to the value's text, which grows in place.
-
-        CPython extends a str that nothing else refers to, so a long value is held once: a list
-        of pieces costs a pointer and an object header each (several times the text itself in
-        4-character deltas), and joining it at the end held the text twice.
-        """
-        text, self.raw_text = self.raw_text, ""
-        text += "".join(self.raw)  # in place: `text` is the only reference
-        self.raw.clear()
-        self.raw_text = text
-
     def _value_text(self) -> str:
         """The whole value's text; the reader lets go of it."""
-        self._fold_value()
-        text, self.raw_text = self.raw_text, ""
-        return text
+        return self.raw.take()
 
     def _convert(self, ctx: Engine, text: str, schema: dict[str, Any] | None) -> Any:
         if self.param.as_json:

@@ -1,0 +1,47 @@
+"""Text that arrives in many small pieces, held about once."""
+
+from __future__ import annotations
+
+__all__ = ["TextBuilder"]
+
+_FOLD_PIECES = 64
+"""Pieces after which they are added to the text (one-character pieces stay cheap)."""
+
+
+class TextBuilder:
+    """Pieces of text folded, every `_FOLD_PIECES`, into one str that grows in place.
+
+    A list of pieces costs a pointer and an object header per piece (in 4-character deltas,
+    fifteen times the text itself), and joining it at the end held the text twice. CPython
+    extends a str that nothing else refers to, so here a long text is held once: streaming a
+    100 MB response peaked at ~16× its size with lists, 1.8× with this (bench/resources.py).
+    """
+
+    __slots__ = ("_pieces", "_text")
+
+    def __init__(self) -> None:
+        self._text = ""
+        self._pieces: list[str] = []
+
+    def append(self, piece: str) -> None:
+        self._pieces.append(piece)
+        if len(self._pieces) >= _FOLD_PIECES:
+            self._fold()
+
+    def getvalue(self) -> str:
+        """The text so far."""
+        self._fold()
+        return self._text
+
+    def take(self) -> str:
+        """The text so far; the builder lets go of it and starts empty."""
+        self._fold()
+        text, self._text = self._text, ""
+        return text
+
+    def _fold(self) -> None:
+        if self._pieces:
+            text, self._text = self._text, ""
+            text += "".join(self._pieces)  # in place: `text` is the only reference
+            self._pieces.clear()
+            self._text = text
