@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from typing import Any
@@ -48,7 +49,7 @@ def stream_chunks(fmt: str, chunks: list[str], **options: Any) -> tuple[list[Any
 
 def split_at(text: str, cuts: list[int]) -> list[str]:
     bounds = [0, *sorted(set(c for c in cuts if 0 < c < len(text))), len(text)]
-    return [text[a:b] for a, b in zip(bounds, bounds[1:])]
+    return [text[a:b] for a, b in itertools.pairwise(bounds)]
 
 
 def random_chunks(text: str, seed: int) -> list[str]:
@@ -84,3 +85,18 @@ def assert_events_consistent(events: list[Any], result: ParseResult) -> None:
     assert [e.call for e in events if isinstance(e, ToolCallEnd)] == result.calls
     failed = [e.incomplete for e in events if isinstance(e, ToolCallFailed)]
     assert failed == result.incomplete
+
+
+def checked(fmt: str, text: str, **options: Any) -> ParseResult:
+    """The batch result, after checking that it is lossless and that every chunking (one
+    character at a time, every 2-way split) streams to it with consistent events."""
+    batch = toolcalls.parse(text, fmt, **options)
+    assert_lossless(text, batch)
+    chunkings = [list(text)] + [[text[:cut], text[cut:]] for cut in range(1, len(text))]
+    for chunks in chunkings:
+        events, streamed = stream_chunks(fmt, chunks, **options)
+        assert streamed == batch, chunks
+        assert_events_consistent(events, streamed)
+        failed = [event for event in events if isinstance(event, ToolCallFailed)]
+        assert [event.incomplete for event in failed] == batch.incomplete
+    return batch

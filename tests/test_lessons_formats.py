@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 import pytest
-from helpers import assert_events_consistent, assert_lossless, stream_chunks
+from helpers import checked, stream_chunks
 
 import toolcalls
 from toolcalls import ArgumentsDelta, ParseResult
@@ -21,18 +21,6 @@ DSML = "｜DSML｜"
 def tool(name: str, **properties: str) -> dict[str, Any]:
     schema = {key: {"type": kind} for key, kind in properties.items()}
     return {"name": name, "parameters": {"type": "object", "properties": schema}}
-
-
-def checked(fmt: str, text: str, **options: Any) -> ParseResult:
-    """The batch result, after checking that every chunking streams to it."""
-    batch = toolcalls.parse(text, fmt, **options)
-    assert_lossless(text, batch)
-    chunkings = [list(text)] + [[text[:cut], text[cut:]] for cut in range(1, len(text))]
-    for chunks in chunkings:
-        events, streamed = stream_chunks(fmt, chunks, **options)
-        assert streamed == batch, chunks
-        assert_events_consistent(events, streamed)
-    return batch
 
 
 def calls(result: ParseResult) -> list[tuple[str, dict[str, Any]]]:

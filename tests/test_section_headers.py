@@ -9,13 +9,11 @@ time and at every 2-way split (LESSONS 3, 4).
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
-from helpers import assert_events_consistent, assert_lossless, stream_chunks
+from helpers import checked
 
 import toolcalls
-from toolcalls import ParseResult, ToolCallFailed
+from toolcalls import ParseResult
 from toolcalls.formats import deepseek_dsml, minimax_m2, qwen3_coder
 from toolcalls.formats._xmlparams import XmlTags
 
@@ -76,20 +74,6 @@ BROKEN = [
     (DSML_ASCII, f'<{ASCII}invoke name=\n"f">'),
 ]
 IDS = [f"{shape.fmt}-{header!r}" for shape, header in BROKEN]
-
-
-def checked(fmt: str, text: str, **options: Any) -> ParseResult:
-    """The batch result, after checking that every chunking streams to it."""
-    batch = toolcalls.parse(text, fmt, **options)
-    assert_lossless(text, batch)
-    chunkings = [list(text)] + [[text[:cut], text[cut:]] for cut in range(1, len(text))]
-    for chunks in chunkings:
-        events, streamed = stream_chunks(fmt, chunks, **options)
-        assert streamed == batch, chunks
-        assert_events_consistent(events, streamed)
-        failed = [event for event in events if isinstance(event, ToolCallFailed)]
-        assert [event.incomplete for event in failed] == batch.incomplete
-    return batch
 
 
 def assert_one_malformed_call(shape: Shape, text: str, raw: str, result: ParseResult) -> None:

@@ -15,6 +15,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from ._schema import resolve_ref
+
 __all__ = ["gemini_schema", "json_schema_from_gemini"]
 
 _GEMINI_KEYS = frozenset({
@@ -42,7 +44,7 @@ def _to_gemini(schema: Any, root: Mapping[str, Any], seen: frozenset[str]) -> di
         return {}
     ref = schema.get("$ref")
     if isinstance(ref, str):
-        target = _resolve(ref, root)
+        target = resolve_ref(ref, root)
         if target is None or ref in seen:
             return {"type": "OBJECT", "description": "(recursive or unresolved type)"}
         merged = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
@@ -135,18 +137,6 @@ def _allow_null(schema: dict[str, Any]) -> None:
         schema["type"] = [schema["type"], "null"]
     elif isinstance(schema.get("anyOf"), list):
         schema["anyOf"] = [*schema["anyOf"], {"type": "null"}]
-
-
-def _resolve(ref: str, root: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    node: Any = root
-    if not ref.startswith("#"):
-        return None
-    for part in ref[1:].split("/")[1:]:
-        key = part.replace("~1", "/").replace("~0", "~")
-        if not isinstance(node, Mapping) or key not in node:
-            return None
-        node = node[key]
-    return node if isinstance(node, Mapping) else None
 
 
 _ORDER = ("type", "format", "title", "description", "nullable", "enum", "anyOf", "properties",

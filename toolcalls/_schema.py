@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from jsonschema import exceptions
     from jsonschema.protocols import Validator
 
-__all__ = ["argument_problems", "python_type_names_fixed", "schema_problem"]
+__all__ = ["argument_problems", "python_type_names_fixed", "resolve_ref", "schema_problem"]
 
 _TYPE_WORDS = {
     "string": "a string",
@@ -234,3 +234,16 @@ def _uppercase_types(schema: Any) -> set[str]:
 
 def _canonical(schema: Mapping[str, Any]) -> str:
     return json.dumps(schema, sort_keys=True, ensure_ascii=False, default=repr)
+
+
+def resolve_ref(ref: str, root: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """A local JSON pointer (``#/$defs/Name``) into ``root``; None when it goes nowhere."""
+    if not ref.startswith("#"):
+        return None
+    node: Any = root
+    for part in ref[1:].split("/")[1:]:
+        key = part.replace("~1", "/").replace("~0", "~")
+        if not isinstance(node, Mapping) or key not in node:
+            return None
+        node = node[key]
+    return node if isinstance(node, Mapping) else None

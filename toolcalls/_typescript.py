@@ -29,6 +29,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ._models import Tool
+from ._schema import resolve_ref
 
 __all__ = ["schema_to_typescript", "typescript_namespace"]
 
@@ -125,21 +126,8 @@ def _object_body(schema: Mapping[str, Any], root: Mapping[str, Any], indent: str
 def _ref_type(ref: str, root: Mapping[str, Any], indent: str, seen: frozenset[str]) -> str:
     if ref in seen:
         return "any"  # a recursive type: say "anything" rather than loop
-    target = _resolve(ref, root)
+    target = resolve_ref(ref, root)
     return "any" if target is None else _type(target, root, indent, seen | {ref})
-
-
-def _resolve(ref: str, root: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    """A local JSON pointer (``#/$defs/Name``) into ``root``; None when it goes nowhere."""
-    if not ref.startswith("#"):
-        return None
-    node: Any = root
-    for part in ref[1:].split("/")[1:]:
-        key = part.replace("~1", "/").replace("~0", "~")
-        if not isinstance(node, Mapping) or key not in node:
-            return None
-        node = node[key]
-    return node if isinstance(node, Mapping) else None
 
 
 def _comment_lines(text: Any, indent: str) -> list[str]:
