@@ -26,6 +26,7 @@ from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, Un
 
 __all__ = [
     "PythonicSyntaxError",
+    "decode_string_literal",
     "format_pythonic_call",
     "format_pythonic_value",
     "parse_pythonic_calls",
@@ -39,6 +40,7 @@ class PythonicSyntaxError(ValueError):
 
     def __init__(self, message: str, pos: int) -> None:
         super().__init__(f"{message} (at offset {pos})")
+        self.reason = message
         self.pos = pos
 
 
@@ -56,8 +58,11 @@ _NOT_PLAIN = re.compile(r"[\\\r\x00\ud800-\udfff]")
 
 
 def _decode_string(token: Token) -> str:
+    return decode_string_literal(str(token), token.start_pos or 0)
+
+
+def decode_string_literal(text: str, pos: int = 0) -> str:
     """Decode one string literal as Python does, also allowing raw newlines in short strings."""
-    text = str(token)
     start = 1 if text[0] in "rRuU" else 0
     quote = text[start]
     triple = text.startswith(quote * 3, start) and len(text) - start >= 6
@@ -72,9 +77,9 @@ def _decode_string(token: Token) -> str:
     try:
         value = ast.literal_eval(text)
     except (SyntaxError, ValueError) as exc:  # bad \x, \N{...}, NUL or surrogate characters
-        raise PythonicSyntaxError(f"invalid string literal: {exc}", token.start_pos or 0) from None
+        raise PythonicSyntaxError(f"invalid string literal: {exc}", pos) from None
     if not isinstance(value, str):
-        raise PythonicSyntaxError("invalid string literal", token.start_pos or 0)
+        raise PythonicSyntaxError("invalid string literal", pos)
     return value
 
 

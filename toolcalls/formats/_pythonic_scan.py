@@ -5,9 +5,10 @@ A pythonic list has no wrapper: ``[get_weather(city="Paris"), get_time()]`` is a
 call, ``name(...)``) once, never re-reading it, and decides as early as the text allows:
 *reject* at the first character that cannot continue a call list (so prose is released at
 once), *done* at the ``]`` that closes the list. It checks only the shape (``name(key=value,
-...)`` with balanced brackets, Python strings with escapes and triple quotes); the values
-themselves are read by the grammar (`_pythonic_body.parse_pythonic_calls`) once the list is
-complete. Offsets are absolute (the engine's buffer is compacted between feeds).
+...)`` with balanced brackets, Python strings with escapes and triple quotes) and calls hooks
+as it passes a call's ``(``, a value and a call's end; `_pythonic_stream.ListStream` uses them
+to read the values and emit the calls. Offsets are absolute (the engine's buffer is compacted
+between feeds).
 """
 
 from __future__ import annotations
@@ -59,6 +60,10 @@ class CallScanner:
         self._stack: list[str] = []
         self._quote = ""
         self._empty = True
+        self.key = ""
+        """The argument name being read (set at its ``=``)."""
+        self.value_start = start
+        """Where the value being read starts (just after its ``=``)."""
 
     def feed(self, ctx: Engine, eof: bool) -> None:
         buf, off = ctx.buf, ctx.off
@@ -102,7 +107,10 @@ class CallScanner:
         j = self._skip_ws(buf, i, off)
         if j < 0:
             return False
-        return self._go("args", off + j + 1) if buf[j] == "(" else self._reject(off + j)
+        if buf[j] != "(":
+            return self._reject(off + j)
+        self._go("args", off + j + 1)
+        return self._on_open_call()
 
     def _args(self, buf: str, i: int, off: int, eof: bool) -> bool:
         """After ``(`` or a comma between arguments: ``key=``, or ``)``."""
@@ -117,6 +125,7 @@ class CallScanner:
         if key.end() == len(buf) and not eof:
             self.at = off + j
             return False
+        self.key = buf[j : key.end()]
         return self._go("equals", off + key.end())
 
     def _equals(self, buf: str, i: int, off: int, eof: bool) -> bool:
@@ -126,6 +135,7 @@ class CallScanner:
         if buf[j] != "=":
             return self._reject(off + j)
         self._empty = True
+        self.value_start = off + j + 1
         return self._go("value", off + j + 1)
 
     def _value(self, buf: str, i: int, off: int, eof: bool) -> bool:
@@ -164,6 +174,8 @@ class CallScanner:
                     return self._reject(off + j)
                 j += 1
             elif ch in ",)" and not self._empty:
+                if not self._on_value(buf[self.value_start - off : j], self.value_start):
+                    return False
                 return self._go("args", off + j + 1) if ch == "," else self._end_call(off + j + 1)
             else:
                 return self._reject(off + j)
@@ -194,6 +206,20 @@ class CallScanner:
             return self._go("first", off + j + 1)
         return self._done(off + j + 1) if buf[j] == "]" else self._reject(off + j)
 
+    # -- hooks for a subclass that reads what the scanner passes (each returns False to stop) --
+
+    def _on_open_call(self) -> bool:
+        """The ``(`` after a call's name (`partial`, `partial_name`) was read."""
+        return True
+
+    def _on_value(self, text: str, start: int) -> bool:
+        """The value of `key` is ``text`` (starting at `start`), up to its ``,`` or ``)``."""
+        return True
+
+    def _on_call_end(self, end: int) -> bool:
+        """The call in ``calls[-1]`` is complete."""
+        return True
+
     # -- helpers ------------------------------------------------------------------------------
 
     def _skip_ws(self, buf: str, i: int, off: int) -> int:
@@ -211,6 +237,8 @@ class CallScanner:
         assert self.partial is not None and self.partial_name is not None
         self.calls.append((self.partial, end, self.partial_name))
         self.partial = self.partial_name = None
+        if not self._on_call_end(end):
+            return False
         return self._done(end) if self.bare else self._go("after", end)
 
     def _done(self, end: int) -> bool:

@@ -7,10 +7,15 @@ syntax marks a call, so a ``[`` is only a *candidate*: the reader holds the text
 still be a call list and releases it as content, byte for byte, at the first character that
 cannot continue one (``[see below]``, ``[1, 2]``, ``[f(x)]`` with a positional argument). With
 tools given, the first call of a bare list must name a declared tool, else the list is content
-(after ``<|python_start|>``, an undeclared name is a call with an ``unknown_tool`` issue). The
-list is emitted once it parses whole (its values are read by the grammar ``pythonic.lark``),
-one Start/ArgumentsDelta/End per call. A list cut off by the end of the text keeps its complete
-calls; the unfinished one becomes an incomplete call.
+(after ``<|python_start|>``, an undeclared name is a call with an ``unknown_tool`` issue).
+
+Once the list is certain (its first string value opens, or its first call is complete and a
+``,`` or ``]`` follows), calls stream: each starts at its ``(``, string values are emitted as
+they arrive and other values once their ``,`` or ``)`` shows they are final (`ListStream`). An
+error after that point fails only the open call (``malformed_call``, e.g. ``[f(a="x" + "y")]``)
+and the rest is text again; before it, the whole list is content, as prose in brackets is. A
+list cut off by the end of the text keeps its complete calls; the unfinished one becomes an
+incomplete call.
 
 Prompt rendering: Meta ships no pythonic template, so tools and results follow vLLM's pythonic
 template for Llama 3.2 (``fixtures/render/pythonic/``); calls are written as Python literals
@@ -22,15 +27,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from .._engine import WS, Engine, ReaderFactory, Status
-from .._json import canonical
 from .._models import Tool, ToolCall
 from ._base import Format
 from ._llama_prompt import ipython_turn, result_openers, tools_json
-from ._pythonic_body import PythonicSyntaxError, format_pythonic_call, parse_pythonic_calls
-from ._pythonic_scan import CallScanner, is_name_start
+from ._pythonic_body import format_pythonic_call
+from ._pythonic_scan import is_name_start
+from ._pythonic_stream import ListStream
 from ._template_json import tojson
 
 __all__ = ["Pythonic", "PythonicReader"]
@@ -59,8 +63,7 @@ class PythonicReader:
         self.bare = bare
         self.closer = closer
         self.rename = rename
-        self.scan: CallScanner | None = None
-        self.start = 0
+        self.scan: ListStream | None = None
         self.resume: int | None = None
         self.closing = False
 
@@ -74,17 +77,16 @@ class PythonicReader:
         scan = self.scan
         assert scan is not None
         scan.feed(ctx, eof)
-        if scan.verdict == "reject":
+        if scan.verdict == "reject" and not scan.committed:
             self.resume = scan.resume
             return Status.REJECT
+        if scan.verdict in ("reject", "fail"):
+            return self._fail(ctx, scan)
         if scan.verdict is None:
             return self._truncated(ctx) if eof else Status.MORE
-        calls = self._parse(ctx, scan.calls, self.start, scan.end)
-        if calls is None:
+        if not scan.committed:  # doomed: a value the grammar refuses; the list is content
             self.resume = scan.end
             return Status.REJECT
-        for (start, end, _), (name, arguments) in zip(scan.calls, calls, strict=True):
-            self._emit(ctx, start, end, name, arguments)
         ctx.consume("markup", scan.end - ctx.off)
         self.closing = self.closer is not None
         return self._close(ctx, eof) if self.closing else Status.DONE
@@ -102,57 +104,54 @@ class PythonicReader:
             return Status.REJECT
         names = ctx.tools if self.opener == "[" else None  # after a marker, a call is a call
         rename = self.rename
-        self.start = ctx.at(at)
-        self.scan = CallScanner(
-            self.start,
+        self.scan = ListStream(
+            ctx.at(at),
             bare=bare,
+            rename=rename,
             accept=(lambda name: rename(name) in names) if names else None,
             could_become=(lambda part: any(n.startswith(part) for n in names)) if names else None,
         )
         return None
 
-    def _parse(self, ctx: Engine, calls: list[tuple[int, int, str]], start: int, end: int
-               ) -> list[tuple[str, dict[str, Any]]] | None:
-        """The calls the grammar reads in ``[start, end)``; None if it is not a call list."""
-        try:
-            parsed = parse_pythonic_calls(ctx.buf[start - ctx.off : end - ctx.off])
-        except PythonicSyntaxError:
-            return None
-        return parsed if len(parsed) == len(calls) else None
-
-    def _emit(self, ctx: Engine, start: int, end: int, name: str, arguments: dict[str, Any]
-              ) -> None:
-        self._markup_before(ctx, start)
-        ctx.consume("call", end - ctx.off)
-        ctx.start_call(self.rename(name))
-        ctx.arguments(canonical(arguments))
-        ctx.end_call(arguments)
+    def _fail(self, ctx: Engine, scan: ListStream) -> Status:
+        """An error after the list was committed: the open call fails there; the rest is text."""
+        problem = scan.problem or "the call list cannot go on here"
+        if scan.started:
+            ctx.consume("call", scan.resume - ctx.off)
+            ctx.fail_call("malformed_call", f"malformed pythonic call: {problem}")
+        elif scan.partial is not None:  # a call whose name was read but nothing streamed
+            scan.markup_before(scan.partial)
+            ctx.consume("call", scan.resume - ctx.off)
+            if scan.partial_name is not None:
+                ctx.start_call(self.rename(scan.partial_name))
+            ctx.fail_call("malformed_call", f"malformed pythonic call: {problem}")
+        else:  # between calls: the list's commas are markup, what breaks it is content
+            ctx.consume("markup", scan.resume - ctx.off)
+            ctx.issue("malformed_call", f"malformed pythonic call list: {problem}",
+                      (ctx.at(), ctx.at()))
+        return Status.DONE
 
     def _truncated(self, ctx: Engine) -> Status:
         """The text ended inside the list: keep its complete calls, fail the unfinished one."""
         scan = self.scan
         assert scan is not None
-        partial, name = scan.partial, scan.partial_name
-        for start, end, _ in scan.calls:
-            parsed = self._parse(ctx, [(start, end, "")], start, end)
-            if parsed is None:
-                partial, name = start, None
-                break
-            self._emit(ctx, start, end, *parsed[0])
-        if partial is None and scan.calls:  # between two calls: the rest is list markup
+        if not scan.committed and scan.calls:  # the first call is complete
+            if scan.doomed:
+                scan.markup_before(scan.calls[0][0])
+                ctx.consume("call", len(ctx.buf))
+                return Status.MORE
+            scan.commit_first_call()
+        if scan.started:
+            return Status.MORE  # the engine records the rest as a truncated call
+        if scan.partial is None and scan.calls:  # between two calls: the rest is list markup
             ctx.consume("markup", len(ctx.buf))
             return Status.DONE
-        if partial is not None:
-            self._markup_before(ctx, partial)
+        if scan.partial is not None:
+            scan.markup_before(scan.partial)
             ctx.consume("call", len(ctx.buf))
-            if name is not None:
-                ctx.start_call(self.rename(name))
-        return Status.MORE  # the engine records the rest as a truncated call
-
-    def _markup_before(self, ctx: Engine, start: int) -> None:
-        """The list's brackets and commas are markup; a bare call's marker is part of it."""
-        if self.scan is not None and not self.scan.bare:
-            ctx.consume("markup", start - ctx.off)
+            if scan.partial_name is not None:
+                ctx.start_call(self.rename(scan.partial_name))
+        return Status.MORE
 
     def _close(self, ctx: Engine, eof: bool) -> Status:
         assert self.closer is not None
