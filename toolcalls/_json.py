@@ -21,7 +21,7 @@ from typing import Any
 
 from ._text import TextBuilder
 
-__all__ = ["JsonReader", "canonical", "string_body", "DECODER"]
+__all__ = ["JsonReader", "FirstWins", "canonical", "string_body", "DECODER"]
 
 DECODER = json.JSONDecoder(strict=False)
 """Lenient about raw control characters inside strings, as models emit them."""
@@ -33,6 +33,9 @@ _WS = re.compile(r"[ \t\n\r]*")
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 MAX_DEPTH = 200
 """Deeper JSON is refused: such arguments are hostile, and would break serializers later."""
+_ENVELOPE_MEMBER = re.compile(r'"(?:name|id|arguments|parameters)"')
+_LETTER_ESCAPE = re.compile(r"\\u00(?:[46][1-9a-f]|[57][0-9a])", re.IGNORECASE)
+"""A key written with an escaped ASCII letter may be any key, ``"n\\u0061me"`` too."""
 
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False)
@@ -48,6 +51,15 @@ def canonical(value: Any) -> str:
 def string_body(text: str) -> str:
     """``canonical(text)`` without its quotes: a piece of a streamed string value."""
     return encode_basestring(text)[1:-1]
+
+
+class FirstWins(dict[str, Any]):
+    """Top-level members of an envelope where a repeated key keeps its first value: the one a
+    stream has already committed to (a call's name, its arguments), so any chunking agrees."""
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        if key not in self:
+            super().__setitem__(key, value)
 
 
 class _Frame:
@@ -76,8 +88,9 @@ class JsonReader:
         self.fragments: list[str] = []
         self.emits = True
         """False: make no fragments for a value read whole (nobody streams them: a batch parse)."""
-        self.members: dict[str, Any] = {}
-        """Top-level members read so far (envelope mode), to learn a name early."""
+        self.members: dict[str, Any] = FirstWins()
+        """Top-level members read so far (envelope mode), to learn a name early; a repeated
+        key keeps its first value."""
         self.emitted_key: str | None = None
         self.done = False
         self.value: Any = None
@@ -121,11 +134,13 @@ class JsonReader:
         openers = buf.count("{", i, end) + buf.count("[", i, end)
         if openers > MAX_DEPTH and _deeper_than(value, MAX_DEPTH):
             return None  # the incremental path reports the error at its exact position
+        if self.emit_keys is not None and _may_repeat_a_member(buf, i, end):
+            return None  # the decoder keeps a repeated key's last value; a stream, its first
         self._finish(value)
         if self.emit_keys is None:
             self._emit_whole(value)
         elif isinstance(value, dict):
-            self.members = dict(value)
+            self.members = FirstWins(value)
             for key in value:
                 if key in self.emit_keys and isinstance(value[key], dict):
                     self.emitted_key = key
@@ -160,6 +175,7 @@ class JsonReader:
             and self.emit_keys is not None
             and self.emitted_key is None
             and top.key in self.emit_keys
+            and top.key not in self.members  # a repeated key: its first value counts
         )
 
     def _step(self, buf: str, i: int, eof: bool) -> int:
@@ -353,3 +369,14 @@ def _deeper_than(value: Any, limit: int) -> bool:
             return True
         stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
     return False
+
+
+def _may_repeat_a_member(buf: str, start: int, end: int) -> bool:
+    """Whether the JSON in ``buf[start:end]`` may repeat a key an envelope reads (a cheap,
+    conservative look at the text: such JSON is read incrementally instead)."""
+    seen: set[str] = set()
+    for found in _ENVELOPE_MEMBER.finditer(buf, start, end):
+        if found.group() in seen:
+            return True
+        seen.add(found.group())
+    return _LETTER_ESCAPE.search(buf, start, end) is not None

@@ -21,9 +21,11 @@ from .._engine import WS, Engine, Status, holdback
 from .._json import JsonReader, canonical
 from ._phased import PhasedReader
 
-__all__ = ["Header", "JsonCall", "JsonCallReader", "ENVELOPE_KEYS"]
+__all__ = ["Header", "JsonCall", "JsonCallReader", "ARGUMENT_KEYS", "ENVELOPE_KEYS"]
 
-ENVELOPE_KEYS = frozenset({"arguments", "parameters"})
+ARGUMENT_KEYS = ("arguments", "parameters")
+"""Where an envelope holds the arguments, in order of preference."""
+ENVELOPE_KEYS = frozenset(ARGUMENT_KEYS)
 
 
 @dataclass(frozen=True)
@@ -177,13 +179,14 @@ class JsonCallReader(PhasedReader):
         return None
 
     def _envelope_arguments(self, ctx: Engine, value: Any) -> tuple[Any, str | None]:
-        if not isinstance(value, dict) or not isinstance(value.get("name"), str):
+        members = self.json.members  # a repeated key counts once, as the stream read it
+        if not isinstance(value, dict) or not isinstance(members.get("name"), str):
             return None, 'expected {"name": ..., "arguments": {...}}'
-        present = (k for k in ("arguments", "parameters") if k in value)
+        present = (k for k in ARGUMENT_KEYS if k in members)
         key = self.json.emitted_key or next(present, None)
         if key is None:
             return {}, None  # a call without arguments: a tool that takes none
-        arguments = value[key]
+        arguments = members[key]
         if key == "parameters":
             ctx.issue("parameters_key", 'the model wrote "parameters" instead of "arguments"',
                       self._span(ctx))

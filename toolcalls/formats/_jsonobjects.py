@@ -23,7 +23,7 @@ from typing import Any
 
 from .._engine import WS, Engine, Status
 from .._json import JsonReader, canonical
-from ._jsoncall import ENVELOPE_KEYS
+from ._jsoncall import ARGUMENT_KEYS, ENVELOPE_KEYS
 from ._phased import PhasedReader
 
 __all__ = ["JsonShape", "JsonCallsReader"]
@@ -49,21 +49,11 @@ class JsonShape:
     name_keys: tuple[str, ...] = ("name",)
 
 
-class _FirstWins(dict[str, Any]):
-    """Top-level members where a repeated key keeps its first value, the one a stream that
-    had committed to it has already used (so any chunking gives the same call)."""
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        if key not in self:
-            super().__setitem__(key, value)
-
-
 class _Object:
     __slots__ = ("json", "start", "started", "streamed")
 
     def __init__(self, start: int) -> None:
         self.json = JsonReader(ENVELOPE_KEYS)
-        self.json.members = _FirstWins()
         self.start = start
         self.started = False
         self.streamed = False
@@ -244,7 +234,7 @@ class JsonCallsReader(PhasedReader):
         reader, members = self.obj.json, self.obj.json.members
         if not isinstance(reader.value, dict):
             return None, False
-        key = reader.emitted_key or next((k for k in ENVELOPE_KEYS if k in members), None)
+        key = reader.emitted_key or next((k for k in ARGUMENT_KEYS if k in members), None)
         if key is None:  # a tool that takes no arguments, if the name is declared
             return ({} if ctx.tools or self.shape.wrapped else None), False
         arguments = members[key]
