@@ -1,4 +1,4 @@
-"""A JSON envelope that repeats a key (``"name"``, ``"arguments"``...) reads alike whole and streamed.
+"""A JSON envelope that repeats a key ("name", "arguments"...) reads alike whole and streamed.
 
 A stream commits to the first ``"name"`` it reads (the call has started) and to the first
 arguments object (its fragments are out), so the first value of a repeated envelope key is the

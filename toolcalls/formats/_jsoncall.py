@@ -205,7 +205,8 @@ class JsonCallReader(PhasedReader):
         if isinstance(decoded, dict):
             ctx.issue("arguments_as_string", "the arguments were a JSON string, decoded",
                       self._span(ctx))
-            ctx.arguments(canonical(decoded))
+            if ctx.emits:
+                ctx.arguments(canonical(decoded))
         return decoded
 
     def _finish(self, ctx: Engine) -> Status:

@@ -110,12 +110,10 @@ class JsonCallsReader(PhasedReader):
             if ctx.buf[at] not in '"}':
                 self.resume = ctx.at(at)
                 return Status.REJECT
-        if self.at == self.obj.start:
-            # Open the object on its own: the reader then reads incrementally in any chunking,
-            # so a whole object in one chunk is decided exactly as one arriving in pieces (and
-            # never pays for a failed whole-buffer decode at every "{" of a long text).
-            reader.feed("{", 0, False)
-            self.at += 1
+        # An object already whole in the buffer is decoded in one step (C); one that is not
+        # valid JSON, or still arriving, is read incrementally from where that stopped. The
+        # failed attempt is paid once per candidate, and the reader resumes past what it read.
+        reader.emits = ctx.emits
         end = reader.feed(ctx.buf, self.at - ctx.off, eof)
         self.at = ctx.at(reader.error[0] if reader.error else end)
         if not self.committed:
@@ -273,6 +271,6 @@ class JsonCallsReader(PhasedReader):
         if as_string:
             ctx.issue("arguments_as_string", "the arguments were a JSON string, decoded",
                       (obj.start, self.at))
-        if not obj.streamed:
+        if not obj.streamed and ctx.emits:
             ctx.arguments(canonical(arguments))
         ctx.end_call(arguments)

@@ -107,6 +107,7 @@ class _Invoke(XmlCallReader):
 
     def _json_body(self, ctx: Engine, eof: bool) -> Status | None:
         assert self.json is not None
+        self.json.emits = ctx.emits
         end = self.json.feed(ctx.buf, ctx.pos, eof)
         for fragment in self.json.take_fragments():
             ctx.arguments(fragment)

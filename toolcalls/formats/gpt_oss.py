@@ -171,6 +171,7 @@ class MessageReader(PhasedReader):
         so call markup inside it is data: the JSON value is content, read whole before any of
         it is accounted for (a body that is not JSON is read as text)."""
         start = ctx.pos if self.json_at is None else self.json_at - ctx.off
+        self.json.emits = ctx.emits
         end = self.json.feed(ctx.buf, start, eof)
         self.json.take_fragments()
         self.json_at = ctx.at(end)
@@ -184,6 +185,7 @@ class MessageReader(PhasedReader):
 
     def _arguments(self, ctx: Engine, eof: bool) -> Status | None:
         reader = self.json
+        reader.emits = ctx.emits
         end = reader.feed(ctx.buf, ctx.pos, eof)
         for fragment in reader.take_fragments():
             ctx.arguments(fragment)

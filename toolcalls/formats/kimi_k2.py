@@ -156,7 +156,8 @@ class KimiCallReader(TerminatedCallReader):
             key: item for key, item in value.items() if key != "name"
         }
         ctx.start_call(name, self.call_id)
-        ctx.arguments(canonical(self.arguments))
+        if ctx.emits:
+            ctx.arguments(canonical(self.arguments))
         self.phase = "close"
         return None
 
