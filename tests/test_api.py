@@ -98,3 +98,19 @@ def test_feed_after_close_is_a_caller_error() -> None:
 def test_parse_rejects_non_text() -> None:
     with pytest.raises(TypeError):
         toolcalls.parse(b"bytes", "hermes")  # type: ignore[arg-type]
+
+
+def test_tool_definitions_given_again_are_read_once() -> None:
+    properties = {"unit": {"type": "string"}, "city": {"type": "string"}}
+    definitions = [{"type": "function", "function": {
+        "name": "get_weather", "parameters": {"type": "object", "properties": properties}}}]
+    first = toolcalls.to_tools(definitions)
+    again = toolcalls.to_tools(json.loads(json.dumps(definitions)))  # equal data, new objects
+    assert again == first and again[0] is first[0]
+    assert list(again[0].parameters["properties"]) == ["unit", "city"]  # the order as written
+    definitions[0]["function"]["name"] = "get_time"  # changed definitions are read anew
+    assert [tool.name for tool in toolcalls.to_tools(definitions)] == ["get_time"]
+    with pytest.raises(toolcalls.ToolDefinitionError):
+        toolcalls.to_tools([{"type": "function", "function": {"description": "no name"}}])
+    with pytest.raises(toolcalls.ToolDefinitionError):  # a bad list is never remembered
+        toolcalls.to_tools([{"type": "function", "function": {"description": "no name"}}])

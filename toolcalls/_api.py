@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -17,14 +18,40 @@ __all__ = ["parse", "stream", "to_tools"]
 ToolsLike: TypeAlias = "Iterable[Tool | Mapping[str, Any]] | None"
 
 
+_RECENT_TOOLS: dict[str, tuple[Tool, ...]] = {}
+"""Tool lists given as JSON data, by their JSON text: the same definitions are passed with
+every response, and checking them (schemas included) costs ~40 short parses."""
+_RECENT_LIMIT = 32
+
+
 def to_tools(tools: ToolsLike) -> list[Tool]:
     """Tools from any shape `toolcalls.import_tools` reads (OpenAI, Anthropic, Gemini, MCP,
     bare definitions, Python functions or `Tool` objects); the one reader of tool lists."""
     if tools is None:  # the common case loads nothing more
         return []
+    key = _json_text(tools)
+    known = _RECENT_TOOLS.get(key) if key is not None else None
+    if known is not None:
+        return list(known)
     from ._tools import import_tools  # on first use: it brings schema validation along
 
-    return import_tools(tools)
+    imported = import_tools(tools)
+    if key is not None:
+        if len(_RECENT_TOOLS) >= _RECENT_LIMIT:
+            _RECENT_TOOLS.pop(next(iter(_RECENT_TOOLS)), None)  # the oldest
+        _RECENT_TOOLS[key] = tuple(imported)  # `Tool` is frozen: safe to hand out again
+    return imported
+
+
+def _json_text(tools: object) -> str | None:
+    """`tools` as JSON text (its key order kept: it is the order rendered), or None when it
+    holds anything but JSON data (functions, `Tool` objects)."""
+    if not isinstance(tools, list | tuple | Mapping):
+        return None
+    try:
+        return json.dumps(tools, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return None
 
 
 def parse(
