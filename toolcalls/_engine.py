@@ -152,11 +152,17 @@ class Engine:
         self._run(eof=False)
         return self._take_events()
 
-    def close(self) -> list[Event]:
-        """Mark the end of the text: flush held text, fail any call left open."""
-        if not self._closed:
-            self._closed = True
-            self._run(eof=True)
+    def close(self, last: str = "") -> list[Event]:
+        """Mark the end of the text (after `last`, its final piece, if given): flush held
+        text, fail any call left open."""
+        if self._closed:
+            if last:
+                raise RuntimeError("close() after close(): start a new stream for a new response")
+            return self._take_events()
+        self._closed = True
+        if last:
+            self._append(last)
+        self._run(eof=True)
         return self._take_events()
 
     def result(self) -> ParseResult:

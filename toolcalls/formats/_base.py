@@ -71,8 +71,7 @@ class Format:
         """Parse a whole response: exactly what streaming it in one piece gives."""
         parser = self.stream(**options)
         parser.emits = False  # only the result is wanted: no events to build
-        parser.feed(text)
-        parser.close()
+        parser.close(text)  # the whole text, read knowing it is all there
         return parser.result()
 
     # -- prompt rendering: the same format written back (see tests/test_roundtrip.py) ---------
