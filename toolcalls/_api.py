@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from ._registry import detect, get_format
+from ._registry import detect_parsed, get_format
 
 if TYPE_CHECKING:  # pydantic costs ~150 ms to import: it loads on the first parse, not here
     from ._engine import Engine
@@ -77,7 +77,10 @@ def parse(
         raise TypeError(f"parse() needs the response text as str, not {type(text).__name__}")
     declared = to_tools(tools)
     if format == "auto":
-        format = detect(text, declared) or _no_format()
+        found, result = detect_parsed(text, declared)
+        if result is not None and not strict and not thinking:
+            return result  # detection parsed it already, with these options
+        format = found or _no_format()
     return get_format(format).parse(text, tools=declared, strict=strict, thinking=thinking)
 
 

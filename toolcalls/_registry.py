@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ._models import ParseResult, Tool
     from .formats._base import Format
 
-__all__ = ["FORMATS", "detect", "get_format", "list_formats"]
+__all__ = ["FORMATS", "detect", "detect_parsed", "get_format", "list_formats"]
 
 # name -> "module:Class", alphabetical. Module names match the fixture folders.
 FORMATS: dict[str, str] = {
@@ -123,7 +123,12 @@ def detect(text: str, tools: ToolsLike = None) -> str | None:
     """
     from ._api import to_tools  # _api imports this module
 
-    declared = to_tools(tools)
+    return detect_parsed(text, to_tools(tools))[0]
+
+
+def detect_parsed(text: str, declared: Sequence[Tool]) -> tuple[str | None, ParseResult | None]:
+    """`detect`, with the format's lenient parse of `text` when detecting needed it (so
+    ``parse(text, "auto")`` does not parse twice)."""
     scores = _scores(text, declared)
     results: dict[str, ParseResult] = {}
 
@@ -138,13 +143,15 @@ def detect(text: str, tools: ToolsLike = None) -> str | None:
         if _has_markup(name, text) or parsed(name).calls or parsed(name).incomplete
     ]
     if len(shortlist) <= 1:
-        return shortlist[0] if shortlist else None
+        found = shortlist[0] if shortlist else None
+        return found, results.get(found) if found is not None else None
 
     def fit(name: str) -> tuple[int, int, int, float]:
         result = parsed(name)
         return (len(result.calls), -len(result.incomplete), -len(result.issues), scores[name])
 
-    return max(shortlist, key=fit)  # the first of equals: the higher marker score
+    best = max(shortlist, key=fit)  # the first of equals: the higher marker score
+    return best, results[best]
 
 
 def _scores(text: str, tools: Sequence[Tool]) -> dict[str, float]:
