@@ -11,6 +11,8 @@ import functools
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from mypy_extensions import mypyc_attr
+
 from .._engine import WS, Engine, Openers, Reader, ReaderFactory, Status, holdback
 from .._models import ParseResult, Tool, ToolCall
 
@@ -19,6 +21,7 @@ __all__ = ["CODE_FENCE", "CodeFenceReader", "Format", "ReasoningReader"]
 CODE_FENCE = "```"
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled, Ollama.with_prefix still subclasses it
 class Format:
     """One tool-call wire format. Subclasses set the class attributes and `call_openers`."""
 

@@ -394,5 +394,6 @@ class DeepseekV31(Format):
 
     @classmethod
     def detect(cls, text: str) -> float:
-        score = super().detect(text)
+        # Two-argument super: compiled by mypyc, a bare super() in a classmethod loses cls.
+        score = super(DeepseekV31, cls).detect(text)  # noqa: UP008
         return min(score, 0.5) if "function" + SEP in text else score

@@ -95,7 +95,7 @@ class _Markup:
 class _Invoke(XmlCallReader):
     """An invoke; as SGLang reads it, one may hold a JSON object instead of parameters."""
 
-    openings = ("{",)
+    openings: tuple[str, ...] = ("{",)
     json: JsonReader | None = None
 
     def _other(self, ctx: Engine) -> Status | None:

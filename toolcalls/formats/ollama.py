@@ -34,6 +34,8 @@ import re
 from collections.abc import Sequence
 from typing import ClassVar
 
+from mypy_extensions import mypyc_attr
+
 from .._engine import Engine, Reader, ReaderFactory, Status
 from .._models import Tool, ToolCall
 from ._base import CODE_FENCE, Format
@@ -101,6 +103,7 @@ def closer_for(prefix: str) -> str | None:
     return f"</{tag[1]}>" if tag else None
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled, with_prefix still subclasses it
 class Ollama(Format):
     name = "ollama"
     aliases = ("ollama_json", "prompt_json")

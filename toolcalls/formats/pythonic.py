@@ -218,4 +218,6 @@ class Pythonic(Format):
     @classmethod
     def detect(cls, text: str) -> float:
         """The markers, or a reply that is one call list (``[name(...)...]``)."""
-        return max(super().detect(text), 0.6 if _CALL_LIST.fullmatch(text) else 0.0)
+        # Two-argument super: compiled by mypyc, a bare super() in a classmethod loses cls.
+        base = super(Pythonic, cls).detect(text)  # noqa: UP008
+        return max(base, 0.6 if _CALL_LIST.fullmatch(text) else 0.0)
