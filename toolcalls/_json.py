@@ -14,8 +14,9 @@ step: that is the batch fast path, and it accepts exactly what the incremental p
 from __future__ import annotations
 
 import json
+import json.scanner
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from json.encoder import encode_basestring  # C; what dumps uses for a str (ensure_ascii=False)
 from typing import Any
 
@@ -25,6 +26,10 @@ __all__ = ["JsonReader", "FirstWins", "canonical", "string_body", "DECODER"]
 
 DECODER = json.JSONDecoder(strict=False)
 """Lenient about raw control characters inside strings, as models emit them."""
+_SCAN: Callable[[str, int], tuple[Any, int]] = json.scanner.make_scanner(
+    DECODER  # type: ignore[arg-type]  # typeshed names the scanner class as the context type
+)
+"""One JSON value at an index, as `DECODER` reads it (the step `raw_decode` takes)."""
 
 _PLAIN = re.compile(r'[^"\\]+')
 _SCALAR = re.compile(r"[-+0-9.eE]+|true|false|null|NaN|-?Infinity")
@@ -33,9 +38,6 @@ _WS = re.compile(r"[ \t\n\r]*")
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 MAX_DEPTH = 200
 """Deeper JSON is refused: such arguments are hostile, and would break serializers later."""
-_ENVELOPE_MEMBER = re.compile(r'"(?:name|id|arguments|parameters)"')
-_LETTER_ESCAPE = re.compile(r"\\u00(?:[46][1-9a-f]|[57][0-9a])", re.IGNORECASE)
-"""A key written with an escaped ASCII letter may be any key, ``"n\\u0061me"`` too."""
 
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False)
@@ -127,25 +129,30 @@ class JsonReader:
     # -- fast path ------------------------------------------------------------------------
 
     def _try_whole(self, buf: str, i: int) -> int | None:
+        members: FirstWins | None = None
         try:
-            value, end = DECODER.raw_decode(buf, i)
-        except (ValueError, RecursionError):
+            if self.emit_keys is None:
+                value, end = DECODER.raw_decode(buf, i)
+            else:
+                decoded = _decode_members(buf, i)
+                if decoded is None:
+                    return None
+                value, members, end = decoded
+        except (ValueError, RecursionError, StopIteration):
             return None
         openers = buf.count("{", i, end) + buf.count("[", i, end)
         if openers > MAX_DEPTH and _deeper_than(value, MAX_DEPTH):
             return None  # the incremental path reports the error at its exact position
-        if self.emit_keys is not None and _may_repeat_a_member(buf, i, end):
-            return None  # the decoder keeps a repeated key's last value; a stream, its first
         self._finish(value)
-        if self.emit_keys is None:
+        if members is None:
             self._emit_whole(value)
-        elif isinstance(value, dict):
-            self.members = FirstWins(value)
-            for key in value:
-                if key in self.emit_keys and isinstance(value[key], dict):
-                    self.emitted_key = key
-                    self._emit_whole(value[key])
-                    break
+            return end
+        self.members = members
+        for key, member in members.items():
+            if key in self.emit_keys and isinstance(member, dict):  # type: ignore[operator]
+                self.emitted_key = key
+                self._emit_whole(member)
+                break
         return end
 
     def _emit_whole(self, value: Any) -> None:
@@ -371,12 +378,30 @@ def _deeper_than(value: Any, limit: int) -> bool:
     return False
 
 
-def _may_repeat_a_member(buf: str, start: int, end: int) -> bool:
-    """Whether the JSON in ``buf[start:end]`` may repeat a key an envelope reads (a cheap,
-    conservative look at the text: such JSON is read incrementally instead)."""
-    seen: set[str] = set()
-    for found in _ENVELOPE_MEMBER.finditer(buf, start, end):
-        if found.group() in seen:
-            return True
-        seen.add(found.group())
-    return _LETTER_ESCAPE.search(buf, start, end) is not None
+def _decode_members(buf: str, i: int) -> tuple[dict[str, Any], FirstWins, int] | None:
+    """The object at ``buf[i]`` read member by member, each key and value decoded in C: the
+    object as the decoder makes it (a repeated key keeps its last value), its members as a
+    stream commits to them (the first), and where it ends. None if it is not an object;
+    decoding errors raise as `raw_decode`'s do."""
+    if not buf.startswith("{", i):
+        return None
+    scan = _SCAN
+    whole: dict[str, Any] = {}
+    members = FirstWins()
+    j = _WS.match(buf, i + 1).end()  # type: ignore[union-attr]
+    if buf.startswith("}", j):
+        return whole, members, j + 1
+    while buf.startswith('"', j):
+        key, j = scan(buf, j)
+        j = _WS.match(buf, j).end()  # type: ignore[union-attr]
+        if not buf.startswith(":", j):
+            return None
+        value, j = scan(buf, _WS.match(buf, j + 1).end())  # type: ignore[union-attr]
+        whole[key] = members[key] = value
+        j = _WS.match(buf, j).end()  # type: ignore[union-attr]
+        if buf.startswith("}", j):
+            return whole, members, j + 1
+        if not buf.startswith(",", j):
+            return None
+        j = _WS.match(buf, j + 1).end()  # type: ignore[union-attr]
+    return None
