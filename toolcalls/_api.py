@@ -29,6 +29,8 @@ def to_tools(tools: ToolsLike) -> list[Tool]:
     bare definitions, Python functions or `Tool` objects); the one reader of tool lists."""
     if tools is None:  # the common case loads nothing more
         return []
+    if isinstance(tools, list | tuple) and _all_tools(tools):
+        return list(tools)  # already read (`Tool` is frozen): 0.3 µs instead of ~10
     key = _json_text(tools)
     known = _RECENT_TOOLS.get(key) if key is not None else None
     if known is not None:
@@ -41,6 +43,12 @@ def to_tools(tools: ToolsLike) -> list[Tool]:
             _RECENT_TOOLS.pop(next(iter(_RECENT_TOOLS)), None)  # the oldest
         _RECENT_TOOLS[key] = tuple(imported)  # `Tool` is frozen: safe to hand out again
     return imported
+
+
+def _all_tools(items: list[Any] | tuple[Any, ...]) -> bool:
+    from ._models import Tool  # loaded already whenever a `Tool` exists
+
+    return all(type(item) is Tool for item in items)
 
 
 def _json_text(tools: object) -> str | None:

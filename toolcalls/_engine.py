@@ -36,7 +36,7 @@ from ._events import (
     ToolCallStart,
 )
 from ._json import canonical
-from ._models import IncompleteCall, ParseIssue, ParseResult, SegmentKind, Tool, ToolCall
+from ._models import IncompleteCall, ParseIssue, ParseResult, SegmentKind, Tool, ToolCall, built
 from ._text import TextBuilder
 
 if TYPE_CHECKING:
@@ -167,17 +167,16 @@ class Engine:
 
     def result(self) -> ParseResult:
         """Everything parsed so far (final after `close`)."""
-        # Validated construction (pydantic-core) is faster than `model_construct`, which loops
-        # over the fields in Python: a short batch parse is ~10% faster. It copies the lists.
-        return ParseResult(
-            format=self.format.name,
-            content=self._content.getvalue(),
-            reasoning=None if self._reasoning is None else self._reasoning.getvalue(),
-            calls=self._calls,
-            incomplete=self._incomplete,
-            issues=self._issues,
-            segments=self._segments,
-        )
+        # The lists are copied: a result taken mid-stream must not grow as the stream goes on.
+        return built(ParseResult, {
+            "format": self.format.name,
+            "content": self._content.getvalue(),
+            "reasoning": None if self._reasoning is None else self._reasoning.getvalue(),
+            "calls": list(self._calls),
+            "incomplete": list(self._incomplete),
+            "issues": list(self._issues),
+            "segments": list(self._segments),
+        })
 
     def _append(self, chunk: str) -> None:
         """Add `chunk` to the buffer without copying a long text a reader holds back.
@@ -190,6 +189,8 @@ class Engine:
         """
         held = len(self.buf) - self.pos
         if held < _IN_PLACE_FROM or (self.pos >= _COMPACT_FROM and self.pos >= held):
+            if self._call is not None:  # its text is about to leave the buffer
+                self._call.keep_raw(self.buf, self.off, self.pos)
             self.off += self.pos
             self.buf = self.buf[self.pos :]
             self.pos = 0
@@ -303,13 +304,13 @@ class Engine:
         if self._pending[1] and self._reader is not None:
             self._commit_pending("content" if kind == "content" else "markup")
         start = self.off + self.pos
-        text = self.buf[self.pos : stop]
-        self.pos = stop
-        if kind == "call":
+        if kind == "call":  # its text is kept only if the call fails (`_OpenCall.keep_raw`)
             if self._call is None:
                 self._call = _OpenCall(start)
-            self._call.raw.append(text)
+            self.pos = stop
             return
+        text = self.buf[self.pos : stop]
+        self.pos = stop
         self._segment(kind, start, self.off + stop)
         if kind == "content":
             self._add_content(text)
@@ -351,7 +352,8 @@ class Engine:
         if self.emits and not call.streamed:  # nothing streamed: the stream still says "{}"
             self.arguments(canonical(arguments))
         span = (call.start, self.at())
-        done = ToolCall(id=call.id, name=call.name, arguments=arguments, span=span)  # see result()
+        fields = {"id": call.id, "name": call.name, "arguments": arguments, "span": span}
+        done = built(ToolCall, fields)
         self._calls.append(done)
         self._segment("call", *span)
         self._check_name(call.name, span)
@@ -364,7 +366,9 @@ class Engine:
         """The open call cannot be completed: it becomes an incomplete call with an issue."""
         call = self._require_call()
         span = (call.start, self.at())
-        failed = IncompleteCall.model_construct(name=call.name, raw=call.raw.getvalue(), span=span)
+        call.keep_raw(self.buf, self.off, self.pos)
+        fields = {"name": call.name, "raw": call.raw.getvalue(), "span": span}
+        failed = built(IncompleteCall, fields)
         self._incomplete.append(failed)
         self._segment("incomplete", *span)
         self._check_name(call.name, span)
@@ -375,7 +379,7 @@ class Engine:
 
     def issue(self, kind: str, message: str, span: tuple[int, int]) -> None:
         """Record a problem; in strict mode, raise it."""
-        self._issues.append(ParseIssue.model_construct(kind=kind, message=message, span=span))
+        self._issues.append(built(ParseIssue, {"kind": kind, "message": message, "span": span}))
         if self.strict:
             error = _ISSUE_ERRORS.get(kind, ParseError)
             raise error(f"{self.format.name}: {message} at {span}", kind=kind, span=span)
@@ -429,15 +433,28 @@ class Engine:
 
 
 class _OpenCall:
-    __slots__ = ("start", "raw", "index", "name", "id", "streamed")
+    """A call between its first character and its end or failure."""
+
+    __slots__ = ("start", "raw", "kept", "index", "name", "id", "streamed")
 
     def __init__(self, start: int) -> None:
         self.start = start
         self.raw = TextBuilder()
+        """The call's text, needed only if it fails (`IncompleteCall.raw`); collected from
+        the buffer just before the buffer lets go of it, so a call that completes (every
+        call of a batch parse) never copies its text: -6% on a short Qwen3-Coder parse."""
+        self.kept = start
+        """Absolute offset up to which `raw` holds the text."""
         self.index: int | None = None
         self.name: str | None = None
         self.id = ""
         self.streamed = False
+
+    def keep_raw(self, buf: str, off: int, pos: int) -> None:
+        """Add the call's text from `kept` up to buffer index `pos` to `raw`."""
+        if off + pos > self.kept:
+            self.raw.append(buf[self.kept - off : pos])
+            self.kept = off + pos
 
 
 class Openers:
