@@ -57,3 +57,31 @@ def test_a_repeated_envelope_key_keeps_its_first_value(fmt: str) -> None:
 def test_the_first_arguments_object_is_the_one_streamed() -> None:
     text = '<tool_call>{"name": "f", "arguments": {"x": 1}, "arguments": {"y": 2}}</tool_call>'
     assert checked("hermes", text).calls[0].arguments == {"x": 1}
+
+
+def test_threads_reading_envelopes_at_once_each_get_their_own_members() -> None:
+    """The whole-envelope decoder keeps each object's members as scratch space: one per
+    thread, so bodies read at once in several threads never see each other's members."""
+    import toolcalls
+
+    texts = [WRAPPERS["hermes"].format(body) for body in BODIES]
+    alone = [toolcalls.parse(text, "hermes").model_dump() for text in texts]
+
+    def read_all(offset: int) -> list[tuple[int, dict[str, object]]]:
+        order = texts[offset:] + texts[:offset]
+        return [((offset + k) % len(texts), toolcalls.parse(t, "hermes").model_dump())
+                for _ in range(3) for k, t in enumerate(order)]
+
+    import sys
+    from concurrent.futures import ThreadPoolExecutor
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as the interpreter can
+    try:
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            outcomes = list(pool.map(read_all, range(0, len(texts), len(texts) // 4 or 1)))
+    finally:
+        sys.setswitchinterval(interval)
+    for results in outcomes:
+        for index, dumped in results:
+            assert dumped == alone[index], texts[index]

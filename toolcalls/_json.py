@@ -14,9 +14,9 @@ step: that is the batch fast path, and it accepts exactly what the incremental p
 from __future__ import annotations
 
 import json
-import json.scanner
 import re
-from collections.abc import Callable, Iterable
+import threading
+from collections.abc import Iterable
 from json.encoder import encode_basestring  # C; what dumps uses for a str (ensure_ascii=False)
 from typing import Any
 
@@ -26,10 +26,6 @@ __all__ = ["JsonReader", "FirstWins", "canonical", "string_body", "DECODER"]
 
 DECODER = json.JSONDecoder(strict=False)
 """Lenient about raw control characters inside strings, as models emit them."""
-_SCAN: Callable[[str, int], tuple[Any, int]] = json.scanner.make_scanner(
-    DECODER  # type: ignore[arg-type]  # typeshed names the scanner class as the context type
-)
-"""One JSON value at an index, as `DECODER` reads it (the step `raw_decode` takes)."""
 
 _PLAIN = re.compile(r'[^"\\]+')
 _SCALAR = re.compile(r"[-+0-9.eE]+|true|false|null|NaN|-?Infinity")
@@ -62,6 +58,36 @@ class FirstWins(dict[str, Any]):
     def __setitem__(self, key: str, value: Any) -> None:
         if key not in self:
             super().__setitem__(key, value)
+
+
+class _EnvelopeDecoder:
+    """`DECODER` that also keeps the members of the last object it read, in text order.
+
+    The outermost object closes last, so after `raw_decode` of an object `pairs` are its
+    members, a repeated key as often as it was written. The decoder's own object (where the
+    last of a repeated key wins) is the value; `FirstWins` of the pairs is what a stream
+    commits to. All in C but the hook: 1.3 µs for a short Hermes body, against 3.9 µs when
+    each member was scanned on its own. One per thread: `pairs` is the hook's scratch space.
+    """
+
+    def __init__(self) -> None:
+        self.pairs: list[tuple[str, Any]] = []
+        self.decoder = json.JSONDecoder(strict=False, object_pairs_hook=self._keep)
+
+    def _keep(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        self.pairs = pairs
+        return dict(pairs)
+
+
+_PER_THREAD = threading.local()
+
+
+def _envelope_decoder() -> _EnvelopeDecoder:
+    try:
+        decoder: _EnvelopeDecoder = _PER_THREAD.envelope
+    except AttributeError:
+        decoder = _PER_THREAD.envelope = _EnvelopeDecoder()
+    return decoder
 
 
 class _Frame:
@@ -379,29 +405,17 @@ def _deeper_than(value: Any, limit: int) -> bool:
 
 
 def _decode_members(buf: str, i: int) -> tuple[dict[str, Any], FirstWins, int] | None:
-    """The object at ``buf[i]`` read member by member, each key and value decoded in C: the
-    object as the decoder makes it (a repeated key keeps its last value), its members as a
-    stream commits to them (the first), and where it ends. None if it is not an object;
-    decoding errors raise as `raw_decode`'s do."""
+    """The object at ``buf[i]``: the object as the decoder makes it (a repeated key keeps its
+    last value), its members as a stream commits to them (the first), and where it ends.
+    None if it is not an object; decoding errors raise as `raw_decode`'s do."""
     if not buf.startswith("{", i):
         return None
-    scan = _SCAN
-    whole: dict[str, Any] = {}
+    envelope = _envelope_decoder()
+    whole, end = envelope.decoder.raw_decode(buf, i)
+    pairs, envelope.pairs = envelope.pairs, []
+    if len(pairs) == len(whole):  # no key repeated: the first value of each is its only one
+        return whole, FirstWins(whole), end
     members = FirstWins()
-    j = _WS.match(buf, i + 1).end()  # type: ignore[union-attr]
-    if buf.startswith("}", j):
-        return whole, members, j + 1
-    while buf.startswith('"', j):
-        key, j = scan(buf, j)
-        j = _WS.match(buf, j).end()  # type: ignore[union-attr]
-        if not buf.startswith(":", j):
-            return None
-        value, j = scan(buf, _WS.match(buf, j + 1).end())  # type: ignore[union-attr]
-        whole[key] = members[key] = value
-        j = _WS.match(buf, j).end()  # type: ignore[union-attr]
-        if buf.startswith("}", j):
-            return whole, members, j + 1
-        if not buf.startswith(",", j):
-            return None
-        j = _WS.match(buf, j + 1).end()  # type: ignore[union-attr]
-    return None
+    for key, member in pairs:
+        members[key] = member
+    return whole, members, end
