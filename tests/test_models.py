@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 import toolcalls
-from toolcalls._models import IncompleteCall, ParseIssue, ParseResult, ToolCall, built
+from toolcalls._engine import built
+from toolcalls._models import IncompleteCall, ParseIssue, ParseResult, ToolCall
 
 CORPUS = Path(__file__).resolve().parent.parent / "fixtures" / "corpus"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Literal, Self, TypeVar
+from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -18,7 +18,6 @@ from ._errors import ToolDefinitionError
 from ._schema import python_type_names_fixed, schema_problem
 
 __all__ = [
-    "built",
     "IncompleteCall",
     "ParseIssue",
     "ParseResult",
@@ -186,28 +185,6 @@ class ParseResult(BaseModel):
             }
             for call in self.calls
         ]
-
-
-_Model = TypeVar("_Model", bound=BaseModel)
-_set_slot = object.__setattr__
-
-
-def built(model: type[_Model], fields: dict[str, Any]) -> _Model:
-    """An instance of `model` from `fields` the parser made itself, already of their types.
-
-    The engine builds every `ToolCall`, `ParseResult`, `IncompleteCall` and `ParseIssue` from
-    values it typed itself (str, int spans, dicts decoded from JSON), so validating them again
-    is wasted work: this is what pydantic's `model_construct` does, without its Python loop
-    over defaults (0.8 instead of 1.5 µs for a `ToolCall` validated, 2.0 with `model_construct`;
-    a short parse makes two). `fields` must name every field; it becomes the instance's dict.
-    tests/test_models.py checks that the result is indistinguishable from a validated one.
-    """
-    instance = model.__new__(model)
-    _set_slot(instance, "__dict__", fields)
-    _set_slot(instance, "__pydantic_fields_set__", set(fields))
-    _set_slot(instance, "__pydantic_extra__", None)
-    _set_slot(instance, "__pydantic_private__", None)
-    return instance
 
 
 # Shown as ``toolcalls.X`` (reprs, docs, pickles) however they are reached: `toolcalls` exports

@@ -28,7 +28,7 @@ ARGUMENT_KEYS = ("arguments", "parameters")
 ENVELOPE_KEYS = frozenset(ARGUMENT_KEYS)
 
 
-@dataclass(frozen=True)
+@dataclass  # not frozen: a frozen dataclass's __init__ costs twice as much (one per call)
 class Header:
     """What a header says about the call."""
 

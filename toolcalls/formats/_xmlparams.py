@@ -60,6 +60,10 @@ class Tag:
     """The kind of issue to report for a model slip recovered in the tag."""
 
 
+_NO_PARAM = Tag("param", "")
+"""The parameter of a call before its first one (one for all: a `Tag` is frozen)."""
+
+
 @dataclass(frozen=True)
 class XmlTags:
     """How one format spells its structural tags."""
@@ -150,7 +154,7 @@ class XmlCallReader(PhasedReader):
         self.name, self.start = "", 0
         self.arguments: dict[str, Any] = {}
         self.opened = False  # "{" emitted
-        self.param = Tag("param", "")
+        self.param = _NO_PARAM
         self.raw = TextBuilder()  # the value's text, held about once however long
         self.stream: StringStream | None = None
         self.escaped_gap = False
