@@ -39,7 +39,13 @@ from decimal import Decimal
 from functools import partial
 from typing import Any
 
-__all__ = ["coerce", "decode_json_value", "streams_as_string", "strip_value_newlines"]
+__all__ = [
+    "coerce",
+    "decode_json_value",
+    "property_schema",
+    "streams_as_string",
+    "strip_value_newlines",
+]
 
 _ALIASES = {
     "int": "integer", "float": "number", "double": "number", "bool": "boolean",
@@ -58,6 +64,16 @@ _EXACT_FLOAT_LIMIT = 2**53
 _MAX_INT_DIGITS = 4000
 _MAX_LITERAL_CHARS = 100_000
 _LITERAL_ERRORS = (ValueError, TypeError, SyntaxError, MemoryError, RecursionError)
+
+
+def property_schema(parameters: dict[str, Any], argument: str) -> dict[str, Any] | None:
+    """The JSON Schema of one argument in a tool's `parameters`, or None if not declared."""
+    properties = parameters.get("properties")
+    if isinstance(properties, dict):
+        schema = properties.get(argument)
+        if isinstance(schema, dict):
+            return schema
+    return None
 
 
 def strip_value_newlines(raw: str) -> str:

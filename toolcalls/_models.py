@@ -14,6 +14,7 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from ._coerce import property_schema
 from ._errors import ToolDefinitionError
 from ._schema import python_type_names_fixed, schema_problem
 
@@ -122,12 +123,7 @@ class Tool(BaseModel):
 
     def property_schema(self, argument: str) -> dict[str, Any] | None:
         """The JSON Schema of one argument, or None when the tool does not declare it."""
-        properties = self.parameters.get("properties")
-        if isinstance(properties, dict):
-            schema = properties.get(argument)
-            if isinstance(schema, dict):
-                return schema
-        return None
+        return property_schema(self.parameters, argument)
 
 
 class ToolCall(BaseModel):

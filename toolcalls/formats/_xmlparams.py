@@ -24,13 +24,19 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from lark import Token, Transformer
 from lark.exceptions import LarkError
 
-from .._coerce import coerce, decode_json_value, streams_as_string, strip_value_newlines
+from .._coerce import (
+    coerce,
+    decode_json_value,
+    property_schema,
+    streams_as_string,
+    strip_value_newlines,
+)
 from .._engine import WS, Engine, Status, holdback
 from .._grammar import load_grammar
 from .._json import canonical, string_body
@@ -97,22 +103,23 @@ class XmlTags:
     (Qwen3-Coder), so one of each is dropped; False where it writes values flush against their
     tags (GLM, MiniMax-M2, DSML): there every newline is the value's own."""
     max_header: int = 256
+    # Derived once, in __post_init__ (functools.cached_property takes a lock in Python on
+    # every read: 5% of a short Qwen3-Coder parse went to reading `gap`).
+    gap: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    """Blanks (and escaped blanks) between tags."""
+    body_markers: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    """What may follow a call's open tag or a value's close tag."""
+    skip_to: tuple[re.Pattern[str], frozenset[str]] = field(init=False, repr=False, compare=False)
+    """Where skipping malformed text stops (a pattern and the prefixes to hold back)."""
 
-    @functools.cached_property
-    def gap(self) -> re.Pattern[str]:
+    def __post_init__(self) -> None:
         escaped = "".join("|" + re.escape(e) for e in self.escaped_gaps)
-        return re.compile(rf"(?:[ \t\r\n]{escaped})*")
-
-    @functools.cached_property
-    def body_markers(self) -> tuple[str, ...]:
-        """What may follow a call's open tag or a value's close tag."""
-        return (self.param_open, self.call_close, self.call_open, *self.section_closes)
-
-    @functools.cached_property
-    def skip_to(self) -> tuple[re.Pattern[str], frozenset[str]]:
-        """Where skipping malformed text stops (a pattern and the prefixes to hold back)."""
-        markers = sorted({self.param_close, *self.body_markers}, key=len, reverse=True)
-        return re.compile("|".join(map(re.escape, markers))), _prefixes(*markers)
+        body_markers = (self.param_open, self.call_close, self.call_open, *self.section_closes)
+        markers = sorted({self.param_close, *body_markers}, key=len, reverse=True)
+        skip_to = re.compile("|".join(map(re.escape, markers))), _prefixes(*markers)
+        object.__setattr__(self, "gap", re.compile(rf"(?:[ \t\r\n]{escaped})*"))
+        object.__setattr__(self, "body_markers", body_markers)
+        object.__setattr__(self, "skip_to", skip_to)
 
 
 @functools.cache
@@ -155,6 +162,7 @@ class XmlCallReader(PhasedReader):
         self.arguments: dict[str, Any] = {}
         self.opened = False  # "{" emitted
         self.param = _NO_PARAM
+        self.schema: dict[str, Any] | None = None  # the param's, once its value starts
         self.raw = TextBuilder()  # the value's text, held about once however long
         self.stream: StringStream | None = None
         self.escaped_gap = False
@@ -319,7 +327,7 @@ class XmlCallReader(PhasedReader):
 
     def _start_value(self, ctx: Engine) -> None:
         key, self.raw, self.stream = self.param.name, TextBuilder(), None
-        schema = self._schema(ctx)
+        self.schema = schema = self._schema(ctx)
         if key not in self.arguments and not self.param.as_json and streams_as_string(schema):
             ctx.arguments(self._separator() + canonical(key) + ': "')
             self.stream = StringStream(framed=self.tags.framed_values)
@@ -366,7 +374,7 @@ class XmlCallReader(PhasedReader):
         elif key in self.arguments:
             self._issue(ctx, "duplicate_parameter", f"{key!r} was given twice; the first is kept")
         else:
-            value = self._convert(ctx, text, self._schema(ctx))
+            value = self._convert(ctx, text, self.schema)
             ctx.arguments(self._separator() + canonical(key) + ": " + canonical(value))
             self.arguments[key] = value
         self.scan_from, self.phase = 0, "body"
@@ -408,8 +416,9 @@ class XmlCallReader(PhasedReader):
         return separator
 
     def _schema(self, ctx: Engine) -> dict[str, Any] | None:
+        """The schema of the parameter being read (looked up where its value starts)."""
         tool = ctx.tool(self.name)
-        return tool.property_schema(self.param.name) if tool is not None else None
+        return property_schema(tool.parameters, self.param.name) if tool is not None else None
 
     def _search(
         self, ctx: Engine, pattern: re.Pattern[str], prefixes: frozenset[str], eof: bool
