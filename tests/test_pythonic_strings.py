@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import toolcalls
 from toolcalls.formats._pythonic_body import PythonicSyntaxError, parse_pythonic_calls
 
 CHARACTERS = ["a", " ", "\t", "\n", "\r", "\x00", "\ud800", "\udfff", "é", "𝄞", "'", "\x0c"]
@@ -31,3 +32,15 @@ def test_a_string_value_is_what_python_reads(quote: str, body: str) -> None:
     except PythonicSyntaxError:
         got = PythonicSyntaxError
     assert got == expected
+
+
+def test_the_escapes_read_without_python_are_what_python_reads() -> None:
+    from toolcalls.formats._pythonic_stream import _SIMPLE_ESCAPES
+
+    for escape, meaning in _SIMPLE_ESCAPES.items():
+        assert ast.literal_eval('"' + escape + '"') == meaning, escape
+        streamed = toolcalls.stream("pythonic")
+        for char in f'[f(a="x{escape}y")]':
+            streamed.feed(char)
+        streamed.close()
+        assert streamed.result().calls[0].arguments == {"a": "x" + meaning + "y"}, escape

@@ -32,6 +32,11 @@ _QUOTES = "'\""
 _PREFIXES = "rRuU"
 _OCTAL = "01234567"
 _ESCAPE_SIZE = {"x": 4, "u": 6, "U": 10}
+_SIMPLE_ESCAPES = {
+    "\\n": "\n", "\\t": "\t", "\\r": "\r", "\\\\": "\\", "\\'": "'", '\\"': '"',
+    "\\a": "\a", "\\b": "\b", "\\f": "\f", "\\v": "\v", "\\\n": "",
+}
+"""The one-character escapes of Python string literals, and the line continuation."""
 _MAX_ESCAPE = 200
 """A ``\\N{...}`` longer than this is no character name."""
 _STOP = {q: re.compile(f"[\\\\\\r{q}\\x00\\ud800-\\udfff]") for q in _QUOTES}
@@ -95,6 +100,9 @@ class StringLiteral:
         text = buf[k : k + size]
         if self.raw:  # a raw string keeps its backslashes; only line ends are translated
             return size, "\\" + text[1:].replace("\r\n", "\n").replace("\r", "\n")
+        simple = _SIMPLE_ESCAPES.get(text) if size == 2 else None
+        if simple is not None:  # as Python reads it, without compiling a literal (~5 us each)
+            return size, simple
         return size, decode_string_literal('"' + text + '"', k)
 
 
@@ -285,7 +293,8 @@ class ListStream(CallScanner):
             return self._fail(off + j, f"repeated argument {self.key!r}")
         if not self.committed:
             self._commit_open_call(self.at)
-        self._emit(self._separator() + canonical(self.key) + ': "')
+        if self._engine().emits:  # a batch parse makes no events: no JSON to build
+            self._emit(self._separator() + canonical(self.key) + ': "')
         return True
 
     def _open_literal(self, buf: str, j: int, off: int, eof: bool) -> bool | None:

@@ -53,7 +53,7 @@ _OTHER_IDS = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass  # not frozen: a frozen dataclass's __init__ costs twice as much (one per call)
 class CallId:
     """What a call header says: the tool name (None: it is inside the arguments), the id."""
 
