@@ -186,6 +186,7 @@ class TerminatedCallReader(JsonCallReader):
         return found
 
     @classmethod
+    @functools.cache  # asked for at every close marker
     def _longest(cls) -> int:
         return max(len(m) for m in (cls.call_end, cls.header_stop, *cls.terminators))
 
