@@ -6,7 +6,8 @@ microseconds. This measures, in one run on the same inputs:
 - **ours**: `Format.parse`, the whole parse (every character accounted for, markers checked,
   issues recorded, the same code as streaming);
 - **floor**: what no parser returning issue 2's models can skip: one regex over the text,
-  `json.loads` of the arguments, one `ToolCall` and one `ParseResult` (pydantic, validated);
+  `json.loads` of the arguments, one `ToolCall` and one `ParseResult` (pydantic, built as the
+  engine builds them: `_engine.built`, no validation of values it typed itself);
 - **models only**: the two pydantic constructions alone;
 - **peers**: vLLM's and SGLang's batch parse (their own process, as `compare.py` runs them).
 
@@ -33,6 +34,7 @@ import inputs  # noqa: E402
 from compare import measure_peer  # noqa: E402
 
 import toolcalls  # noqa: E402
+from toolcalls._engine import built  # noqa: E402
 from toolcalls._models import ParseResult, ToolCall  # noqa: E402
 
 __all__ = ["FLOORS", "main"]
@@ -45,10 +47,11 @@ _KIMI = re.compile(
 
 def _result(fmt: str, text: str, start: int, end: int, name: str, arguments: Any,
             call_id: str) -> ParseResult:
-    call = ToolCall(id=call_id, name=name, arguments=arguments, span=(start, end))
-    return ParseResult(format=fmt, content=text[:start], reasoning=None, calls=[call],
-                       incomplete=[], issues=[],
-                       segments=[("content", 0, start), ("call", start, end)])
+    call = built(ToolCall, {"id": call_id, "name": name, "arguments": arguments,
+                            "span": (start, end)})
+    return built(ParseResult, {"format": fmt, "content": text[:start], "reasoning": None,
+                               "calls": [call], "incomplete": [], "issues": [],
+                               "segments": [("content", 0, start), ("call", start, end)]})
 
 
 def _hermes_floor(text: str) -> ParseResult:
