@@ -53,6 +53,8 @@ _ALIASES = {
 }  # fmt: skip
 _KNOWN = frozenset({"string", "integer", "number", "boolean", "null", "object", "array"})
 _STRING = frozenset({"string"})
+_ONE_TYPE: dict[str, frozenset[str]] = {}
+"""The types of ``{"type": NAME}`` by NAME, as `_types` found them."""
 _PY_TYPES = (
     (bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"),
     (dict, "object"), (list, "array"), (type(None), "null"),
@@ -121,7 +123,18 @@ def decode_json_value(text: str) -> tuple[Any, str | None]:
 
 def _types(schema: Any) -> frozenset[str]:
     """Return the type names a schema allows; a schema that names none means string."""
-    found = _declared(schema) if isinstance(schema, dict) else set()
+    if not isinstance(schema, dict):
+        return _STRING
+    declared = schema.get("type")
+    if isinstance(declared, str) and schema.get("nullable") is not True:
+        # the common schema, looked up for every value: what _declared makes of it, kept
+        simple = _ONE_TYPE.get(declared)
+        if simple is None:
+            simple = frozenset(_declared({"type": declared})) or _STRING
+            if len(_ONE_TYPE) < 256:  # type names come from tool definitions: a few
+                _ONE_TYPE[declared] = simple
+        return simple
+    found = _declared(schema)
     return frozenset(found) if found else _STRING
 
 

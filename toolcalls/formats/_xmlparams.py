@@ -113,18 +113,19 @@ class XmlTags:
     """Where skipping malformed text stops (a pattern and the prefixes to hold back)."""
 
     def __post_init__(self) -> None:
+        everything = (self.param_close, self.value_open, *self.escaped_gaps)
+        if max(map(len, (*everything, *self.body_markers_of()))) >= _MARKER_BOUND:
+            raise ValueError(f"a marker of {self.call_open!r} is too long for look_ahead")
         escaped = "".join("|" + re.escape(e) for e in self.escaped_gaps)
-        body_markers = (self.param_open, self.call_close, self.call_open, *self.section_closes)
+        body_markers = self.body_markers_of()
         markers = sorted({self.param_close, *body_markers}, key=len, reverse=True)
         skip_to = re.compile("|".join(map(re.escape, markers))), _prefixes(*markers)
         object.__setattr__(self, "gap", re.compile(rf"(?:[ \t\r\n]{escaped})*"))
         object.__setattr__(self, "body_markers", body_markers)
         object.__setattr__(self, "skip_to", skip_to)
 
-
-@functools.cache
-def _longest(markers: tuple[str, ...]) -> int:
-    return max(map(len, markers))
+    def body_markers_of(self) -> tuple[str, ...]:
+        return (self.param_open, self.call_close, self.call_open, *self.section_closes)
 
 
 @functools.cache  # asked for on every delta inside a value
@@ -132,19 +133,24 @@ def _prefixes(*markers: str) -> frozenset[str]:
     return frozenset(m[:i] for m in markers for i in range(1, len(m)))
 
 
+_MARKER_BOUND = 64
+"""Longer than any marker (XmlTags checks): from this many characters on, none is cut off."""
+
+
 def look_ahead(
     buf: str, at: int, tags: XmlTags, markers: tuple[str, ...], eof: bool
 ) -> tuple[str, int]:
     """After the blanks at `at`: the marker that follows, or WAIT, END or OTHER; and where."""
     i = tags.gap.match(buf, at).end()  # type: ignore[union-attr]
-    rest = buf[i : i + _longest(markers)]
-    if not rest:
+    if i >= len(buf):
         return (END if eof else WAIT), i
     for marker in markers:  # a loop, not next(generator): this runs for every tag (-5%)
-        if rest.startswith(marker):
+        if buf.startswith(marker, i):
             return marker, i
-    if not eof and any(m.startswith(rest) for m in (*markers, *tags.escaped_gaps)):
-        return WAIT, i
+    if not eof and len(buf) - i < _MARKER_BOUND:  # the text may end inside a marker
+        rest = buf[i:]
+        if any(m.startswith(rest) for m in (*markers, *tags.escaped_gaps)):
+            return WAIT, i
     return OTHER, i
 
 
