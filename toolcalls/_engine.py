@@ -37,17 +37,15 @@ from ._events import (
 )
 from ._json import canonical
 from ._models import IncompleteCall, ParseIssue, ParseResult, SegmentKind, Tool, ToolCall
-from ._text import TextBuilder
+from ._text import BLANKS, TextBuilder, skip_blanks
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from .formats._base import Format
 
-__all__ = ["Engine", "Reader", "Status", "holdback", "WS"]
+__all__ = ["Engine", "Reader", "Status", "holdback"]
 
-WS = re.compile(r"[ \t\r\n]*")
-_BLANKS = " \t\r\n"
 _IN_PLACE_FROM = 1024
 """Held characters from which `Engine._append` extends the buffer in place."""
 _COMPACT_FROM = 4096
@@ -305,7 +303,7 @@ class Engine:
     def _scan_text(self, eof: bool) -> bool:
         """Emit content up to the next opener and start its reader; False when out of text."""
         if self._after_block:
-            ws_end = WS.match(self.buf, self.pos).end()  # type: ignore[union-attr]
+            ws_end = skip_blanks(self.buf, self.pos)
             self.consume("markup", ws_end)
             if ws_end == len(self.buf) and not eof:
                 return False
@@ -336,7 +334,7 @@ class Engine:
         text_end = stop
         if keep_trailing_ws:  # a backward scan: a regex search for it tries every blank (-13%)
             buf, start = self.buf, self.pos
-            while text_end > start and buf[text_end - 1] in _BLANKS:
+            while text_end > start and buf[text_end - 1] in BLANKS:
                 text_end -= 1
         self.consume("content", text_end)
 

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from json.encoder import encode_basestring  # C; what dumps uses for a str (ensure_ascii=False)
 from typing import Any
 
-from ._text import TextBuilder
+from ._text import TextBuilder, skip_blanks
 
 __all__ = ["JsonReader", "FirstWins", "canonical", "string_body", "DECODER"]
 
@@ -30,7 +30,6 @@ DECODER = json.JSONDecoder(strict=False)
 _PLAIN = re.compile(r'[^"\\]+')
 _SCALAR = re.compile(r"[-+0-9.eE]+|true|false|null|NaN|-?Infinity")
 _SCALAR_CHARS = re.compile(r"[-+0-9.eEtruefalsnNIiy]*")
-_WS = re.compile(r"[ \t\n\r]*")
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 MAX_DEPTH = 200
 """Deeper JSON is refused: such arguments are hostile, and would break serializers later."""
@@ -134,7 +133,7 @@ class JsonReader:
     def feed(self, buf: str, i: int, eof: bool) -> int:
         """Consume from ``buf[i:]``; return the index of the first unconsumed character."""
         if not self._started:
-            i = _WS.match(buf, i).end()  # type: ignore[union-attr]
+            i = skip_blanks(buf, i)
             if i >= len(buf):
                 return i
             self._started = True
@@ -217,7 +216,7 @@ class JsonReader:
         """One token. Returns the next index, or ``-(i + 1)`` when more text is needed."""
         if self._string is not None:
             return self._string_step(buf, i)
-        i = _WS.match(buf, i).end()  # type: ignore[union-attr]
+        i = skip_blanks(buf, i)
         if i >= len(buf):
             return -(i + 1)
         top = self._stack[-1] if self._stack else None

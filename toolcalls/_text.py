@@ -2,7 +2,24 @@
 
 from __future__ import annotations
 
-__all__ = ["TextBuilder"]
+import re
+
+__all__ = ["BLANKS", "TextBuilder", "skip_blanks"]
+
+BLANKS = " \t\r\n"
+"""The blanks between markup (JSON's whitespace too)."""
+_BLANK_RUN = re.compile(r"[ \t\r\n]*")
+
+
+def skip_blanks(text: str, i: int) -> int:
+    """The index of the first character at or after `i` that is no blank (or the end).
+
+    Most often the character at `i` is none: that is answered without the regex call, which
+    is most of the cost (a short parse asks 5-10 times).
+    """
+    if i < len(text) and text[i] not in BLANKS:
+        return i
+    return _BLANK_RUN.match(text, i).end()  # type: ignore[union-attr]  # `*` always matches
 
 _FOLD_PIECES = 64
 """Pieces after which they are added to the text (one-character pieces stay cheap)."""

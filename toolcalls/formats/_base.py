@@ -13,8 +13,9 @@ from typing import Any, ClassVar
 
 from mypy_extensions import mypyc_attr
 
-from .._engine import WS, Engine, Openers, Reader, ReaderFactory, Status, holdback
+from .._engine import Engine, Openers, Reader, ReaderFactory, Status, holdback
 from .._models import ParseResult, Tool, ToolCall
+from .._text import skip_blanks
 
 __all__ = ["CODE_FENCE", "CodeFenceReader", "Format", "ReasoningReader"]
 
@@ -133,7 +134,7 @@ class ReasoningReader:
             ctx.open_reasoning()
         buf = ctx.buf
         if self.leading:
-            ctx.consume("markup", WS.match(buf, ctx.pos).end())  # type: ignore[union-attr]
+            ctx.consume("markup", skip_blanks(buf, ctx.pos))
             if ctx.pos == len(buf) and not eof:
                 return Status.MORE
             if self.restated:

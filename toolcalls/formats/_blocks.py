@@ -7,7 +7,8 @@ prose that mentions the tag stays content; its closer counts only inside an open
 
 from __future__ import annotations
 
-from .._engine import WS, Engine, Status
+from .._engine import Engine, Status
+from .._text import skip_blanks
 
 __all__ = ["SectionClose", "SectionOpen"]
 
@@ -22,7 +23,7 @@ class SectionOpen:
 
     def read(self, ctx: Engine, eof: bool) -> Status:
         buf = ctx.buf
-        after = WS.match(buf, ctx.pos + len(self.opener)).end()  # type: ignore[union-attr]
+        after = skip_blanks(buf, ctx.pos + len(self.opener))
         ahead = buf[after:]
         if any(ahead.startswith(marker) for marker in self.next_markers):
             ctx.consume("markup", ctx.pos + len(self.opener))

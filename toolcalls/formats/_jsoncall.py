@@ -17,8 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .._engine import WS, Engine, Status, holdback
+from .._engine import Engine, Status, holdback
 from .._json import JsonReader, canonical
+from .._text import skip_blanks
 from ._phased import PhasedReader
 
 __all__ = ["Header", "JsonCall", "JsonCallReader", "ARGUMENT_KEYS", "ENVELOPE_KEYS"]
@@ -89,7 +90,7 @@ class JsonCallReader(PhasedReader):
 
     def _body(self, ctx: Engine, eof: bool) -> Status | None:
         if not self.committed:
-            first = WS.match(ctx.buf, ctx.pos + len(self.opener)).end()  # type: ignore[union-attr]
+            first = skip_blanks(ctx.buf, ctx.pos + len(self.opener))
             if first >= len(ctx.buf):
                 return Status.REJECT if eof else Status.MORE
             if self.shape.tentative and ctx.buf[first] != "{":
@@ -112,7 +113,7 @@ class JsonCallReader(PhasedReader):
         close = self.shape.close
         while self.closes_seen < len(close):
             marker = close[self.closes_seen]
-            at = WS.match(ctx.buf, ctx.pos).end()  # type: ignore[union-attr]
+            at = skip_blanks(ctx.buf, ctx.pos)
             ahead = ctx.buf[at : at + len(marker)]
             if ahead == marker:
                 ctx.consume("call", at + len(marker))

@@ -21,8 +21,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from .._engine import WS, Engine, Status
+from .._engine import Engine, Status
 from .._json import JsonReader, canonical
+from .._text import skip_blanks
 from ._jsoncall import ARGUMENT_KEYS, ENVELOPE_KEYS
 from ._phased import PhasedReader
 
@@ -78,7 +79,7 @@ class JsonCallsReader(PhasedReader):
     def _begin(self, ctx: Engine, eof: bool) -> Status | None:
         at = ctx.pos
         if self.shape.prefix:
-            at = WS.match(ctx.buf, at + len(self.opener)).end()  # type: ignore[union-attr]
+            at = skip_blanks(ctx.buf, at + len(self.opener))
             if at == len(ctx.buf):
                 return Status.REJECT if eof else Status.MORE
         if ctx.buf[at] == "[" and self.shape.arrays:
@@ -90,7 +91,7 @@ class JsonCallsReader(PhasedReader):
 
     def _first(self, ctx: Engine, eof: bool) -> Status | None:
         """Inside ``[``, before the first element: only a call object keeps the candidate."""
-        at = WS.match(ctx.buf, self.at - ctx.off).end()  # type: ignore[union-attr]
+        at = skip_blanks(ctx.buf, self.at - ctx.off)
         self.at = ctx.at(at)
         if at == len(ctx.buf):
             return Status.REJECT if eof else Status.MORE
@@ -104,7 +105,7 @@ class JsonCallsReader(PhasedReader):
         if not self.committed and self.at == self.obj.start:
             # A JSON object goes on with a key or "}": a cheap look spares the JSON reader
             # the braces of prose and code ("{ return x; }").
-            at = WS.match(ctx.buf, self.at - ctx.off + 1).end()  # type: ignore[union-attr]
+            at = skip_blanks(ctx.buf, self.at - ctx.off + 1)
             if at == len(ctx.buf):
                 return Status.REJECT if eof else Status.MORE
             if ctx.buf[at] not in '"}':
@@ -137,14 +138,14 @@ class JsonCallsReader(PhasedReader):
 
     def _next(self, ctx: Engine, eof: bool) -> Status | None:
         """After a call: the next object of an array (or sequence), else the end of the JSON."""
-        at = WS.match(ctx.buf, ctx.pos).end()  # type: ignore[union-attr]
+        at = skip_blanks(ctx.buf, ctx.pos)
         if at == len(ctx.buf) and not eof:
             return Status.MORE
         ahead = ctx.buf[at : at + 1]
         if self.in_array and ahead == "]":
             ctx.consume("markup", at + 1)
         elif self.in_array and ahead == ",":
-            after = WS.match(ctx.buf, at + 1).end()  # type: ignore[union-attr]
+            after = skip_blanks(ctx.buf, at + 1)
             if after == len(ctx.buf) and not eof:
                 return Status.MORE
             if ctx.buf[after : after + 1] == "{":
@@ -175,7 +176,7 @@ class JsonCallsReader(PhasedReader):
         """Consume `marker` if it comes next (after whitespace); None while that is unknown."""
         if marker is None:
             return False
-        at = WS.match(ctx.buf, ctx.pos).end()  # type: ignore[union-attr]
+        at = skip_blanks(ctx.buf, ctx.pos)
         ahead = ctx.buf[at : at + len(marker)]
         if ahead == marker:
             ctx.consume("markup", at + len(marker))

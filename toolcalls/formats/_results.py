@@ -25,7 +25,8 @@ import re
 from collections.abc import Mapping
 from typing import Literal
 
-from .._engine import WS, Engine, ReaderFactory, Status
+from .._engine import Engine, ReaderFactory, Status
+from .._text import skip_blanks
 
 __all__ = [
     "RegionReader",
@@ -129,7 +130,7 @@ class RegionReader:
         """The opener and the markers as markup, the text between them as content."""
         ctx._commit_pending("content")  # whitespace before a result is text, as the result is
         ctx.consume("markup", ctx.pos + len(self.opener))
-        ctx.consume("markup", WS.match(ctx.buf, ctx.pos).end())  # type: ignore[union-attr]
+        ctx.consume("markup", skip_blanks(ctx.buf, ctx.pos))
         ctx.issue(self.issue, "a tool result written into the text: its text is kept as "
                   "content and never read as tool calls", (self.start, ctx.at()))
         for start, end in self.inner:

@@ -37,10 +37,10 @@ from .._coerce import (
     streams_as_string,
     strip_value_newlines,
 )
-from .._engine import WS, Engine, Status, holdback
+from .._engine import Engine, Status, holdback
 from .._grammar import load_grammar
 from .._json import canonical, string_body
-from .._text import TextBuilder
+from .._text import TextBuilder, skip_blanks
 from . import _blocks
 from ._phased import PhasedReader
 
@@ -490,7 +490,7 @@ class SectionOpen(_blocks.SectionOpen):
     def read(self, ctx: Engine, eof: bool) -> Status:
         status = super().read(ctx, eof)
         if status is Status.REJECT and eof:
-            after = WS.match(ctx.buf, ctx.pos + len(self.opener)).end()  # type: ignore[union-attr]
+            after = skip_blanks(ctx.buf, ctx.pos + len(self.opener))
             ahead = ctx.buf[after:]
             if any(marker.startswith(ahead) for marker in self.next_markers):
                 return Status.MORE

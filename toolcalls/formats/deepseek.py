@@ -35,9 +35,10 @@ import regex  # type: ignore[import-untyped]  # partial matches: could this stil
 from lark import Transformer
 from lark.exceptions import LarkError
 
-from .._engine import WS, Engine, ReaderFactory, Status
+from .._engine import Engine, ReaderFactory, Status
 from .._grammar import load_grammar
 from .._models import Tool, ToolCall
+from .._text import skip_blanks
 from ._base import Format
 from ._blocks import SectionClose, SectionOpen
 from ._jsoncall import Header, JsonCall, JsonCallReader
@@ -149,7 +150,7 @@ class TerminatedCallReader(JsonCallReader):
         """As the base reader, but a terminator also ends the call (with an issue)."""
         while self.closes_seen < len(self.shape.close):
             marker = self.shape.close[self.closes_seen]
-            at = WS.match(ctx.buf, ctx.pos).end()  # type: ignore[union-attr]
+            at = skip_blanks(ctx.buf, ctx.pos)
             if ctx.buf.startswith(marker, at):
                 ctx.consume("call", at + len(marker))
                 self.closes_seen += 1
@@ -236,7 +237,7 @@ class _SectionOpen(SectionOpen):
         status = super().read(ctx, eof)
         if status is not Status.REJECT:
             return status
-        after = WS.match(ctx.buf, ctx.pos + len(self.opener)).end()  # type: ignore[union-attr]
+        after = skip_blanks(ctx.buf, ctx.pos + len(self.opener))
         header = _BARE_HEADER.match(ctx.buf, after, partial=True)
         if header is None or (header.partial and eof):
             return Status.REJECT

@@ -25,8 +25,9 @@ from typing import ClassVar
 
 from lark import Token, Transformer
 
-from .._engine import WS, Engine, Reader, ReaderFactory, Status
+from .._engine import Engine, Reader, ReaderFactory, Status
 from .._models import Tool, ToolCall
+from .._text import skip_blanks
 from ._base import Format
 from ._jsoncall import JsonCall, JsonCallReader
 from ._results import result_block, wrap_result
@@ -179,7 +180,7 @@ class _Call:
 
     def read(self, ctx: Engine, eof: bool) -> Status:
         if self.reader is None:
-            first = WS.match(ctx.buf, ctx.pos + len(self.opener)).end()  # type: ignore[union-attr]
+            first = skip_blanks(ctx.buf, ctx.pos + len(self.opener))
             if first == len(ctx.buf) and not eof:
                 return Status.MORE
             if ctx.buf.startswith("{", first):

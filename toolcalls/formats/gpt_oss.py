@@ -25,10 +25,11 @@ from dataclasses import dataclass
 from lark import Tree
 from lark.exceptions import LarkError
 
-from .._engine import WS, Engine, Reader, ReaderFactory, Status, holdback
+from .._engine import Engine, Reader, ReaderFactory, Status, holdback
 from .._grammar import load_grammar
 from .._json import JsonReader
 from .._models import Tool, ToolCall
+from .._text import skip_blanks
 from ._base import Format
 from ._harmony_tools import harmony_namespace
 from ._phased import PhasedReader
@@ -205,7 +206,7 @@ class MessageReader(PhasedReader):
 
     def _after(self, ctx: Engine, eof: bool) -> Status | None:
         """Between the JSON and the end token: whitespace only."""
-        ctx.consume("call", WS.match(ctx.buf, ctx.pos).end())  # type: ignore[union-attr]
+        ctx.consume("call", skip_blanks(ctx.buf, ctx.pos))
         rest = ctx.buf[ctx.pos : ctx.pos + _LONGEST]
         found = _TOKEN.match(ctx.buf, ctx.pos)
         if found is not None:

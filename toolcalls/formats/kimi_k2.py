@@ -25,10 +25,11 @@ from typing import Any, cast
 from lark import Transformer
 from lark.exceptions import LarkError
 
-from .._engine import WS, Engine, Reader, ReaderFactory, Status, holdback
+from .._engine import Engine, Reader, ReaderFactory, Status, holdback
 from .._grammar import load_grammar
 from .._json import canonical
 from .._models import Tool, ToolCall
+from .._text import skip_blanks
 from ._base import Format
 from ._blocks import SectionClose, SectionOpen
 from ._jsoncall import Header, JsonCall
@@ -217,7 +218,7 @@ class KimiReasoningReader:
                     return status
                 continue
             if self.leading:
-                ctx.consume("markup", WS.match(ctx.buf, ctx.pos).end())  # type: ignore[union-attr]
+                ctx.consume("markup", skip_blanks(ctx.buf, ctx.pos))
                 if ctx.pos == len(ctx.buf) and not eof:
                     return Status.MORE
                 self.leading = False

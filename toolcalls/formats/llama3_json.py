@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .._engine import WS, Engine, Reader, ReaderFactory, Status
+from .._engine import Engine, Reader, ReaderFactory, Status
 from .._models import Tool, ToolCall
+from .._text import skip_blanks
 from ._base import Format
 from ._jsonobjects import JsonCallsReader, JsonShape
 from ._llama_prompt import ipython_turn, result_openers, tools_json
@@ -55,7 +56,7 @@ class PythonTagReader:
 
     def read(self, ctx: Engine, eof: bool) -> Status:
         if self.inner is None:
-            at = WS.match(ctx.buf, ctx.pos + len(self.opener)).end()  # type: ignore[union-attr]
+            at = skip_blanks(ctx.buf, ctx.pos + len(self.opener))
             if at == len(ctx.buf):
                 return Status.REJECT if eof else Status.MORE
             if ctx.buf[at] == "{":

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .._engine import WS, Engine, ReaderFactory, Status, holdback
+from .._engine import Engine, ReaderFactory, Status, holdback
 from .._models import Tool, ToolCall
+from .._text import skip_blanks
 from ._base import Format
 from ._jsoncall import JsonCall, JsonCallReader
 from ._results import protect, region_openers
@@ -80,7 +81,7 @@ class _BlockReader:
             if self.in_text and not self._text_line(ctx, eof):
                 return Status.MORE
             start = ctx.pos if self.opened else ctx.pos + len(self.opener)
-            at = WS.match(ctx.buf, start).end()  # type: ignore[union-attr]
+            at = skip_blanks(ctx.buf, start)
             ahead = ctx.buf[at : at + len(CLOSE)]
             if not self.opened:
                 if not ahead:

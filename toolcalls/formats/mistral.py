@@ -24,9 +24,10 @@ import regex  # type: ignore[import-untyped]  # partial matches: could this stil
 from lark import Transformer
 from lark.exceptions import LarkError
 
-from .._engine import WS, Engine, Reader, ReaderFactory, Status
+from .._engine import Engine, Reader, ReaderFactory, Status
 from .._grammar import load_grammar
 from .._models import Tool, ToolCall
+from .._text import skip_blanks
 from ._base import Format, ReasoningReader
 from ._jsoncall import Header, JsonCall, JsonCallReader
 from ._results import protect, region_openers
@@ -193,7 +194,7 @@ class _ArrayReader:
     def _step(self, ctx: Engine, eof: bool) -> Status | None:
         """Read markup up to the next element; a Status when the block is over or needs text."""
         start = ctx.pos + len(self.opener) if self.expect == "open" else ctx.pos
-        at = WS.match(ctx.buf, start).end()  # type: ignore[union-attr]
+        at = skip_blanks(ctx.buf, start)
         if at >= len(ctx.buf):
             if not eof:
                 return Status.MORE
@@ -230,7 +231,7 @@ class _ToolCallsReader:
 
     def read(self, ctx: Engine, eof: bool) -> Status:
         if self.inner is None:
-            first = WS.match(ctx.buf, ctx.pos + len(self.opener)).end()  # type: ignore[union-attr]
+            first = skip_blanks(ctx.buf, ctx.pos + len(self.opener))
             if first >= len(ctx.buf):
                 return Status.REJECT if eof else Status.MORE
             char = ctx.buf[first]
@@ -253,7 +254,7 @@ class _ThinkingStart(ReasoningReader):
 
     def read(self, ctx: Engine, eof: bool) -> Status:
         if not self.started:
-            at = WS.match(ctx.buf, ctx.pos).end()  # type: ignore[union-attr]
+            at = skip_blanks(ctx.buf, ctx.pos)
             ahead = ctx.buf[at : at + len(TOOL_CALLS)]
             if not eof and any(m.startswith(ahead) and m != ahead for m in ("[THINK]", TOOL_CALLS)):
                 return Status.MORE

@@ -28,8 +28,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from .._engine import WS, Engine, ReaderFactory, Status
+from .._engine import Engine, ReaderFactory, Status
 from .._models import Tool, ToolCall
+from .._text import skip_blanks
 from ._base import Format
 from ._llama_prompt import ipython_turn, result_openers, tools_json
 from ._pythonic_body import format_pythonic_call
@@ -95,7 +96,7 @@ class PythonicReader:
         """Where the list (or bare call) starts; None once the scanner is set up."""
         at = ctx.pos
         if self.opener != "[":
-            at = WS.match(ctx.buf, ctx.pos + len(self.opener)).end()  # type: ignore[union-attr]
+            at = skip_blanks(ctx.buf, ctx.pos + len(self.opener))
             if at == len(ctx.buf):
                 return Status.REJECT if eof else Status.MORE
         first = ctx.buf[at]
@@ -155,7 +156,7 @@ class PythonicReader:
 
     def _close(self, ctx: Engine, eof: bool) -> Status:
         assert self.closer is not None
-        at = WS.match(ctx.buf, ctx.pos).end()  # type: ignore[union-attr]
+        at = skip_blanks(ctx.buf, ctx.pos)
         ahead = ctx.buf[at : at + len(self.closer)]
         if ahead == self.closer:
             ctx.consume("markup", at + len(self.closer))

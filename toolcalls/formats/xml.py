@@ -23,9 +23,10 @@ import regex  # type: ignore[import-untyped]  # partial matches: could this stil
 from lark import Transformer
 from lark.exceptions import LarkError
 
-from .._engine import WS, Engine, ReaderFactory, Status
+from .._engine import Engine, ReaderFactory, Status
 from .._grammar import load_grammar
 from .._models import Tool, ToolCall
+from .._text import skip_blanks
 from ._base import Format
 from ._jsoncall import Header, JsonCall, JsonCallReader
 from ._results import result_block, wrap_result
@@ -91,7 +92,7 @@ class XmlCallReader(JsonCallReader):
 
     def _body(self, ctx: Engine, eof: bool) -> Status | None:
         if not self.body_started:
-            at = WS.match(ctx.buf, ctx.pos).end()  # type: ignore[union-attr]
+            at = skip_blanks(ctx.buf, ctx.pos)
             ahead = ctx.buf[at : at + len(ARGUMENTS_CLOSE)]
             if ahead == ARGUMENTS_CLOSE:  # <arguments></arguments>
                 self.arguments = {}
