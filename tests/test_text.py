@@ -1,0 +1,31 @@
+"""`_text`: the text builder every reader holds text in, and the blank skipper of the parse path."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from toolcalls._text import TextBuilder, skip_blanks
+
+BLANK_RUN = re.compile(r"[ \t\r\n]*")
+texts = st.text(st.sampled_from([" ", "\t", "\r", "\n", "\u00a0", "\x0b", "\x0c", "a", "{", "<"]))
+
+
+@given(texts, st.integers(0, 40))
+def test_skip_blanks_is_the_blank_regex(text: str, i: int) -> None:
+    """Only space, tab, CR and LF are blanks (not NBSP, VT or FF), from any index, past the
+    end included."""
+    assert skip_blanks(text, i) == BLANK_RUN.match(text, i).end()  # type: ignore[union-attr]
+
+
+@given(st.lists(st.text(max_size=5), max_size=200))
+def test_a_builder_holds_its_pieces_in_order(pieces: list[str]) -> None:
+    builder = TextBuilder()
+    for k, piece in enumerate(pieces):
+        builder.append(piece)
+        if k % 50 == 0:
+            assert builder.getvalue() == "".join(pieces[: k + 1])
+    assert builder.take() == "".join(pieces)
+    assert builder.getvalue() == ""
