@@ -40,7 +40,7 @@ from .._coerce import (
 from .._engine import Engine, Status, holdback
 from .._grammar import load_grammar
 from .._json import canonical, string_body
-from .._text import TextBuilder, skip_blanks
+from .._text import BLANKS, TextBuilder, skip_blanks
 from . import _blocks
 from ._phased import PhasedReader
 
@@ -115,20 +115,19 @@ class XmlTags:
     """Where skipping malformed text stops (a pattern and the prefixes to hold back)."""
 
     def __post_init__(self) -> None:
-        everything = (self.param_close, self.value_open, *self.escaped_gaps)
-        if max(map(len, (*everything, *self.body_markers_of()))) >= _MARKER_BOUND:
+        body_markers = (self.param_open, self.call_close, self.call_open, *self.section_closes)
+        markers = sorted({self.param_close, *body_markers}, key=len, reverse=True)
+        if max(map(len, (*markers, self.value_open, *self.escaped_gaps))) >= _MARKER_BOUND:
             raise ValueError(f"a marker of {self.call_open!r} is too long for look_ahead")
         escaped = "".join("|" + re.escape(e) for e in self.escaped_gaps)
-        body_markers = self.body_markers_of()
-        markers = sorted({self.param_close, *body_markers}, key=len, reverse=True)
-        skip_to = re.compile("|".join(map(re.escape, markers))), _prefixes(*markers)
-        object.__setattr__(self, "gap", re.compile(rf"(?:[ \t\r\n]{escaped})*"))
-        object.__setattr__(self, "gap_starts", " \t\r\n" + "".join(e[0] for e in self.escaped_gaps))
-        object.__setattr__(self, "body_markers", body_markers)
-        object.__setattr__(self, "skip_to", skip_to)
-
-    def body_markers_of(self) -> tuple[str, ...]:
-        return (self.param_open, self.call_close, self.call_open, *self.section_closes)
+        derived = {
+            "gap": re.compile(rf"(?:[ \t\r\n]{escaped})*"),
+            "gap_starts": BLANKS + "".join(e[0] for e in self.escaped_gaps),
+            "body_markers": body_markers,
+            "skip_to": (re.compile("|".join(map(re.escape, markers))), _prefixes(*markers)),
+        }
+        for name, value in derived.items():
+            object.__setattr__(self, name, value)  # frozen: set once, here
 
 
 @functools.cache  # asked for on every delta inside a value
