@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from json.encoder import encode_basestring  # C; what dumps uses for a str (ensure_ascii=False)
 from typing import Any
 
@@ -26,6 +26,9 @@ __all__ = ["JsonReader", "FirstWins", "canonical", "string_body", "DECODER"]
 
 DECODER = json.JSONDecoder(strict=False)
 """Lenient about raw control characters inside strings, as models emit them."""
+_SCAN: Callable[[str, int], tuple[Any, int]] = DECODER.scan_once  # type: ignore[attr-defined]
+"""`DECODER.raw_decode` without its Python frame around the C scanner (-0.1 µs a value; it
+raises StopIteration where raw_decode raises a ValueError)."""
 
 _PLAIN = re.compile(r'[^"\\]+')
 _SCALAR = re.compile(r"[-+0-9.eE]+|true|false|null|NaN|-?Infinity")
@@ -62,7 +65,7 @@ class FirstWins(dict[str, Any]):
 class _EnvelopeDecoder:
     """`DECODER` that also keeps the members of the last object it read, in text order.
 
-    The outermost object closes last, so after `raw_decode` of an object `pairs` are its
+    The outermost object closes last, so after `scan` of an object `pairs` are its
     members, a repeated key as often as it was written. The decoder's own object (where the
     last of a repeated key wins) is the value; `FirstWins` of the pairs is what a stream
     commits to. All in C but the hook: 1.3 µs for a short Hermes body, against 3.9 µs when
@@ -71,7 +74,8 @@ class _EnvelopeDecoder:
 
     def __init__(self) -> None:
         self.pairs: list[tuple[str, Any]] = []
-        self.decoder = json.JSONDecoder(strict=False, object_pairs_hook=self._keep)
+        decoder = json.JSONDecoder(strict=False, object_pairs_hook=self._keep)
+        self.scan: Callable[[str, int], tuple[Any, int]] = decoder.scan_once  # type: ignore[attr-defined]
 
     def _keep(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         self.pairs = pairs
@@ -157,7 +161,7 @@ class JsonReader:
         members: FirstWins | None = None
         try:
             if self.emit_keys is None:
-                value, end = DECODER.raw_decode(buf, i)
+                value, end = _SCAN(buf, i)
             else:
                 decoded = _decode_members(buf, i)
                 if decoded is None:
@@ -408,11 +412,12 @@ def _deeper_than(value: Any, limit: int) -> bool:
 def _decode_members(buf: str, i: int) -> tuple[dict[str, Any], FirstWins, int] | None:
     """The object at ``buf[i]``: the object as the decoder makes it (a repeated key keeps its
     last value), its members as a stream commits to them (the first), and where it ends.
-    None if it is not an object; decoding errors raise as `raw_decode`'s do."""
+    None if it is not an object; decoding errors raise as the C scanner's do (ValueError,
+    StopIteration)."""
     if not buf.startswith("{", i):
         return None
     envelope = _envelope_decoder()
-    whole, end = envelope.decoder.raw_decode(buf, i)
+    whole, end = envelope.scan(buf, i)
     pairs, envelope.pairs = envelope.pairs, []
     if len(pairs) == len(whole):  # no key repeated: the first value of each is its only one
         return whole, FirstWins(whole), end

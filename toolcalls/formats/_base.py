@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from mypy_extensions import mypyc_attr
 
@@ -71,9 +71,14 @@ class Format:
         """A parser for one response arriving in pieces."""
         return Engine(self, tools=tools, strict=strict, thinking=thinking)
 
-    def parse(self, text: str, **options: Any) -> ParseResult:
+    def parse(
+        self, text: str, *, tools: Sequence[Tool] = (), strict: bool = False,
+        thinking: bool = False,
+    ) -> ParseResult:
         """Parse a whole response: exactly what streaming it in one piece gives."""
-        parser = self.stream(**options)
+        # The options are passed by name, not as **options: packing and unpacking them was
+        # 5% of a short parse.
+        parser = self.stream(tools=tools, strict=strict, thinking=thinking)
         parser.emits = False  # only the result is wanted: no events to build
         parser.close(text)  # the whole text, read knowing it is all there
         return parser.result()

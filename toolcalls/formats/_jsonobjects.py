@@ -24,7 +24,7 @@ from typing import Any
 from .._engine import Engine, Status
 from .._json import JsonReader, canonical
 from .._text import skip_blanks
-from ._jsoncall import ARGUMENT_KEYS, ENVELOPE_KEYS
+from ._jsoncall import ARGUMENT_KEYS, ENVELOPE_KEYS, first_present
 from ._phased import PhasedReader
 
 __all__ = ["JsonShape", "JsonCallsReader"]
@@ -217,7 +217,8 @@ class JsonCallsReader(PhasedReader):
 
     def _name(self) -> Any:
         members = self.obj.json.members
-        return next((members[k] for k in self.shape.name_keys if k in members), None)
+        key = first_present(self.shape.name_keys, members)
+        return None if key is None else members[key]
 
     def _acceptable(self, ctx: Engine, name: Any) -> bool:
         return isinstance(name, str) and bool(name) and (self.shape.wrapped or ctx.known_tool(name))
@@ -233,7 +234,7 @@ class JsonCallsReader(PhasedReader):
         reader, members = self.obj.json, self.obj.json.members
         if not isinstance(reader.value, dict):
             return None, False
-        key = reader.emitted_key or next((k for k in ARGUMENT_KEYS if k in members), None)
+        key = reader.emitted_key or first_present(ARGUMENT_KEYS, members)
         if key is None:  # a tool that takes no arguments, if the name is declared
             return ({} if ctx.tools or self.shape.wrapped else None), False
         arguments = members[key]

@@ -19,7 +19,6 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
 from typing import Any, cast
 
 from lark import Transformer
@@ -54,14 +53,23 @@ _OTHER_IDS = (
 )
 
 
-@dataclass  # not frozen: a frozen dataclass's __init__ costs twice as much (one per call)
 class CallId:
-    """What a call header says: the tool name (None: it is inside the arguments), the id."""
+    """What a call header says: the tool name (None: it is inside the arguments), the id, and
+    how the header departs from ``functions.NAME:INDEX`` (None: it does not).
 
-    name: str | None
-    call_id: str | None
-    variant: str | None = None
-    """How the header departs from ``functions.NAME:INDEX`` (None: it does not)."""
+    A plain class, not a dataclass: compiled, a dataclass keeps the interpreted __init__ the
+    dataclasses module writes (one per call).
+    """
+
+    __slots__ = ("name", "call_id", "variant")
+
+    def __init__(self, name: str | None, call_id: str | None, variant: str | None = None) -> None:
+        self.name = name
+        self.call_id = call_id
+        self.variant = variant
+
+    def __repr__(self) -> str:
+        return f"CallId({self.name!r}, {self.call_id!r}, {self.variant!r})"
 
 
 class _IdTree(Transformer[Any, tuple[str, str | None]]):

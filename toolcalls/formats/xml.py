@@ -118,7 +118,8 @@ TOOLS_PREAMBLE = (
 def _render_call(call: ToolCall) -> str:
     header = f"\n{NAME}{call.name}{NAME_CLOSE}\n{ARGUMENTS}"
     found = _HEADER.fullmatch(header)
-    if found is None or parse_header(header[: found.start(1)]) != Header(call.name):
+    read = None if found is None else parse_header(header[: found.start(1)])
+    if read is None or read.name != call.name:
         raise ValueError(f"the tool name {call.name!r} cannot be written in {NAME} tags")
     return f"{OPEN}{header}{tojson(call.arguments)}{ARGUMENTS_CLOSE}\n{CLOSE}"
 
