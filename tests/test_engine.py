@@ -94,3 +94,16 @@ def test_a_reader_holding_a_long_block_across_many_feeds_keeps_every_offset() ->
     events, streamed = stream_chunks("pythonic", re.findall(r".{1,5}", text, re.S))
     assert streamed == batch
     assert_events_consistent(events, streamed)
+
+
+def test_the_final_result_of_a_batch_parse_owns_its_lists() -> None:
+    """`take_result` hands the parser's lists over instead of copying them: only after `close`,
+    and the result equals the copied `result()`."""
+    fmt = toolcalls.get_format("hermes")
+    parser = fmt.stream()
+    parser.feed('<tool_call>{"name": "f", "arguments": {}}</tool_call>')
+    with pytest.raises(RuntimeError, match="before close"):
+        parser.take_result()
+    parser.close()
+    assert parser.take_result() == parser.result()
+    assert [call.name for call in parser.take_result().calls] == ["f"]

@@ -81,7 +81,7 @@ class Format:
         parser = self.stream(tools=tools, strict=strict, thinking=thinking)
         parser.emits = False  # only the result is wanted: no events to build
         parser.close(text)  # the whole text, read knowing it is all there
-        return parser.result()
+        return parser.take_result()
 
     # -- prompt rendering: the same format written back (see tests/test_roundtrip.py) ---------
 

@@ -63,13 +63,15 @@ class _Object:
 class JsonCallsReader(PhasedReader):
     """Reads the calls one opener starts; `ctx.pos` is at the opener."""
 
+    obj: _Object
+    """The call object being read: set by `_open_object`, before any phase reads it."""
+
     def __init__(self, shape: JsonShape, opener: str) -> None:
         self.shape = shape
         self.opener = opener
         self.phase = "begin"
         self.committed = False
         self.in_array = False
-        self.obj = _Object(0)
         self.at = 0  # absolute offset where reading goes on
         self.markers_seen = 0
         self.resume: int | None = None
