@@ -20,17 +20,20 @@ class SectionOpen:
         self.opener = opener
         self.closer = closer
         self.next_markers = next_markers
+        self.longest = max(map(len, next_markers), default=0)
 
     def read(self, ctx: Engine, eof: bool) -> Status:
         buf = ctx.buf
         after = skip_blanks(buf, ctx.pos + len(self.opener))
-        ahead = buf[after:]
-        if any(ahead.startswith(marker) for marker in self.next_markers):
-            ctx.consume("markup", ctx.pos + len(self.opener))
-            ctx.section = self.closer
-            return Status.DONE
-        could_still = any(marker.startswith(ahead) for marker in self.next_markers)
-        if could_still and not eof:
+        for marker in self.next_markers:
+            if buf.startswith(marker, after):
+                ctx.consume("markup", ctx.pos + len(self.opener))
+                ctx.section = self.closer
+                return Status.DONE
+        # Only as much of the rest as a marker is long: a copy of the whole rest of a long
+        # response cost more than reading the call after it.
+        ahead = buf[after : after + self.longest]
+        if not eof and any(marker.startswith(ahead) for marker in self.next_markers):
             return Status.MORE
         return Status.REJECT
 

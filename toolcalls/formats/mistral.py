@@ -131,7 +131,7 @@ class _BalancedSkip:
                 self.in_string = True
             elif char == "[" and buf.startswith(TOOL_CALLS, i):
                 return i, True
-            elif char == "[" and TOOL_CALLS.startswith(buf[i:]) and not eof:
+            elif char == "[" and not eof and _cut_marker(buf, i):
                 return i, False
             elif char in "{[":
                 self.depth += 1
@@ -140,6 +140,12 @@ class _BalancedSkip:
                 if self.depth <= 0:
                     return i + 1, True
         return len(buf), eof
+
+
+def _cut_marker(buf: str, i: int) -> bool:
+    """Whether the text ends inside a ``[TOOL_CALLS]`` begun at `i` (no copy of a long rest:
+    a broken value of a million brackets made a million copies)."""
+    return len(buf) - i < len(TOOL_CALLS) and TOOL_CALLS.startswith(buf[i:])
 
 
 def _id_before_name(members: dict[str, Any]) -> str | None:
