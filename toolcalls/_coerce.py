@@ -37,7 +37,7 @@ import re
 from collections.abc import Callable
 from decimal import Decimal
 from functools import partial
-from typing import Any
+from typing import Any, Final
 
 __all__ = [
     "coerce",
@@ -51,17 +51,17 @@ _ALIASES = {
     "int": "integer", "float": "number", "double": "number", "bool": "boolean",
     "str": "string", "dict": "object", "list": "array",
 }  # fmt: skip
-_KNOWN = frozenset({"string", "integer", "number", "boolean", "null", "object", "array"})
-_STRING = frozenset({"string"})
-_ONE_TYPE: dict[str, frozenset[str]] = {}
+_KNOWN: Final = frozenset({"string", "integer", "number", "boolean", "null", "object", "array"})
+_STRING: Final = frozenset({"string"})
+_ONE_TYPE: Final[dict[str, frozenset[str]]] = {}
 """The types of ``{"type": NAME}`` by NAME, as `_types` found them."""
 _PY_TYPES = (
     (bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"),
     (dict, "object"), (list, "array"), (type(None), "null"),
 )  # fmt: skip
-_BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
-_INT_RE = re.compile(r"[+-]?[0-9]+")
-_NUMBER_RE = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_BOOLEANS: Final = {"true": True, "1": True, "false": False, "0": False}
+_INT_RE: Final = re.compile(r"[+-]?[0-9]+")
+_NUMBER_RE: Final = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _EXACT_FLOAT_LIMIT = 2**53
 _MAX_INT_DIGITS = 4000
 _MAX_LITERAL_CHARS = 100_000

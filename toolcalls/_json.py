@@ -30,11 +30,13 @@ _SCAN: Final[Callable[[str, int], tuple[Any, int]]] = DECODER.scan_once  # type:
 """`DECODER.raw_decode` without its Python frame around the C scanner (-0.1 µs a value; it
 raises StopIteration where raw_decode raises a ValueError)."""
 
-_PLAIN = re.compile(r'[^"\\]+')
+_PLAIN: Final = re.compile(r'[^"\\]+')
 _SCALAR = re.compile(r"[-+0-9.eE]+|true|false|null|NaN|-?Infinity")
 _SCALAR_CHARS = re.compile(r"[-+0-9.eEtruefalsnNIiy]*")
-_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
-MAX_DEPTH = 200
+_ESCAPES: Final = {
+    '"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t",
+}
+MAX_DEPTH: Final = 200
 """Deeper JSON is refused: such arguments are hostile, and would break serializers later."""
 
 

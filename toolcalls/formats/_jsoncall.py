@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from .._engine import Engine, Status, holdback
 from .._json import JsonReader, canonical
@@ -26,9 +26,9 @@ __all__ = [
     "Header", "JsonCall", "JsonCallReader", "ARGUMENT_KEYS", "ENVELOPE_KEYS", "first_present",
 ]
 
-ARGUMENT_KEYS = ("arguments", "parameters")
+ARGUMENT_KEYS: Final = ("arguments", "parameters")
 """Where an envelope holds the arguments, in order of preference."""
-ENVELOPE_KEYS = frozenset(ARGUMENT_KEYS)
+ENVELOPE_KEYS: Final = frozenset(ARGUMENT_KEYS)
 
 
 class Header:

@@ -29,7 +29,7 @@ import functools
 import json
 import re
 from collections.abc import Sequence
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar, Final, cast
 
 import regex  # type: ignore[import-untyped]  # partial matches: could this still be a header?
 from lark import Transformer
@@ -63,8 +63,8 @@ OTHER_CALLS_BEGIN = (
 OUTPUT_BEGIN, OUTPUT_END = "<｜tool▁output▁begin｜>", "<｜tool▁output▁end｜>"
 OUTPUTS_BEGIN, OUTPUTS_END = "<｜tool▁outputs▁begin｜>", "<｜tool▁outputs▁end｜>"
 
-_PLAIN = JsonCall(close=(CALL_END,), header_end=SEP)
-_FENCED = JsonCall(close=("```", CALL_END), header_end=SEP)
+_PLAIN: Final = JsonCall(close=(CALL_END,), header_end=SEP)
+_FENCED: Final = JsonCall(close=("```", CALL_END), header_end=SEP)
 _HERMES = JsonCall(close=("</tool_call>",), envelope=True, tentative=True)
 _BARE_HEADER = regex.compile(r"[^\s<>{}｜`]{1,64}" + regex.escape(SEP))
 
@@ -120,13 +120,14 @@ class TerminatedCallReader(JsonCallReader):
             if eof and ctx.section is None and self.opener:
                 return Status.REJECT  # prose that names the opener
             return Status.MORE  # at the end of the text: a truncated call
-        if found is None or found.start() - start > self.max_header:
+        stop = -1 if found is None else found.start()
+        if found is None or stop - start > self.max_header:
             return self._bad_header(ctx)
-        text = ctx.buf[start : found.start()]
+        text = ctx.buf[start:stop]
         if found.group() != self.header_stop or not self._read_header(ctx, text):
             return self._bad_header(ctx)
         self.scan_from = None
-        self._commit(ctx, found.start() if self.header_stop_in_body else found.end())
+        self._commit(ctx, stop if self.header_stop_in_body else found.end())
         self.phase = "body"
         return None
 

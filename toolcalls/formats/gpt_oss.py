@@ -21,6 +21,7 @@ import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from lark import Tree
 from lark.exceptions import LarkError
@@ -43,8 +44,8 @@ ENDS = (END, CALL, RETURN)
 TOKENS = (START, CHANNEL, MESSAGE, CONSTRAIN, *ENDS)
 _TOKEN = re.compile("|".join(map(re.escape, TOKENS)))
 _HEADER_END = re.compile("|".join(map(re.escape, (MESSAGE, START, *ENDS))))
-_PREFIXES = frozenset(t[:i] for t in TOKENS for i in range(1, len(t)))
-_LONGEST = max(map(len, TOKENS))
+_PREFIXES: Final = frozenset(t[:i] for t in TOKENS for i in range(1, len(t)))
+_LONGEST: Final = max(map(len, TOKENS))
 _TO_OPENERS = (" to=", "to=")
 _TO_VIABLE = re.compile(r"\s*to=[^\s<]*\s*(?:<|\Z)")
 MAX_HEADER = 256

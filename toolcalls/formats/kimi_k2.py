@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Collection, Sequence
-from typing import Any, cast
+from typing import Any, Final, cast
 
 from lark import Transformer
 from lark.exceptions import LarkError
@@ -39,7 +39,7 @@ from .deepseek import TerminatedCallReader
 __all__ = ["KimiK2", "KimiCallReader", "kimi_call_id", "read_call_id"]
 
 SECTION_BEGINS = ("<|tool_calls_section_begin|>", "<|tool_call_section_begin|>")
-SECTION_ENDS = ("<|tool_calls_section_end|>", "<|tool_call_section_end|>")
+SECTION_ENDS: Final = ("<|tool_calls_section_end|>", "<|tool_call_section_end|>")
 CALL_BEGIN = "<|tool_call_begin|>"
 ARGUMENT_BEGIN = "<|tool_call_argument_begin|>"
 CALL_END = "<|tool_call_end|>"
