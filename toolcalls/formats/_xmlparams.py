@@ -25,7 +25,7 @@ import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from lark import Token, Transformer
 from lark.exceptions import LarkError
@@ -49,7 +49,9 @@ __all__ = [
     "XmlCallReader", "XmlTags", "grammar_tags", "look_ahead",
 ]  # fmt: skip
 
-WAIT, END, OTHER = "\0wait", "\0end", "\0other"
+WAIT: Final = "\0wait"
+END: Final = "\0end"
+OTHER: Final = "\0other"
 """`look_ahead` verdicts: more text needed; only blanks up to the end; something else."""
 _HEADER_END_LONGEST = 16  # a header end marker is shorter: searches resume this far back
 
@@ -135,7 +137,7 @@ def _prefixes(*markers: str) -> frozenset[str]:
     return frozenset(m[:i] for m in markers for i in range(1, len(m)))
 
 
-_MARKER_BOUND = 64
+_MARKER_BOUND: Final = 64
 """Longer than any marker (XmlTags checks): from this many characters on, none is cut off."""
 
 
@@ -158,6 +160,16 @@ def look_ahead(
         if any(m.startswith(rest) for m in (*markers, *tags.escaped_gaps)):
             return WAIT, i
     return OTHER, i
+
+
+def _escaped_gap(tags: XmlTags, buf: str, start: int, end: int) -> bool:
+    """Whether the gap ``buf[start:end]`` holds an escaped blank (GLM-4.6's literal ``\\n``).
+
+    A loop without a slice where the format has none: this runs at every tag."""
+    for escaped in tags.escaped_gaps:
+        if buf.find(escaped, start, end) >= 0:
+            return True
+    return False
 
 
 class XmlCallReader(PhasedReader):
@@ -236,7 +248,7 @@ class XmlCallReader(PhasedReader):
     def _body(self, ctx: Engine, eof: bool) -> Status | None:
         tags = self.tags
         marker, at = look_ahead(ctx.buf, ctx.pos, tags, tags.body_markers, eof)
-        self.escaped_gap |= any(e in ctx.buf[ctx.pos : at] for e in tags.escaped_gaps)
+        self.escaped_gap |= _escaped_gap(tags, ctx.buf, ctx.pos, at)
         ctx.consume("call", at)
         if marker in (WAIT, END):
             return Status.MORE
@@ -274,7 +286,7 @@ class XmlCallReader(PhasedReader):
         marker, at = look_ahead(ctx.buf, ctx.pos, self.tags, (self.tags.value_open,), eof)
         if marker == WAIT:
             return Status.MORE
-        self.escaped_gap |= any(e in ctx.buf[ctx.pos : at] for e in self.tags.escaped_gaps)
+        self.escaped_gap |= _escaped_gap(self.tags, ctx.buf, ctx.pos, at)
         if marker == self.tags.value_open:
             ctx.consume("call", at + len(marker))
         else:  # the value follows the key without its open tag: it starts after the gap
