@@ -503,7 +503,7 @@ class SectionOpen(_blocks.SectionOpen):
         status = super().read(ctx, eof)
         if status is Status.REJECT and eof:
             after = skip_blanks(ctx.buf, ctx.pos + len(self.opener))
-            ahead = ctx.buf[after : after + self.longest]
+            ahead = self.ahead(ctx.buf, after)
             if any(marker.startswith(ahead) for marker in self.next_markers):
                 return Status.MORE
         return status
