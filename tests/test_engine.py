@@ -107,3 +107,17 @@ def test_the_final_result_of_a_batch_parse_owns_its_lists() -> None:
     parser.close()
     assert parser.take_result() == parser.result()
     assert [call.name for call in parser.take_result().calls] == ["f"]
+
+
+def test_a_tool_list_changed_between_parses_is_read_again() -> None:
+    """The engine reuses the last tools' table by name only while the list holds the very same
+    `Tool` objects: a tool added, removed or replaced in the same list counts at once."""
+    text = '<tool_call>{"name": "g", "arguments": {}}</tool_call>'
+    tools = toolcalls.to_tools([{"name": "f", "parameters": {"type": "object"}}])
+    assert [i.kind for i in toolcalls.parse(text, "hermes", tools=tools).issues] == ["unknown_tool"]
+    tools.append(toolcalls.to_tools([{"name": "g", "parameters": {"type": "object"}}])[0])
+    fmt = toolcalls.get_format("hermes")
+    assert fmt.parse(text, tools=tools).issues == []
+    tools[1] = toolcalls.to_tools([{"name": "h", "parameters": {"type": "object"}}])[0]
+    assert [i.kind for i in fmt.parse(text, tools=tools).issues] == ["unknown_tool"]
+    assert fmt.parse(text, tools=()).issues == []

@@ -160,7 +160,7 @@ class JsonReader:
     # -- fast path ------------------------------------------------------------------------
 
     def _try_whole(self, buf: str, i: int) -> int | None:
-        members: FirstWins | None = None
+        members: dict[str, Any] | None = None
         try:
             if self.emit_keys is None:
                 value, end = _SCAN(buf, i)
@@ -411,7 +411,7 @@ def _deeper_than(value: Any, limit: int) -> bool:
     return False
 
 
-def _decode_members(buf: str, i: int) -> tuple[dict[str, Any], FirstWins, int] | None:
+def _decode_members(buf: str, i: int) -> tuple[dict[str, Any], dict[str, Any], int] | None:
     """The object at ``buf[i]``: the object as the decoder makes it (a repeated key keeps its
     last value), its members as a stream commits to them (the first), and where it ends.
     None if it is not an object; decoding errors raise as the C scanner's do (ValueError,
@@ -422,7 +422,7 @@ def _decode_members(buf: str, i: int) -> tuple[dict[str, Any], FirstWins, int] |
     whole, end = envelope.scan(buf, i)
     pairs, envelope.pairs = envelope.pairs, []
     if len(pairs) == len(whole):  # no key repeated: the first value of each is its only one
-        return whole, FirstWins(whole), end
+        return whole, whole, end  # one dict for both: neither changes once read whole
     members = FirstWins()
     for key, member in pairs:
         members[key] = member
