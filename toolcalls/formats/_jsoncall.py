@@ -24,6 +24,7 @@ from ._phased import PhasedReader
 
 __all__ = [
     "Header", "JsonCall", "JsonCallReader", "ARGUMENT_KEYS", "ENVELOPE_KEYS", "first_present",
+    "id_before_name",
 ]
 
 ARGUMENT_KEYS: Final = ("arguments", "parameters")
@@ -171,7 +172,7 @@ class JsonCallReader(PhasedReader):
             if not isinstance(name, str):
                 self.pending.extend(fragments)
                 return
-            self.header = Header(name, _id_before_name(self.json.members))
+            self.header = Header(name, id_before_name(self.json.members))
             ctx.start_call(name, self.header.call_id)
             fragments = self.pending + fragments
             self.pending = []
@@ -257,7 +258,7 @@ class JsonCallReader(PhasedReader):
         return (call.start if call else ctx.at(), ctx.at())
 
 
-def _id_before_name(members: dict[str, Any]) -> str | None:
+def id_before_name(members: dict[str, Any]) -> str | None:
     """The model's call id, only if it came before the name: a later one would arrive after
     `ToolCallStart` when streamed, and ids are assigned once."""
     if "id" not in members:  # as most envelopes: no list of the keys to make

@@ -40,7 +40,7 @@ from .._coerce import (
 from .._engine import Engine, Status, holdback
 from .._grammar import load_grammar
 from .._json import canonical, string_body
-from .._text import BLANKS, TextBuilder, skip_blanks
+from .._text import TextBuilder, skip_blanks
 from . import _blocks
 from ._phased import PhasedReader
 
@@ -109,8 +109,8 @@ class XmlTags:
     # every read: 5% of a short Qwen3-Coder parse went to reading `gap`).
     gap: re.Pattern[str] = field(init=False, repr=False, compare=False)
     """Blanks (and escaped blanks) between tags."""
-    gap_starts: str = field(init=False, repr=False, compare=False)
-    """The characters a `gap` can start with."""
+    escape_starts: str = field(init=False, repr=False, compare=False)
+    """The characters an escaped blank can start with (none for most formats)."""
     body_markers: tuple[str, ...] = field(init=False, repr=False, compare=False)
     """What may follow a call's open tag or a value's close tag."""
     skip_to: tuple[re.Pattern[str], frozenset[str]] = field(init=False, repr=False, compare=False)
@@ -124,7 +124,7 @@ class XmlTags:
         escaped = "".join("|" + re.escape(e) for e in self.escaped_gaps)
         derived = {
             "gap": re.compile(rf"(?:[ \t\r\n]{escaped})*"),
-            "gap_starts": BLANKS + "".join(e[0] for e in self.escaped_gaps),
+            "escape_starts": "".join(e[0] for e in self.escaped_gaps),
             "body_markers": body_markers,
             "skip_to": (re.compile("|".join(map(re.escape, markers))), _prefixes(*markers)),
         }
@@ -148,7 +148,7 @@ def look_ahead(
     # Blanks without the gap regex, which was a fifth of this: most tags follow the last
     # directly or after a newline. Only a format with escaped gaps needs the regex, at one.
     i = skip_blanks(buf, at)
-    if tags.escaped_gaps and i < len(buf) and buf[i] in tags.gap_starts:
+    if tags.escape_starts and i < len(buf) and buf[i] in tags.escape_starts:
         i = tags.gap.match(buf, i).end()  # type: ignore[union-attr]
     if i >= len(buf):
         return (END if eof else WAIT), i

@@ -29,7 +29,7 @@ from .._grammar import load_grammar
 from .._models import Tool, ToolCall
 from .._text import skip_blanks
 from ._base import Format, ReasoningReader
-from ._jsoncall import Header, JsonCall, JsonCallReader
+from ._jsoncall import Header, JsonCall, JsonCallReader, id_before_name
 from ._results import protect, region_openers
 from ._template_json import openai_tool, tojson
 
@@ -91,7 +91,7 @@ class MistralCallReader(JsonCallReader):
             if not isinstance(name, str):
                 self.pending.extend(fragments)
                 return
-            self.header = Header(name, _id_before_name(members))
+            self.header = Header(name, id_before_name(members))
             ctx.start_call(name, self.header.call_id)
             fragments, self.pending = self.pending + fragments, []
         for fragment in fragments:
@@ -146,14 +146,6 @@ def _cut_marker(buf: str, i: int) -> bool:
     """Whether the text ends inside a ``[TOOL_CALLS]`` begun at `i` (no copy of a long rest:
     a broken value of a million brackets made a million copies)."""
     return len(buf) - i < len(TOOL_CALLS) and TOOL_CALLS.startswith(buf[i:])
-
-
-def _id_before_name(members: dict[str, Any]) -> str | None:
-    keys = list(members)
-    if "id" not in keys or keys.index("id") > keys.index("name"):
-        return None
-    call_id = members["id"]
-    return call_id if isinstance(call_id, str) and call_id else None
 
 
 class _V11Reader(MistralCallReader):
