@@ -243,3 +243,28 @@ def test_refused_values_are_the_ones_the_format_cannot_carry(name: str, value: s
     raw = fmt.render_calls([call(_PLACEHOLDER)]).replace(_PLACEHOLDER, value)
     parsed = toolcalls.parse(raw, name, tools=[tool])
     assert [c.arguments for c in parsed.calls] != [{"text": value}] or parsed.issues
+
+
+@pytest.mark.parametrize("name", ["glm45", "glm47", "minimax_m2", "deepseek_v32_dsml"])
+@pytest.mark.parametrize(("value", "written"), [
+    ("abc", ">abc</"),
+    ("\nabc", ">\n\nabc</"),
+    ("abc\n", ">abc\n\n</"),
+    ("\r\nabc\r\n", ">\n\r\nabc\r\n\n</"),
+    ("\n", ">\n\n\n</"),
+    ("", "></"),
+])  # fmt: skip
+def test_values_are_written_flush_with_a_newline_added_only_where_they_have_one(
+    name: str, value: str, written: str
+) -> None:
+    """As the templates write them, but the reader drops one newline at each end of a value."""
+    tool = Tool(
+        name="note", parameters={"type": "object", "properties": {"text": {"type": "string"}}}
+    )
+    call = ToolCall(id="call00000", name="note", arguments={"text": value}, span=(0, 0))
+    text = toolcalls.get_format(name).render_calls([call])
+    assert written in text
+    parsed = toolcalls.parse(text, name, tools=[tool])
+    assert [c.arguments for c in parsed.calls] == [{"text": value}] and parsed.issues == []
+    _, streamed = stream_chunks(name, list(text), tools=[tool])
+    assert streamed == parsed

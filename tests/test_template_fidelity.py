@@ -63,7 +63,10 @@ def options(fmt: str) -> dict[str, Any]:
     calls are skipped (the template writes only one call per message); ``compare``: which of
     ``tools``, ``calls``, ``results`` the template writes at all; ``content_with_calls``: false
     when the template moves or drops an assistant's text that comes with calls (gpt-oss, Llama
-    3.1, Mistral Small 3.2, MiniMax-M1), so only the calls are compared.
+    3.1, Mistral Small 3.2, MiniMax-M1), so only the calls are compared; ``edge_newlines``:
+    true when the template writes string values flush against their tags, where the reader drops
+    one newline at each end of a value: a value that begins or ends with a newline is written
+    with one more there (`_xmlrender.checked_value`), so the template is given it that way.
     """
     path = RENDER / fmt / "options.json"
     found = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
@@ -73,6 +76,7 @@ def options(fmt: str) -> dict[str, Any]:
         "max_calls": None,
         "compare": ["tools", "calls", "results"],
         "content_with_calls": True,
+        "edge_newlines": False,
         **found,
     }
 
@@ -106,14 +110,26 @@ def load_toolset(name: str) -> tuple[Tool, ...]:
     return tuple(Tool.model_validate(tool) for tool in data["tools"])
 
 
-def case_calls(case: dict[str, Any], fmt: str) -> list[ToolCall]:
+def _edge_newlines(value: Any) -> Any:
+    """A string value as written flush with one newline added on a side where it has one."""
+    if not isinstance(value, str):
+        return value
+    lead = "\n" if value.startswith(("\n", "\r\n")) else ""
+    return lead + value + ("\n" if value.endswith("\n") else "")
+
+
+def case_calls(case: dict[str, Any], fmt: str, *, written: bool = False) -> list[ToolCall]:
+    """The case's calls; `written`: with values as the renderer writes them (``edge_newlines``)."""
     # Nine-character ids by default: the strictest template (Mistral's) accepts nothing else.
     pattern = options(fmt)["call_id"]
+    pad = written and options(fmt)["edge_newlines"]
     return [
         ToolCall(
             id=pattern.format(name=call["name"], index=index),
             name=call["name"],
-            arguments=call["arguments"],
+            arguments={k: _edge_newlines(v) for k, v in call["arguments"].items()}
+            if pad
+            else call["arguments"],
             span=(0, 0),
         )
         for index, call in enumerate(case["calls"])
@@ -127,7 +143,7 @@ def _openai_tool(tool: Tool) -> dict[str, Any]:
 
 def conversation(case: dict[str, Any], fmt: str) -> list[dict[str, Any]]:
     """System, user, the assistant's calls and one tool message per result: HF message dicts."""
-    calls = case_calls(case, fmt)
+    calls = case_calls(case, fmt, written=True)
     tool_calls = [
         {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
         for c in calls

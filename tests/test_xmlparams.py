@@ -128,6 +128,37 @@ def test_one_newline_is_dropped_at_each_end(raw: str, value: str) -> None:
     assert parse(text).calls[0].arguments == {"content": value}
 
 
+# One value, written raw between its tags, in each XML-parameter format.
+FRAMES = {
+    "qwen3_coder": "<tool_call>\n<function=write_file>\n<parameter=content>{}</parameter>\n"
+                   "</function>\n</tool_call>",
+    "glm45": "<tool_call>write_file\n<arg_key>content</arg_key>\n<arg_value>{}</arg_value>\n"
+             "</tool_call>",
+    "glm47": "<tool_call>write_file<arg_key>content</arg_key><arg_value>{}</arg_value></tool_call>",
+    "minimax_m2": '<minimax:tool_call>\n<invoke name="write_file">\n<parameter name="content">{}'
+                  "</parameter>\n</invoke>\n</minimax:tool_call>",
+    "deepseek_v32_dsml": dsml("content", 'string="true"', "{}"),
+    "deepseek_v32_dsml ascii": dsml("content", 'string="true"', "{}", bar="|DSML|"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("frame", sorted(FRAMES))
+@pytest.mark.parametrize("raw, value", [
+    ("\nabc\n", "abc"),
+    ("\r\nabc\r\n", "abc"),
+    ("\n\nabc\n\n", "\nabc\n"),
+    ("abc\n", "abc"),
+    ("\nabc", "abc"),
+    ("abc", "abc"),
+])
+def test_every_xml_format_drops_one_newline_at_each_end(frame: str, raw: str, value: str) -> None:
+    """The same rule in every format: a value on lines of its own is the text between them."""
+    fmt, text = frame.split()[0], FRAMES[frame].replace("{}", raw)
+    assert parse(text, fmt).calls[0].arguments == {"content": value}
+    # Streamed one character at a time, no newline is sent that the value then drops.
+    assert "".join(fragments(text, fmt)) == "{" + f'"content": {json.dumps(value)}' + "}"
+
+
 @pytest.mark.parametrize("raw", ["\nx\n", "\r\nab\r\n", "\n\n\n", "\r", "a\r\n\r\nb\n", ""])
 def test_string_stream_fragments_join_to_the_stripped_value(raw: str) -> None:
     stripped = toolcalls._coerce.strip_value_newlines(raw)

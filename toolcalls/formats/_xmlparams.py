@@ -8,12 +8,15 @@
 
 Formats differ in spelling only (`XmlTags`). Markup inside a value is data: a value close tag is
 structural only when blanks and then the next structural tag (a parameter, the call close,
-another call, a section close) or the end of the text follow it. Where the template frames a
-value with newlines (`XmlTags.framed_values`), one after the value's open tag and one before its
-close tag are dropped. String values (by the tool's schema, or
-undeclared) stream as they arrive, holding back only a possible last newline and a possible
-partial close tag; other values are typed by the schema once closed (`_coerce`), and one that
-does not convert stays its text with an ``invalid_value`` issue. A malformed parameter is
+another call, a section close) or the end of the text follow it. In every format one newline
+("\\n" or "\\r\\n") right after a value's open tag and one right before its close tag are
+dropped: models write a multi-line value on lines of its own (as Qwen3-Coder's template does,
+and SGLang reads every XML format), so ``<parameter=v>\\nabc\\n</parameter>`` is ``"abc"``;
+rendering adds such a newline only where the value itself begins or ends with one
+(`_xmlrender`). String values (by the tool's schema, or undeclared) stream as they arrive,
+holding back only a first newline until the next character shows, a possible last newline and
+a possible partial close tag; other values are typed by the schema once closed (`_coerce`), and
+one that does not convert stays its text with an ``invalid_value`` issue. A malformed parameter is
 skipped with an issue; the rest of the call and every other call are kept. A call open tag that
 cannot be read is prose outside a call section, and inside one an incomplete call
 (``malformed_call``) through its close tag, the next call or the section's end.
@@ -100,10 +103,6 @@ class XmlTags:
     """Escaped blanks some model writes between tags (GLM-4.6: a literal ``\\n``)."""
     repair: Callable[[str], str | None] | None = None
     """The format's fix for a value that did not convert (an escaping slip)."""
-    framed_values: bool = True
-    """The chat template writes a newline after a value's open tag and before its close tag
-    (Qwen3-Coder), so one of each is dropped; False where it writes values flush against their
-    tags (GLM, MiniMax-M2, DSML): there every newline is the value's own."""
     max_header: int = 256
     # Derived once, in __post_init__ (functools.cached_property takes a lock in Python on
     # every read: 5% of a short Qwen3-Coder parse went to reading `gap`).
@@ -356,7 +355,7 @@ class XmlCallReader(PhasedReader):
             separator = self._separator()  # always: `opened` says a value was read
             if ctx.emits:  # a batch parse makes no events: no JSON to build
                 ctx.arguments(separator + canonical(key) + ': "')
-            self.stream = StringStream(framed=self.tags.framed_values)
+            self.stream = StringStream()
         self.phase = "value"
 
     def _find_header(
@@ -389,10 +388,7 @@ class XmlCallReader(PhasedReader):
 
     def _finish_value(self, ctx: Engine) -> None:
         key = self.param.name
-        if self.tags.framed_values:  # passed on, not kept: freed once its first slice is made
-            text = strip_value_newlines(self._value_text())
-        else:
-            text = self._value_text()
+        text = strip_value_newlines(self._value_text())  # passed on, not kept: freed once sliced
         if self.stream is not None:
             if ctx.emits:
                 ctx.arguments(self.stream.finish(text) + '"')
@@ -470,14 +466,10 @@ class StringStream:
     """A string value's JSON text as it arrives, minus what the final value may drop: the
     newline after the open tag (held until the next character shows) and a last newline."""
 
-    def __init__(self, *, framed: bool = True) -> None:
-        self.started, self.held, self.sent = not framed, "", 0
-        self.framed = framed
+    def __init__(self) -> None:
+        self.started, self.held, self.sent = False, "", 0
 
     def feed(self, piece: str) -> str:
-        if not self.framed:  # nothing to drop: the text streams as it comes
-            self.sent += len(piece)
-            return string_body(piece)
         text = self.held + piece
         if not self.started:
             if text in ("", "\r"):

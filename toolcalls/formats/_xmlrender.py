@@ -4,7 +4,8 @@ Chat templates write names and values raw, never escaped. Most text reads back e
 the shared reader (`_xmlparams`) takes a value close tag as structural only when the next tag
 follows it. A few values cannot be written unambiguously in these formats at all: a string
 holding the value close tag followed by the next tag (``</parameter>\\n</function>``), a name
-the tag grammar does not read, a value whose edge newlines the reader would take as framing.
+the tag grammar does not read, a value whose edge newlines the reader would take as framing
+(the reader drops one newline at each end of every value).
 The helpers here judge that with the reader's own rules (`XmlTags.parse_tag`, `look_ahead`,
 `strip_value_newlines`) and raise ValueError rather than write text that parses differently.
 """
@@ -41,10 +42,15 @@ def checked_tag(tags: XmlTags, kind: str, name: str, written: str) -> str:
 def checked_value(tags: XmlTags, key: str, value: str, *, framing: str = "") -> str:
     """`value` as written between its tags, provided the reader reads it back.
 
-    `framing` is the newline a template writes on each side of the value (Qwen3-Coder).
+    `framing` is the newline a template writes on each side of every value (Qwen3-Coder).
+    Without it the value is written flush against its tags, as the other templates do, with
+    one newline added on a side only where the value begins or ends with a newline (the reader
+    drops one there).
     """
-    written = framing + value + framing
-    if tags.framed_values and strip_value_newlines(written) != value:
+    lead = framing or ("\n" if value.startswith(("\n", "\r\n")) else "")
+    trail = framing or ("\n" if value.endswith("\n") else "")
+    written = lead + value + trail
+    if strip_value_newlines(written) != value:  # framed, a value ending in "\r"
         raise ValueError(f"the value of {key!r} has edge newlines the format reads as framing")
     followed = written + tags.param_close
     close = tags.param_close

@@ -73,7 +73,6 @@ def _tags(bar: str) -> XmlTags:
         parse_tag=_parse_tag,
         call_example=f'<{bar}invoke name="NAME">',
         section_closes=tuple(f"</{bar}{block}>" for block in BLOCKS),
-        framed_values=False,  # the encoder writes values flush against their tags
     )
 
 

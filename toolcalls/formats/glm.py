@@ -82,7 +82,6 @@ TAGS = XmlTags(
     value_open="<arg_value>",
     escaped_gaps=("\\n",),  # GLM-4.6 writes a literal backslash-n between tags
     repair=unescape,
-    framed_values=False,  # the templates write <arg_value>v</arg_value>: newlines are v's own
 )
 
 

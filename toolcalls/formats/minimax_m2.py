@@ -41,7 +41,6 @@ TAGS = XmlTags(
     parse_tag=grammar_tags("minimax_m2", AttributeTags()),
     call_example=f'{INVOKE_START}name="NAME">',
     section_closes=(TOOL_CALL_END,),
-    framed_values=False,  # the template writes <parameter name="k">v</parameter>
 )
 
 
