@@ -267,6 +267,30 @@ def test_text_that_is_no_call_stays_content() -> None:
     assert [c.arguments for c in result.calls] == [{"path": "a"}]
 
 
+# An opener followed by what its call grammar cannot continue with: a name or attribute must
+# come next (checked for every format's openers; these are the ones that end inside a tag).
+NOT_OPENERS = [
+    ("deepseek_v32_dsml", "<｜DSML｜invokeable"),
+    ("deepseek_v32_dsml", "<｜DSML｜invoke=f"),
+    ("deepseek_v32_dsml", '<｜DSML｜invoke"f"'),
+    ("deepseek_v32_dsml", "<|DSML|invoked"),
+    ("deepseek_v32_dsml", "<｜DSML｜invoke 3"),
+    ("minimax_m2", "<invoke 3"),
+    ("minimax_m2", '<invoke "f"'),
+    ("minimax_m2", "<invoke <b>"),
+    ("qwen3_coder", "<function=<"),
+    ("qwen3_coder", "<function=<b"),
+]
+
+
+@pytest.mark.parametrize("fmt, opener", NOT_OPENERS)
+@pytest.mark.parametrize("after", ["", " more prose.", "\nmore prose."])
+def test_an_opener_its_grammar_cannot_continue_is_prose(fmt: str, opener: str, after: str) -> None:
+    text = f"Hi {opener}{after}"
+    result = parse(text, fmt)
+    assert (result.content, result.calls, result.incomplete, result.issues) == (text, [], [], [])
+
+
 @pytest.mark.parametrize("fmt", ["qwen3_coder", "glm45", "minimax_m2", "deepseek_v32_dsml"])
 def test_random_markup_never_raises_and_loses_nothing(fmt: str) -> None:
     pieces = ["<tool_call>", "<function=a>", "<parameter=", ">", "</parameter>", "<arg_key>",

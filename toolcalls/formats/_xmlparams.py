@@ -19,7 +19,9 @@ a possible partial close tag; other values are typed by the schema once closed (
 one that does not convert stays its text with an ``invalid_value`` issue. A malformed parameter is
 skipped with an issue; the rest of the call and every other call are kept. A call open tag that
 cannot be read is prose outside a call section, and inside one an incomplete call
-(``malformed_call``) through its close tag, the next call or the section's end.
+(``malformed_call``) through its close tag, the next call or the section's end. So is an opener
+followed by a character its grammar cannot continue with (``<｜DSML｜invokeable``, ``<invoke 3``,
+``<function=<``; `XmlTags.call_header_chars`), even where the text ends: no call was cut short.
 """
 
 from __future__ import annotations

@@ -64,6 +64,10 @@ class _Tags(AttributeTags):
 _parse_tag = grammar_tags("deepseek_dsml", _Tags())
 
 
+_INVOKE_HEADER = re.compile(r"(?:[ \t\r]+(?:[A-Za-z_][^\n]*)?)?")
+"""What may stand between ``<｜DSML｜invoke`` and its ``>``: blanks, then attributes."""
+
+
 def _tags(bar: str) -> XmlTags:
     return XmlTags(
         call_open=f"<{bar}invoke",
@@ -71,6 +75,9 @@ def _tags(bar: str) -> XmlTags:
         param_open=f"<{bar}parameter",
         param_close=f"</{bar}parameter>",
         parse_tag=_parse_tag,
+        # The opener ends inside the tag name: blanks, then an attribute, must follow it, so
+        # "<｜DSML｜invokeable" (or "<｜DSML｜invoke=") is prose, even cut by the end of the text.
+        call_header_chars=_INVOKE_HEADER,
         call_example=f'<{bar}invoke name="NAME">',
         section_closes=tuple(f"</{bar}{block}>" for block in BLOCKS),
     )

@@ -16,6 +16,7 @@ One block may hold several invokes. Values are raw text typed by the tool's sche
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from .._engine import Engine, ReaderFactory
@@ -39,6 +40,9 @@ TAGS = XmlTags(
     param_open="<parameter ",
     param_close="</parameter>",
     parse_tag=grammar_tags("minimax_m2", AttributeTags()),
+    # An attribute (after blanks) must follow "<invoke ": "<invoke 3 times>" is prose, even
+    # cut by the end of the text.
+    call_header_chars=re.compile(r"[ \t\r]*(?:[A-Za-z_][^\n]*)?"),
     call_example=f'{INVOKE_START}name="NAME">',
     section_closes=(TOOL_CALL_END,),
 )

@@ -20,6 +20,7 @@ Values are raw text typed by the tool's schema (see `_xmlparams`). Names are kep
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -55,6 +56,8 @@ TAGS = XmlTags(
     param_open="<parameter=",
     param_close="</parameter>",
     parse_tag=grammar_tags("qwen3_coder", _Tags()),
+    # A name cannot begin with "<" (nor be empty): "<function=<" is prose, even cut by the end.
+    call_header_chars=re.compile(r"(?:[^<\n][^\n]*)?"),
     call_example=f"{FUNCTION_START}NAME>",
     section_closes=(TOOL_CALL_END,),
 )
