@@ -2,7 +2,9 @@
 
 A *section* is markup that wraps one or more calls (``<｜tool▁calls▁begin｜>`` ...
 ``<｜tool▁calls▁end｜>``). Its opener counts as markup only when a call opener follows it, so
-prose that mentions the tag stays content; its closer counts only inside an open section.
+prose that mentions the tag stays content; its closer counts only inside an open section. A
+section that opens while the last one is still open means the last one's closer is missing
+(``missing_close_tag``).
 """
 
 from __future__ import annotations
@@ -26,6 +28,10 @@ class SectionOpen:
         after = skip_blanks(buf, ctx.pos + len(self.opener))
         for marker in self.next_markers:
             if buf.startswith(marker, after):
+                if ctx.section is not None:  # the last section was never closed
+                    at = ctx.at()
+                    missing = f"the calls end without {ctx.section!r}"
+                    ctx.issue("missing_close_tag", missing, (at, at))
                 ctx.consume("markup", ctx.pos + len(self.opener))
                 ctx.section = self.closer
                 return Status.DONE

@@ -67,6 +67,10 @@ class JsonCall:
     max_header: int = 256
     slip: str | None = None
     """A known model slip this shape recovers: reported as a ``recovered_slip`` issue."""
+    terminators: tuple[str, ...] = ()
+    """Openers of the next call: one that comes where a close marker was expected ends the call
+    there (``missing_close_tag``), and one right where the body stops being valid JSON fails it
+    there (not at its close tag, which may be the next call's); the next call is read from it."""
 
 
 class JsonCallReader(PhasedReader):
@@ -82,6 +86,7 @@ class JsonCallReader(PhasedReader):
         self.closes_seen = 0
         self.scan_from: int | None = None  # absolute offset to resume a marker search
         self.committed = False
+        self.broke_at_next_call: bool | None = None  # decided once a body turns out malformed
 
     # -- phases: each returns a Status, or None after moving to the next phase ---------------
 
@@ -126,14 +131,14 @@ class JsonCallReader(PhasedReader):
         while self.closes_seen < len(close):
             marker = close[self.closes_seen]
             at = skip_blanks(ctx.buf, ctx.pos)
-            ahead = ctx.buf[at : at + len(marker)]
-            if ahead == marker:
+            if ctx.buf.startswith(marker, at):
                 ctx.consume("call", at + len(marker))
                 self.closes_seen += 1
                 continue
-            if marker.startswith(ahead) and not eof:
+            ahead = ctx.buf[at : at + self._lookahead(marker)]
+            if not eof and _may_begin(ahead, marker, self.shape.terminators):
                 return Status.MORE
-            if eof and not ahead:
+            if (eof and not ahead) or ahead.startswith(self.shape.terminators):
                 ctx.issue("missing_close_tag", f"the call ends without {marker!r}", self._span(ctx))
                 break
             ctx.issue("unexpected_text", f"expected {marker!r} after the arguments",
@@ -148,7 +153,13 @@ class JsonCallReader(PhasedReader):
         return self._finish(ctx)
 
     def _skip_then_fail(self, ctx: Engine, eof: bool) -> Status | None:
-        if not self._skip_to_close(ctx, eof):
+        if self.broke_at_next_call is None and self.shape.terminators:
+            ctx.consume("call", skip_blanks(ctx.buf, ctx.pos))
+            ahead = ctx.buf[ctx.pos : ctx.pos + self._lookahead("")]
+            if not eof and _may_begin(ahead, "", self.shape.terminators):
+                return Status.MORE
+            self.broke_at_next_call = ahead.startswith(self.shape.terminators)
+        if not self.broke_at_next_call and not self._skip_to_close(ctx, eof):
             return Status.MORE
         ctx.fail_call("invalid_arguments", self.failure)
         return Status.DONE
@@ -253,9 +264,27 @@ class JsonCallReader(PhasedReader):
         ctx.consume("call", keep)
         return False
 
+    def _lookahead(self, marker: str) -> int:
+        """How much text to look at for `marker` or a terminator."""
+        longest = len(marker)
+        for terminator in self.shape.terminators:  # a loop: max(map(...)) compiles slower
+            longest = max(longest, len(terminator))
+        return longest
+
     def _span(self, ctx: Engine) -> tuple[int, int]:
         call = ctx._call
         return (call.start if call else ctx.at(), ctx.at())
+
+
+def _may_begin(ahead: str, marker: str, terminators: tuple[str, ...]) -> bool:
+    """Whether the text `ahead` (cut by the end of the buffer) may begin `marker` or one of
+    `terminators`."""
+    if marker.startswith(ahead):
+        return True
+    for terminator in terminators:
+        if terminator.startswith(ahead):
+            return True
+    return False
 
 
 def id_before_name(members: dict[str, Any]) -> str | None:

@@ -101,6 +101,9 @@ class XmlTags:
     """A marker between the parameter tag and its value (GLM ``<arg_value>``)."""
     section_closes: tuple[str, ...] = ()
     """Closers of the section that wraps calls; empty when calls stand alone."""
+    section_opens: tuple[str, ...] = ()
+    """Openers of that section: one where a tag was expected ends the call without its close
+    tags (``missing_close_tag``), and the next section begins."""
     escaped_gaps: tuple[str, ...] = ()
     """Escaped blanks some model writes between tags (GLM-4.6: a literal ``\\n``)."""
     repair: Callable[[str], str | None] | None = None
@@ -118,7 +121,10 @@ class XmlTags:
     """Where skipping malformed text stops (a pattern and the prefixes to hold back)."""
 
     def __post_init__(self) -> None:
-        body_markers = (self.param_open, self.call_close, self.call_open, *self.section_closes)
+        body_markers = (
+            self.param_open, self.call_close, self.call_open, *self.section_closes,
+            *self.section_opens,
+        )  # fmt: skip
         markers = sorted({self.param_close, *body_markers}, key=len, reverse=True)
         if max(map(len, (*markers, self.value_open, *self.escaped_gaps))) >= _MARKER_BOUND:
             raise ValueError(f"a marker of {self.call_open!r} is too long for look_ahead")

@@ -65,7 +65,9 @@ OUTPUTS_BEGIN, OUTPUTS_END = "<｜tool▁outputs▁begin｜>", "<｜tool▁outpu
 
 _PLAIN: Final = JsonCall(close=(CALL_END,), header_end=SEP)
 _FENCED: Final = JsonCall(close=("```", CALL_END), header_end=SEP)
-_HERMES = JsonCall(close=("</tool_call>",), envelope=True, tentative=True)
+_HERMES = JsonCall(
+    close=("</tool_call>",), envelope=True, tentative=True, terminators=("<tool_call>",)
+)
 _BARE_HEADER = regex.compile(r"[^\s<>{}｜`]{1,64}" + regex.escape(SEP))
 
 

@@ -80,6 +80,7 @@ def _tags(bar: str) -> XmlTags:
         call_header_chars=_INVOKE_HEADER,
         call_example=f'<{bar}invoke name="NAME">',
         section_closes=tuple(f"</{bar}{block}>" for block in BLOCKS),
+        section_opens=tuple(f"<{bar}{block}>" for block in BLOCKS),
     )
 
 

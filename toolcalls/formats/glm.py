@@ -167,7 +167,9 @@ class Glm47(_Glm):
     )
 
 
-_JSON_CALL = JsonCall(close=(TOOL_CALL_END,), envelope=True, tentative=True)
+_JSON_CALL = JsonCall(
+    close=(TOOL_CALL_END,), envelope=True, tentative=True, terminators=(TOOL_CALL_START,)
+)
 
 
 class _Call:

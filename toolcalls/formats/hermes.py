@@ -8,7 +8,8 @@ Also read, each a known variant: ``"parameters"`` instead of ``"arguments"``, ar
 a JSON *string*, the wrappers ``<function_call>``, ``<tools>``, ``<tool>``, ``<response>``,
 ``<json>`` and ``<xml>`` that Hermes 2 Pro was seen to emit, and
 ``<function=NAME>{arguments}</function>`` or ``<function name="NAME">``. A wrapper counts only
-when a JSON object follows it, so prose that mentions ``<tool_call>`` stays content.
+when a JSON object follows it, so prose that mentions ``<tool_call>`` stays content. A call
+whose close tag is missing ends where the next call's opener begins (``missing_close_tag``).
 
 Rendering writes what Qwen3's chat template writes (tools block, calls, ``<tool_response>``
 results). A ``<tool_response>`` block in the text is a tool result: content, never calls
@@ -44,6 +45,8 @@ OTHER_WRAPPERS = {
     "<xml>": "</xml>",
 }
 FUNCTION_TAG = "<function"
+# Where a call's close tag is missing, the next call's opener ends it (``missing_close_tag``).
+NEXT_CALL = (TOOL_CALL_START, FUNCTION_TAG, *OTHER_WRAPPERS)
 # Prompt rendering, as Qwen3's chat template writes it (Qwen2.5's tools block is the same).
 RESULT_START, RESULT_END = "<tool_response>", "</tool_response>"
 TOOLS_START, TOOLS_END = "<tools>", "</tools>"
@@ -69,12 +72,18 @@ def parse_function_tag(text: str) -> Header | None:
 
 
 def _wrapped(closer: str, slip: str | None = None) -> ReaderFactory:
-    shape = JsonCall(close=(closer,), envelope=True, tentative=True, slip=slip)
+    shape = JsonCall(
+        close=(closer,), envelope=True, tentative=True, slip=slip, terminators=NEXT_CALL
+    )
     return lambda ctx, opener: JsonCallReader(shape, opener)
 
 
 _FUNCTION_SHAPE = JsonCall(
-    close=("</function>",), header_end=">", parse_header=parse_function_tag, max_header=200
+    close=("</function>",),
+    header_end=">",
+    parse_header=parse_function_tag,
+    max_header=200,
+    terminators=NEXT_CALL,
 )
 
 

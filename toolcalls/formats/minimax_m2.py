@@ -45,6 +45,7 @@ TAGS = XmlTags(
     call_header_chars=re.compile(r"[ \t\r]*(?:[A-Za-z_][^\n]*)?"),
     call_example=f'{INVOKE_START}name="NAME">',
     section_closes=(TOOL_CALL_END,),
+    section_opens=(TOOL_CALL_START,),
 )
 
 

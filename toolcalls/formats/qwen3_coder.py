@@ -60,6 +60,7 @@ TAGS = XmlTags(
     call_header_chars=re.compile(r"(?:[^<\n][^\n]*)?"),
     call_example=f"{FUNCTION_START}NAME>",
     section_closes=(TOOL_CALL_END,),
+    section_opens=(TOOL_CALL_START,),
 )
 
 

@@ -9,7 +9,9 @@ This is the format the project teaches a model through the prompt when the model
 one (Ollama-served models in prompt mode). The arguments are JSON read by the JSON reader, so
 ``<name>``, ``</arguments>`` or ``</tool_call>`` inside an argument string are data. A
 ``<tool_call>`` counts only when ``<name>`` follows it, so prose that mentions the tag stays
-content. A call with no ``<arguments>`` (or empty ones) is a call without arguments.
+content. A call with no ``<arguments>`` (or empty ones) is a call without arguments. A call
+whose ``</arguments>`` or ``</tool_call>`` is missing ends where the next ``<tool_call>`` begins
+(``missing_close_tag``).
 Tool results are written in ``<tool_response>`` blocks, read back as content (see `_results`).
 """
 
@@ -39,7 +41,8 @@ CLOSE = "</tool_call>"
 ARGUMENTS = "<arguments>"
 ARGUMENTS_CLOSE = "</arguments>"
 
-_SHAPE = JsonCall(close=(ARGUMENTS_CLOSE, CLOSE), header_end=ARGUMENTS)
+# A call whose close tags are missing ends at the next call's <tool_call> (missing_close_tag).
+_SHAPE = JsonCall(close=(ARGUMENTS_CLOSE, CLOSE), header_end=ARGUMENTS, terminators=(OPEN,))
 # What may follow <tool_call>; anything else means the tag is not a call.
 _HEADER = regex.compile(
     r"\s*<name>\s*[^\s<>\"'{}]{1,128}\s*</name>\s*("

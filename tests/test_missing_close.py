@@ -1,0 +1,161 @@
+"""A call whose close tag is missing ends where the next call's opener begins.
+
+In every format whose calls have close tags, ``CALL_1`` (close tag left out) then ``CALL_2``
+gives both calls, with a ``missing_close_tag`` issue for the first (gpt-oss, whose calls end
+with a token: ``missing_end_token``); the same where a whole call section is left open and the
+next one begins. Each text is checked in one piece, one character at a time and in every 2-way
+split (`helpers.checked`).
+"""
+
+from __future__ import annotations
+
+import pytest
+from helpers import checked
+
+DSML = "｜DSML｜"
+TOOLS = [
+    {"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "integer"}}}},
+    {"name": "g", "parameters": {"type": "object", "properties": {}}},
+]
+
+CASES = {
+    "hermes": (
+        "hermes",
+        '<tool_call>\n{"name": "f", "arguments": {"a": 1}}\n'
+        '<tool_call>\n{"name": "g", "arguments": {}}\n</tool_call>',
+    ),
+    "hermes_function_tag": (
+        "hermes",
+        '<function=f>{"a": 1}\n<function=g>{}</function>',
+    ),
+    "hermes_function_name": (
+        "hermes",
+        '<function name="f">{"a": 1}\n<function name="g">{}</function>',
+    ),
+    "hermes_mixed": (
+        "hermes",
+        '<tool_call>{"name": "f", "arguments": {"a": 1}}\n<function=g>{}</function>',
+    ),
+    "xml": (
+        "xml",
+        '<tool_call>\n<name>f</name>\n<arguments>{"a": 1}</arguments>\n'
+        "<tool_call>\n<name>g</name>\n<arguments>{}</arguments>\n</tool_call>",
+    ),
+    "xml_no_arguments_close": (
+        "xml",
+        '<tool_call>\n<name>f</name>\n<arguments>{"a": 1}\n'
+        "<tool_call>\n<name>g</name>\n<arguments>{}</arguments>\n</tool_call>",
+    ),
+    "qwen3_coder": (
+        "qwen3_coder",
+        "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n"
+        "<tool_call>\n<function=g>\n</function>\n</tool_call>",
+    ),
+    "qwen3_coder_section": (
+        "qwen3_coder",
+        "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n"
+        "<tool_call>\n<function=g>\n</function>\n</tool_call>",
+    ),
+    "glm45": (
+        "glm45",
+        "<tool_call>f\n<arg_key>a</arg_key>\n<arg_value>1</arg_value>\n<tool_call>g\n</tool_call>",
+    ),
+    "glm47": (
+        "glm47",
+        "<tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value><tool_call>g</tool_call>",
+    ),
+    "glm45_json": (
+        "glm45",
+        '<tool_call>{"name": "f", "arguments": {"a": 1}}\n'
+        '<tool_call>{"name": "g", "arguments": {}}</tool_call>',
+    ),
+    "minimax_m2": (
+        "minimax_m2",
+        '<minimax:tool_call>\n<invoke name="f">\n<parameter name="a">1</parameter>\n'
+        '<invoke name="g">\n</invoke>\n</minimax:tool_call>',
+    ),
+    "minimax_m2_section": (
+        "minimax_m2",
+        '<minimax:tool_call>\n<invoke name="f">\n<parameter name="a">1</parameter>\n'
+        '<minimax:tool_call>\n<invoke name="g">\n</invoke>\n</minimax:tool_call>',
+    ),
+    "deepseek_v32_dsml": (
+        "deepseek_v32_dsml",
+        f'<{DSML}function_calls>\n<{DSML}invoke name="f">\n'
+        f'<{DSML}parameter name="a" string="false">1</{DSML}parameter>\n'
+        f'<{DSML}invoke name="g">\n</{DSML}invoke>\n</{DSML}function_calls>',
+    ),
+    "deepseek_v32_dsml_section": (
+        "deepseek_v32_dsml",
+        f'<{DSML}function_calls>\n<{DSML}invoke name="f">\n'
+        f'<{DSML}parameter name="a" string="false">1</{DSML}parameter>\n'
+        f'<{DSML}tool_calls>\n<{DSML}invoke name="g">\n</{DSML}invoke>\n</{DSML}tool_calls>',
+    ),
+    "deepseek_v3": (
+        "deepseek_v3",
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n"
+        '{"a": 1}\n```<｜tool▁call▁begin｜>function<｜tool▁sep｜>g\n```json\n{}\n```'
+        "<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    ),
+    "deepseek_v3_hermes": (
+        "deepseek_v3",
+        '<tool_call>{"name": "f", "arguments": {"a": 1}}\n'
+        '<tool_call>{"name": "g", "arguments": {}}</tool_call>',
+    ),
+    "deepseek_v31": (
+        "deepseek_v31",
+        '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{"a": 1}'
+        "<｜tool▁call▁begin｜>g<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    ),
+    "kimi_k2": (
+        "kimi_k2",
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0"
+        '<|tool_call_argument_begin|>{"a": 1}<|tool_call_begin|>functions.g:1'
+        "<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>",
+    ),
+    "kimi_k2_section": (
+        "kimi_k2",
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0"
+        '<|tool_call_argument_begin|>{"a": 1}<|tool_call_end|>'
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.g:1"
+        "<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>",
+    ),
+    "gpt_oss": (
+        "gpt_oss",
+        '<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": 1}'
+        "<|start|>assistant<|channel|>commentary to=functions.g <|constrain|>json"
+        "<|message|>{}<|call|>",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_a_call_without_its_close_tag_ends_at_the_next_call(case: str) -> None:
+    fmt, text = CASES[case]
+    result = checked(fmt, text, tools=TOOLS)
+    assert [(c.name, c.arguments) for c in result.calls] == [("f", {"a": 1}), ("g", {})]
+    assert result.incomplete == [] and result.content == ""
+    kinds = {issue.kind for issue in result.issues} - {"json_call"}  # GLM: a Hermes-style call
+    assert kinds == {"missing_end_token" if fmt == "gpt_oss" else "missing_close_tag"}
+    # Each issue is the first call's (or its section's), reported before the second starts.
+    first, second = (call.span for call in result.calls)
+    assert all(first[0] <= issue.span[0] <= second[0] for issue in result.issues), result.issues
+
+
+@pytest.mark.parametrize(
+    ("fmt", "opener"),
+    [("hermes", "<tool_call>"), ("xml", "<tool_call>\n<name>f</name>\n<arguments>")],
+)
+def test_a_malformed_call_without_its_close_tag_ends_at_the_next_call(
+    fmt: str, opener: str
+) -> None:
+    body = '{"a": 1' if fmt == "xml" else '{"name": "f", "arguments": {"a": 1}'
+    second = (
+        '<tool_call>{"name": "g", "arguments": {}}</tool_call>'
+        if fmt == "hermes"
+        else "<tool_call>\n<name>g</name>\n<arguments>{}</arguments>\n</tool_call>"
+    )
+    result = checked(fmt, f"{opener}{body}\n{second}", tools=TOOLS)
+    assert [(c.name, c.arguments) for c in result.calls] == [("g", {})]
+    assert [c.name for c in result.incomplete] == ["f"]
+    assert [issue.kind for issue in result.issues] == ["invalid_arguments"]
