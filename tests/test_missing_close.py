@@ -159,3 +159,25 @@ def test_a_malformed_call_without_its_close_tag_ends_at_the_next_call(
     assert [(c.name, c.arguments) for c in result.calls] == [("g", {})]
     assert [c.name for c in result.incomplete] == ["f"]
     assert [issue.kind for issue in result.issues] == ["invalid_arguments"]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "text"),
+    [
+        (
+            "hermes",
+            '<tool_call>{"name": "f", "arguments": {"a": 1}}\nNow g:\n'
+            '<tool_call>{"name": "g", "arguments": {}}</tool_call>',
+        ),
+        (
+            "xml",
+            '<tool_call>\n<name>f</name>\n<arguments>{"a": 1}</arguments>\nNow g:\n'
+            "<tool_call>\n<name>g</name>\n<arguments>{}</arguments>\n</tool_call>",
+        ),
+    ],
+)
+def test_text_after_a_call_without_its_close_tag_ends_at_the_next_call(fmt: str, text: str) -> None:
+    """The text is skipped as before (``unexpected_text``), but only up to the next call."""
+    result = checked(fmt, text, tools=TOOLS)
+    assert [(c.name, c.arguments) for c in result.calls] == [("f", {"a": 1}), ("g", {})]
+    assert [issue.kind for issue in result.issues] == ["unexpected_text", "missing_close_tag"]

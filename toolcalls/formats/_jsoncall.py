@@ -12,6 +12,7 @@ closing marker, with an ``invalid_arguments`` issue.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -148,6 +149,14 @@ class JsonCallReader(PhasedReader):
         return self._finish(ctx)
 
     def _skip_then_end(self, ctx: Engine, eof: bool) -> Status | None:
+        if self.shape.terminators:  # the text may run on into the next call, without the close
+            next_call = self._skip_to_next_call(ctx, eof)
+            if next_call is None:
+                return Status.MORE
+            if next_call:
+                ctx.issue("missing_close_tag", f"the call ends without {self.shape.close[-1]!r}",
+                          self._span(ctx))
+                return self._finish(ctx)
         if not self._skip_to_close(ctx, eof):
             return Status.MORE
         return self._finish(ctx)
@@ -264,6 +273,30 @@ class JsonCallReader(PhasedReader):
         ctx.consume("call", keep)
         return False
 
+    def _skip_to_next_call(self, ctx: Engine, eof: bool) -> bool | None:
+        """Consume up to a terminator that comes before the last close marker: True once there,
+        False where the close marker (or the end of the text) comes first, None while unknown."""
+        close = self.shape.close[-1]
+        start = max(ctx.pos, (self.scan_from or 0) - ctx.off)
+        found = ctx.buf.find(close, start)
+        limit = len(ctx.buf) if found < 0 else found
+        first = -1
+        for terminator in self.shape.terminators:
+            at = ctx.buf.find(terminator, start, limit)
+            if at >= 0 and (first < 0 or at < first):
+                first = limit = at
+        if first >= 0:
+            ctx.consume("call", first)
+            self.scan_from = None
+            return True
+        if found >= 0 or eof:
+            return False
+        ends = (close, *self.shape.terminators)
+        keep = holdback(ctx.buf, start, _prefixes(ends), self._lookahead(close))
+        self.scan_from = ctx.at(keep)
+        ctx.consume("call", keep)
+        return None
+
     def _lookahead(self, marker: str) -> int:
         """How much text to look at for `marker` or a terminator."""
         longest = len(marker)
@@ -274,6 +307,11 @@ class JsonCallReader(PhasedReader):
     def _span(self, ctx: Engine) -> tuple[int, int]:
         call = ctx._call
         return (call.start if call else ctx.at(), ctx.at())
+
+
+@functools.cache
+def _prefixes(markers: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(m[:i] for m in markers for i in range(1, len(m)))
 
 
 def _may_begin(ahead: str, marker: str, terminators: tuple[str, ...]) -> bool:
