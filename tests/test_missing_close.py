@@ -69,6 +69,11 @@ CASES = {
         '<tool_call>{"name": "f", "arguments": {"a": 1}}\n'
         '<tool_call>{"name": "g", "arguments": {}}</tool_call>',
     ),
+    "minimax_m1_section": (
+        "minimax_m1",
+        '<tool_calls>\n{"name": "f", "arguments": {"a": 1}}\n'
+        '<tool_calls>\n{"name": "g", "arguments": {}}\n</tool_calls>',
+    ),
     "minimax_m2": (
         "minimax_m2",
         '<minimax:tool_call>\n<invoke name="f">\n<parameter name="a">1</parameter>\n'

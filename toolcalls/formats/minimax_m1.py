@@ -9,7 +9,8 @@ Each object is its own call, streamed as it arrives. A pretty-printed object spa
 lines is read too (vLLM rejects it; nothing in the format forbids it). A line that is not a call
 object becomes an incomplete call ending at that line's end, and the calls around it are kept.
 ``<tool_calls>`` counts only when a JSON object follows it, so prose that names the tag stays
-content. A block cut off after complete calls keeps them (the missing close tag is an issue).
+content. A block cut off after complete calls keeps them (the missing close tag is an issue), and
+so does one that the next ``<tool_calls>`` follows without its close tag.
 
 Prompt rendering follows vLLM's MiniMax-M1 template (``fixtures/render/minimax_m1/``): the
 official one (MiniMax-AI/MiniMax-M1 ``tokenizer_config.json``) never writes tool calls; vLLM's
@@ -94,9 +95,13 @@ class _BlockReader:
             if ahead == CLOSE:
                 ctx.consume("markup", at + len(CLOSE))
                 return Status.DONE
-            if ahead[0] != "{" and CLOSE.startswith(ahead) and not eof:
+            if ahead[0] != "{" and not eof and (CLOSE.startswith(ahead) or OPEN.startswith(ahead)):
                 return Status.MORE
             ctx.consume("markup", at)
+            if ahead.startswith(OPEN):  # the next block begins: this one's close tag is missing
+                ctx.issue("missing_close_tag", f"the calls end without {CLOSE!r}",
+                          (ctx.at(), ctx.at()))
+                return Status.DONE
             if ahead[0] == "{":
                 self.call = _LineCallReader()
             else:
