@@ -275,9 +275,13 @@ NOT_OPENERS = [
     ("deepseek_v32_dsml", '<｜DSML｜invoke"f"'),
     ("deepseek_v32_dsml", "<|DSML|invoked"),
     ("deepseek_v32_dsml", "<｜DSML｜invoke 3"),
+    ("deepseek_v32_dsml", "<｜DSML｜invoke it is"),
+    ("deepseek_v32_dsml", '<｜DSML｜invoke name="f" and so'),
     ("minimax_m2", "<invoke 3"),
     ("minimax_m2", '<invoke "f"'),
     ("minimax_m2", "<invoke <b>"),
+    ("minimax_m2", "<invoke it is"),
+    ("minimax_m2", "<invoke name=f x y"),
     ("qwen3_coder", "<function=<"),
     ("qwen3_coder", "<function=<b"),
 ]
@@ -289,6 +293,23 @@ def test_an_opener_its_grammar_cannot_continue_is_prose(fmt: str, opener: str, a
     text = f"Hi {opener}{after}"
     result = parse(text, fmt)
     assert (result.content, result.calls, result.incomplete, result.issues) == (text, [], [], [])
+
+
+@pytest.mark.parametrize("fmt, opener", [
+    ("deepseek_v32_dsml", "<｜DSML｜invoke"),
+    ("deepseek_v32_dsml", "<｜DSML｜invoke name"),
+    ("deepseek_v32_dsml", '<｜DSML｜invoke name="get_wea'),
+    ("deepseek_v32_dsml", '<｜DSML｜invoke name="f" x'),
+    ("minimax_m2", "<invoke "),
+    ("minimax_m2", "<invoke name="),
+    ("minimax_m2", "<invoke name=get"),
+    ("qwen3_coder", "<function=get weather"),
+])  # fmt: skip
+def test_an_open_tag_the_grammar_can_still_continue_is_a_call_cut_short(
+    fmt: str, opener: str
+) -> None:
+    result = parse(f"Hi {opener}", fmt)
+    assert result.content == "Hi" and [c.raw for c in result.incomplete] == [opener]
 
 
 @pytest.mark.parametrize("fmt", ["qwen3_coder", "glm45", "minimax_m2", "deepseek_v32_dsml"])

@@ -21,7 +21,7 @@ skipped with an issue; the rest of the call and every other call are kept. A cal
 cannot be read is prose outside a call section, and inside one an incomplete call
 (``malformed_call``) through its close tag, the next call or the section's end. So is an opener
 followed by a character its grammar cannot continue with (``<｜DSML｜invokeable``, ``<invoke 3``,
-``<function=<``; `XmlTags.call_header_chars`), even where the text ends: no call was cut short.
+``<function=<``; `XmlTags.call_header_start`), even where the text ends: no call was cut short.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ from . import _blocks
 from ._phased import PhasedReader
 
 __all__ = [
-    "END", "OTHER", "WAIT", "AttributeTags", "SectionOpen", "StringStream", "Tag",
+    "ATTRIBUTES", "END", "OTHER", "WAIT", "AttributeTags", "SectionOpen", "StringStream", "Tag",
     "XmlCallReader", "XmlTags", "grammar_tags", "look_ahead",
 ]  # fmt: skip
 
@@ -95,6 +95,11 @@ class XmlTags:
     text must fit (or batch and stream would disagree)."""
     call_header_chars: re.Pattern[str] | None = None
     """`header_chars` for the call's open tag, where it differs from a parameter's."""
+    call_header_start: re.Pattern[str] | None = None
+    """What a call's open tag cut short (its end not come yet) may hold after the opener: text
+    the tag grammar can still continue, so that ``<｜DSML｜invokeable`` at the end of the text
+    is no call cut short. Every prefix of a tag the grammar reads must fit. A whole tag is
+    judged by the grammar itself (this is not checked on every call: a regex costs)."""
     call_example: str = ""
     """The call's open tag as the template writes it, ``NAME`` for the name (for messages)."""
     value_open: str = ""
@@ -214,7 +219,7 @@ class XmlCallReader(PhasedReader):
         chars = self.tags.call_header_chars or self.tags.header_chars
         end = self._find_header(ctx, self.tags.call_header_end, len(self.opener), chars)
         if end is None:
-            may_come = self._header_may_come(ctx, self.opener, chars)
+            may_come = self._header_may_come(ctx, self.opener, chars, self.tags.call_header_start)
             return Status.MORE if may_come else self._broken_header(ctx)
         tag = self.tags.parse_tag(ctx.buf[ctx.pos : end])
         if tag is None or tag.kind != "call":
@@ -379,11 +384,14 @@ class XmlCallReader(PhasedReader):
         self.scan_from = 0
         return found.end()
 
-    def _header_may_come(self, ctx: Engine, opener: str, chars: re.Pattern[str]) -> bool:
+    def _header_may_come(
+        self, ctx: Engine, opener: str, chars: re.Pattern[str], start: re.Pattern[str] | None = None
+    ) -> bool:
         """Can the text after an opener still become its header (at the end: a cut one)?"""
         partial = ctx.buf[ctx.pos + len(opener) :]
-        fits = len(partial) <= self.tags.max_header
-        return fits and chars.fullmatch(partial) is not None
+        if len(partial) > self.tags.max_header or chars.fullmatch(partial) is None:
+            return False
+        return start is None or start.fullmatch(partial) is not None
 
     def _take(self, ctx: Engine, stop: int) -> None:
         """Add ``buf[pos:stop]`` to the value, streaming it when it is a string."""
@@ -507,6 +515,19 @@ class SectionOpen(_blocks.SectionOpen):
             if any(marker.startswith(ahead) for marker in self.next_markers):
                 return Status.MORE
         return status
+
+
+# The attributes of an open tag as the attribute grammars read them (minimax_m2.lark,
+# deepseek_dsml.lark): NAME = VALUE, a value quoted or not (an unquoted one taken whole, as
+# the lexer does, so a run of letters is read one way only: no backtracking). Whole ones, then
+# the beginning of one: every prefix of a text that fits fits too, as `XmlTags` requires.
+_BLANKS = r"[ \t\r]*"
+_NAME = r"[A-Za-z_][\w\-:]*"
+_UNQUOTED = r"[^\s\"'<>=]+(?![^\s\"'<>=])"
+_WHOLE = rf"{_NAME}{_BLANKS}={_BLANKS}(?:\"[^\"\n]*\"|'[^'\n]*'|{_UNQUOTED}){_BLANKS}"
+_BEGUN = rf"{_NAME}{_BLANKS}(?:={_BLANKS}(?:\"[^\"\n]*|'[^'\n]*|{_UNQUOTED})?)?"
+ATTRIBUTES: Final = rf"(?:{_WHOLE})*(?:{_BEGUN})?"
+"""What may follow a tag name and its blanks: attributes, the last one maybe begun."""
 
 
 class AttributeTags(Transformer[Token, "Tag | None"]):

@@ -34,6 +34,7 @@ from ._blocks import SectionClose
 from ._results import result_block, wrap_result
 from ._template_json import bare_tool, tojson
 from ._xmlparams import (
+    ATTRIBUTES,
     END,
     WAIT,
     AttributeTags,
@@ -64,7 +65,7 @@ class _Tags(AttributeTags):
 _parse_tag = grammar_tags("deepseek_dsml", _Tags())
 
 
-_INVOKE_HEADER = re.compile(r"(?:[ \t\r]+(?:[A-Za-z_][^\n]*)?)?")
+_INVOKE_HEADER = re.compile(rf"(?:[ \t\r]+{ATTRIBUTES})?")
 """What may stand between ``<｜DSML｜invoke`` and its ``>``: blanks, then attributes."""
 
 
@@ -75,9 +76,9 @@ def _tags(bar: str) -> XmlTags:
         param_open=f"<{bar}parameter",
         param_close=f"</{bar}parameter>",
         parse_tag=_parse_tag,
-        # The opener ends inside the tag name: blanks, then an attribute, must follow it, so
-        # "<｜DSML｜invokeable" (or "<｜DSML｜invoke=") is prose, even cut by the end of the text.
-        call_header_chars=_INVOKE_HEADER,
+        # The opener ends inside the tag name: blanks, then attributes, must follow it, so
+        # "<｜DSML｜invokeable" or "<｜DSML｜invoke it" is prose, even cut by the end of the text.
+        call_header_start=_INVOKE_HEADER,
         call_example=f'<{bar}invoke name="NAME">',
         section_closes=tuple(f"</{bar}{block}>" for block in BLOCKS),
         section_opens=tuple(f"<{bar}{block}>" for block in BLOCKS),

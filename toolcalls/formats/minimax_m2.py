@@ -25,7 +25,14 @@ from ._base import Format
 from ._blocks import SectionClose
 from ._results import result_block, wrap_result
 from ._template_json import bare_tool, tojson
-from ._xmlparams import AttributeTags, SectionOpen, XmlCallReader, XmlTags, grammar_tags
+from ._xmlparams import (
+    ATTRIBUTES,
+    AttributeTags,
+    SectionOpen,
+    XmlCallReader,
+    XmlTags,
+    grammar_tags,
+)
 from ._xmlrender import checked_tag, checked_value, json_unless_string
 
 __all__ = ["MinimaxM2", "TAGS"]
@@ -40,9 +47,9 @@ TAGS = XmlTags(
     param_open="<parameter ",
     param_close="</parameter>",
     parse_tag=grammar_tags("minimax_m2", AttributeTags()),
-    # An attribute (after blanks) must follow "<invoke ": "<invoke 3 times>" is prose, even
-    # cut by the end of the text.
-    call_header_chars=re.compile(r"[ \t\r]*(?:[A-Za-z_][^\n]*)?"),
+    # Attributes must follow "<invoke ": "<invoke 3 times" or "<invoke it" is prose, even cut
+    # by the end of the text.
+    call_header_start=re.compile(rf"[ \t\r]*{ATTRIBUTES}"),
     call_example=f'{INVOKE_START}name="NAME">',
     section_closes=(TOOL_CALL_END,),
     section_opens=(TOOL_CALL_START,),
