@@ -147,14 +147,17 @@ def test_a_call_without_its_close_tag_ends_at_the_next_call(case: str) -> None:
     assert all(first[0] <= issue.span[0] <= second[0] for issue in result.issues), result.issues
 
 
+@pytest.mark.parametrize("broken", ["", ",}"])  # JSON cut, or bad before its line ends
 @pytest.mark.parametrize(
     ("fmt", "opener"),
     [("hermes", "<tool_call>"), ("xml", "<tool_call>\n<name>f</name>\n<arguments>")],
 )
 def test_a_malformed_call_without_its_close_tag_ends_at_the_next_call(
-    fmt: str, opener: str
+    fmt: str, opener: str, broken: str
 ) -> None:
-    body = '{"a": 1' if fmt == "xml" else '{"name": "f", "arguments": {"a": 1}'
+    """At the next call's opener, where the JSON breaks or where a later line begins."""
+    body = '{"a": 1' if fmt == "xml" else '{"name": "f", "arguments": {"a": 1'
+    body += broken
     second = (
         '<tool_call>{"name": "g", "arguments": {}}</tool_call>'
         if fmt == "hermes"
@@ -186,3 +189,9 @@ def test_text_after_a_call_without_its_close_tag_ends_at_the_next_call(fmt: str,
     result = checked(fmt, text, tools=TOOLS)
     assert [(c.name, c.arguments) for c in result.calls] == [("f", {"a": 1}), ("g", {})]
     assert [issue.kind for issue in result.issues] == ["unexpected_text", "missing_close_tag"]
+
+
+def test_a_malformed_call_mentioning_the_opener_inside_a_line_still_ends_at_its_close() -> None:
+    text = '<tool_call>{"name": "f", "arguments": {"a": 1,, "doc": "a <tool_call>"}}</tool_call>'
+    result = checked("hermes", text, tools=TOOLS)
+    assert result.calls == [] and [c.raw for c in result.incomplete] == [text]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
@@ -70,8 +71,9 @@ class JsonCall:
     """A known model slip this shape recovers: reported as a ``recovered_slip`` issue."""
     terminators: tuple[str, ...] = ()
     """Openers of the next call: one that comes where a close marker was expected ends the call
-    there (``missing_close_tag``), and one right where the body stops being valid JSON fails it
-    there (not at its close tag, which may be the next call's); the next call is read from it."""
+    there (``missing_close_tag``); a malformed body fails at one that comes right where it stops
+    being JSON or at the start of a later line (not at the close tag, which may be the next
+    call's). The next call is read from it."""
 
 
 class JsonCallReader(PhasedReader):
@@ -168,8 +170,14 @@ class JsonCallReader(PhasedReader):
             if not eof and _may_begin(ahead, "", self.shape.terminators):
                 return Status.MORE
             self.broke_at_next_call = ahead.startswith(self.shape.terminators)
-        if not self.broke_at_next_call and not self._skip_to_close(ctx, eof):
-            return Status.MORE
+        if not self.broke_at_next_call:
+            if self.shape.terminators:  # a line that begins the next call ends this one
+                next_call = self._skip_to_next_call(ctx, eof, line_start=True)
+                if next_call is None:
+                    return Status.MORE
+                self.broke_at_next_call = next_call
+            if not self.broke_at_next_call and not self._skip_to_close(ctx, eof):
+                return Status.MORE
         ctx.fail_call("invalid_arguments", self.failure)
         return Status.DONE
 
@@ -273,26 +281,37 @@ class JsonCallReader(PhasedReader):
         ctx.consume("call", keep)
         return False
 
-    def _skip_to_next_call(self, ctx: Engine, eof: bool) -> bool | None:
-        """Consume up to a terminator that comes before the last close marker: True once there,
-        False where the close marker (or the end of the text) comes first, None while unknown."""
+    def _skip_to_next_call(self, ctx: Engine, eof: bool, line_start: bool = False) -> bool | None:
+        """Consume up to a terminator that comes before the last close marker (with
+        `line_start`, one that begins a line): True once there, False where the close marker
+        (or the end of the text) comes first, None while unknown."""
         close = self.shape.close[-1]
         start = max(ctx.pos, (self.scan_from or 0) - ctx.off)
         found = ctx.buf.find(close, start)
         limit = len(ctx.buf) if found < 0 else found
         first = -1
-        for terminator in self.shape.terminators:
-            at = ctx.buf.find(terminator, start, limit)
-            if at >= 0 and (first < 0 or at < first):
-                first = limit = at
+        if line_start:
+            line = _next_call_lines(self.shape.terminators)[0].search(ctx.buf, start, limit)
+            first = -1 if line is None else line.start()
+        else:
+            for terminator in self.shape.terminators:
+                at = ctx.buf.find(terminator, start, limit)
+                if at >= 0 and (first < 0 or at < first):
+                    first = limit = at
         if first >= 0:
             ctx.consume("call", first)
             self.scan_from = None
             return True
         if found >= 0 or eof:
             return False
-        ends = (close, *self.shape.terminators)
-        keep = holdback(ctx.buf, start, _prefixes(ends), self._lookahead(close))
+        if line_start:  # hold back a last line that may still begin the next call
+            keep = holdback(ctx.buf, start, _prefixes((close,)), len(close))
+            back = len(ctx.buf) - _LINE_BLANKS - self._lookahead(close) - 1
+            tail = _next_call_lines(self.shape.terminators)[1].search(ctx.buf, max(start, back))
+            keep = keep if tail is None else min(keep, tail.start())
+        else:
+            ends = (close, *self.shape.terminators)
+            keep = holdback(ctx.buf, start, _prefixes(ends), self._lookahead(close))
         self.scan_from = ctx.at(keep)
         ctx.consume("call", keep)
         return None
@@ -312,6 +331,23 @@ class JsonCallReader(PhasedReader):
 @functools.cache
 def _prefixes(markers: tuple[str, ...]) -> frozenset[str]:
     return frozenset(m[:i] for m in markers for i in range(1, len(m)))
+
+
+_LINE_BLANKS: Final = 64
+"""The most blanks a line may begin with before the next call's opener (bounded, so a stream
+holds back a bounded tail, as the batch search looks at a bounded line start)."""
+
+
+@functools.cache
+def _next_call_lines(terminators: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A line that begins with one of `terminators`, and the end of a text that may begin one."""
+    blanks = rf"\n[ \t]{{0,{_LINE_BLANKS}}}"
+    ordered = sorted(_prefixes(terminators), key=len, reverse=True)
+    begun = "|".join(map(re.escape, ordered))
+    return (
+        re.compile(blanks + "(?:" + "|".join(map(re.escape, terminators)) + ")"),
+        re.compile(blanks + "(?:" + begun + r")?\Z"),
+    )
 
 
 def _may_begin(ahead: str, marker: str, terminators: tuple[str, ...]) -> bool:
