@@ -216,7 +216,7 @@ def test_markup_values_are_representable(name: str, marker: str) -> None:
 # A string each XML-parameter format cannot write unambiguously: its value close tag followed
 # by the next structural tag, or (Qwen3-Coder) an edge newline the reader takes as framing.
 REFUSED = {
-    "qwen3_coder": ["a</parameter>\n</function>", "a\r"],
+    "qwen3_coder": ["a</parameter>\n</function>", "a</parameter>\n<tool_call>", "a\r"],
     "glm45": ["a</arg_value>\n<arg_key>"],
     "glm47": ["a</arg_value></tool_call>"],
     "minimax_m2": ['a</parameter>\n<parameter name="b">'],

@@ -16,12 +16,14 @@ rendering adds such a newline only where the value itself begins or ends with on
 (`_xmlrender`). String values (by the tool's schema, or undeclared) stream as they arrive,
 holding back only a first newline until the next character shows, a possible last newline and
 a possible partial close tag; other values are typed by the schema once closed (`_coerce`), and
-one that does not convert stays its text with an ``invalid_value`` issue. A malformed parameter is
-skipped with an issue; the rest of the call and every other call are kept. A call open tag that
-cannot be read is prose outside a call section, and inside one an incomplete call
-(``malformed_call``) through its close tag, the next call or the section's end. So is an opener
-followed by a character its grammar cannot continue with (``<｜DSML｜invokeable``, ``<invoke 3``,
-``<function=<``; `XmlTags.call_header_start`), even where the text ends: no call was cut short.
+one that does not convert stays its text with an ``invalid_value`` issue. A malformed parameter
+is skipped with an issue; the rest of the call and every other call are kept. A call whose close
+tag is missing ends where the next call or call section opens (``missing_close_tag``). A call
+open tag that cannot be read is prose outside a call section, and inside one an incomplete call
+(``malformed_call``) through its close tag, the next call or the section's end; an opener
+followed by text its grammar cannot continue (``<｜DSML｜invokeable``, ``<invoke it is``,
+``<function=<``; `XmlTags.call_header_start`) is one too, even where the text ends: no call
+was cut short there.
 """
 
 from __future__ import annotations
