@@ -12,7 +12,9 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
+from ._api import Parser as Parser
 from ._api import parse as parse
+from ._api import parser as parser
 from ._api import stream as stream
 from ._api import to_tools as to_tools
 from ._errors import EncodingError as EncodingError
@@ -108,6 +110,7 @@ __all__ = [
     "ParseError",
     "ParseIssue",
     "ParseResult",
+    "Parser",
     "Plan",
     "Profile",
     "ReasoningDelta",
@@ -151,6 +154,7 @@ __all__ = [
     "native_result_messages",
     "openai_tools_text",
     "parse",
+    "parser",
     "render",
     "render_native",
     "select_mode",
