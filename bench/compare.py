@@ -3,14 +3,19 @@
     .venv/bin/python bench/compare.py                      # every format, both peers (~25 min)
     .venv/bin/python bench/compare.py --formats hermes,kimi_k2 --repeats 3
     .venv/bin/python bench/compare.py --no-peers           # our numbers only (fast)
+    .venv/bin/python bench/compare.py --formats hermes --no-peers --no-scaling   # seconds
 
 Per format it measures, exactly as ``../shared/peers/peer_bench.py`` measures the peers (which it
 runs, each peer in its own process under the peers venv, ``/tmp/peers/venv`` or
 ``$PEERS_VENV``; build it with ``bash ../shared/peers/setup.sh``):
 
-- batch short / long: the 200 short and 20 long responses of peer_bench, a fresh parse each
-  (with the peers' tool set); responses per second;
-- streaming: one ~64 KB response in 4-character deltas (special tokens whole), fresh parser;
+- batch short / long: the 200 short and 20 long responses of peer_bench, a fresh parse each,
+  the way users call it: ``toolcalls.parse(text, fmt, tools=defs)`` with the peers' tool set as
+  the OpenAI tool dicts users have (the same list each time, as a server passes its tools);
+  responses per second. The same with the tools as `Tool` objects is a second column
+  ("Tool objs"), and ``toolcalls.parser(fmt, tools=defs).parse`` a third ("parser");
+- streaming: one ~64 KB response in 4-character deltas (special tokens whole), a fresh
+  ``toolcalls.stream(fmt, tools=defs)``;
 - our scaling exponent b of streaming cost from 16 KB to 1 MB (t ~ size^b; 1 is linear).
 
 Times are medians over ``--repeats`` runs of process CPU time, for us and the peers alike: the
@@ -41,7 +46,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import inputs  # noqa: E402
 
 import toolcalls  # noqa: E402
-from toolcalls._registry import get_format  # noqa: E402
 
 __all__ = ["main", "measure_ours", "measure_peer"]
 
@@ -59,43 +63,63 @@ def _timed(run: Callable[[], Any]) -> tuple[float, float, Any]:
     return time.perf_counter() - wall, time.process_time() - cpu, out
 
 
-def _medians(run: Callable[[], Any], repeats: int) -> dict[str, float]:
-    runs = [_timed(run)[:2] for _ in range(repeats)]
-    return {
-        "wall_s": statistics.median(w for w, _ in runs),
-        "cpu_s": statistics.median(c for _, c in runs),
-    }
-
-
 def _calls(result: toolcalls.ParseResult) -> list[tuple[str, dict[str, Any]]]:
     return [(call.name, call.arguments) for call in result.calls]
 
 
 def measure_ours(fmt: str, repeats: int, scaling: bool = True) -> dict[str, Any]:
     """Batch short/long, streaming at `RATIO_SIZE` and the scaling series, for one format."""
-    parser = get_format(fmt)
-    tools = toolcalls.to_tools(inputs.tool_defs())
+    defs = inputs.tool_defs()  # the OpenAI tool dicts: what users pass
+    objects = toolcalls.to_tools(defs)
+    bound = toolcalls.parser(fmt, tools=defs)
+    ways: dict[str, Callable[[str], toolcalls.ParseResult]] = {
+        "dicts": lambda text: toolcalls.parse(text, fmt, tools=defs),
+        "tools": lambda text: toolcalls.parse(text, fmt, tools=objects),
+        "parser": bound.parse,
+    }
     out: dict[str, Any] = {"format": fmt}
     for kind in ("short", "long"):
         cases = inputs.batch_cases(fmt, kind)
-        ok = sum(_calls(parser.parse(text, tools=tools)) == calls for text, calls in cases)
-
-        def run_all(cases: list[Any] = cases) -> None:
-            for text, _ in cases:
-                parser.parse(text, tools=tools)
-
-        timing = _medians(run_all, repeats)
+        ok = sum(_calls(ways["dicts"](text)) == calls for text, calls in cases)
+        timings = _interleaved(ways, [text for text, _ in cases], repeats)
+        timing = timings["dicts"]
         out[f"batch_{kind}"] = {
             "n": len(cases), "ok": f"{ok}/{len(cases)}",
             "resp_per_s": len(cases) / timing["wall_s"],
             "resp_per_s_cpu": len(cases) / timing["cpu_s"],
             "mb_per_s_cpu": sum(len(t.encode()) for t, _ in cases) / timing["cpu_s"] / 1e6,
+            # The other ways to call, measured in turn with the dict path.
+            "tools_resp_per_s_cpu": len(cases) / timings["tools"]["cpu_s"],
+            "parser_resp_per_s_cpu": len(cases) / timings["parser"]["cpu_s"],
         }
     sizes = SCALING_SIZES if scaling else (RATIO_SIZE,)
-    out["stream"] = _measure_streams(parser, tools, fmt, sizes, repeats)
+    out["stream"] = _measure_streams(fmt, defs, sizes, repeats)
     if scaling:
         out["exponent"] = _slope([(s["size"], s["cpu_s"]) for s in out["stream"]])
     return out
+
+
+def _interleaved(
+    ways: dict[str, Callable[[str], Any]], texts: list[str], repeats: int
+) -> dict[str, dict[str, float]]:
+    """Median timings of each way over `texts`, the ways taking turns within each repeat: a
+    change in the machine's load then falls on all of them alike."""
+    runs: dict[str, list[tuple[float, float]]] = {name: [] for name in ways}
+    for _ in range(repeats):
+        for name, parse in ways.items():
+
+            def run_all(parse: Callable[[str], Any] = parse) -> None:
+                for text in texts:
+                    parse(text)
+
+            runs[name].append(_timed(run_all)[:2])
+    return {
+        name: {
+            "wall_s": statistics.median(w for w, _ in timing),
+            "cpu_s": statistics.median(c for _, c in timing),
+        }
+        for name, timing in runs.items()
+    }
 
 
 def _slope(points: list[tuple[float, float]]) -> float:
@@ -110,7 +134,7 @@ def _slope(points: list[tuple[float, float]]) -> float:
 
 
 def _measure_streams(
-    parser: Any, tools: list[Any], fmt: str, sizes: tuple[int, ...], repeats: int
+    fmt: str, tools: list[Any], sizes: tuple[int, ...], repeats: int
 ) -> list[dict[str, Any]]:
     """Each size streamed `repeats` times, the sizes taking turns: a change in the machine's
     load then falls on every size alike instead of bending the scaling exponent."""
@@ -120,7 +144,7 @@ def _measure_streams(
         deltas = inputs.split(fmt, text, STREAM_DELTA)
 
         def run(deltas: list[str] = deltas) -> list[tuple[str, dict[str, Any]]]:
-            stream = parser.stream(tools=tools)
+            stream = toolcalls.stream(fmt, tools=tools)
             for delta in deltas:
                 stream.feed(delta)
             stream.close()
@@ -198,6 +222,9 @@ def row(ours: dict[str, Any], peers: list[dict[str, Any]]) -> dict[str, Any]:
              if "error" not in p and (found := _peer_stream_seconds(p)) is not None]
     best = min(timed, default=None)  # ((seconds, measured), peer)
     out["stream"] = (mine_s, best, best[0][0] / mine_s if best else None)
+    out["ways"] = {k: (ours[f"batch_{k}"]["resp_per_s_cpu"],
+                       ours[f"batch_{k}"].get("tools_resp_per_s_cpu"),
+                       ours[f"batch_{k}"].get("parser_resp_per_s_cpu")) for k in ("short", "long")}
     out["exponent"] = ours.get("exponent")
     ok_batch = all(ours[f"batch_{k}"]["ok"].split("/")[0] == ours[f"batch_{k}"]["ok"].split("/")[1]
                    for k in ("short", "long"))
@@ -235,6 +262,25 @@ def table(rows: list[dict[str, Any]]) -> str:
         cells.append("—" if exponent is None else f"{exponent:.2f}" + (
             "" if exponent <= TARGETS["exponent"] else " ✗"))
         cells.append("yes" if r["ok"] else "NO")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def ways_table(rows: list[dict[str, Any]]) -> str:
+    """Our batch throughput by the way it is called: tools as dicts (the table above), as
+    `Tool` objects, and a `toolcalls.parser` bound to the dicts; dicts ÷ Tool objects."""
+    lines = [
+        "| format | short: dicts | Tool objs | parser | dicts ÷ Tool objs | long: dicts "
+        "| Tool objs | parser | dicts ÷ Tool objs |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        cells = [r["format"]]
+        for kind in ("short", "long"):
+            dicts, tools, bound = r["ways"][kind]
+            digits = 0 if kind == "short" else 1
+            cells += [f"{dicts:,.{digits}f}", f"{tools:,.{digits}f}", f"{bound:,.{digits}f}",
+                      f"{dicts / tools:.2f}"]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -292,6 +338,8 @@ def main(argv: list[str] | None = None) -> int:
             Path(args.json).write_text(json.dumps(raw, indent=1))
     print(f"load average at the end: {'/'.join(f'{x:.1f}' for x in os.getloadavg())}")
     print(table(rows))
+    print()
+    print(ways_table(rows))
     for entry in raw:
         for peer in entry["peers"]:
             if "error" in peer:

@@ -80,7 +80,7 @@ def _read_anew(
         # The copy is made the second time the object is given: a caller who builds a new
         # list for every response would pay for a copy each time and never use it.
         again = seen is not None and seen[0] is tools
-        _remember(_SEEN, id(tools), (tools, copy.deepcopy(tools) if again else None, known))
+        _remember(_SEEN, id(tools), (tools, _snapshot(tools) if again else None, known))
     return known
 
 
@@ -99,9 +99,21 @@ def _content_key(tools: object) -> bytes | None:
         return None
 
 
+def _snapshot(tools: object) -> object:
+    """A deep copy of `tools` to compare it with later; it shares the strings and numbers,
+    so comparing finds most of them identical. None for data nested too deep to copy."""
+    try:
+        return copy.deepcopy(tools)
+    except RecursionError:
+        return None
+
+
 def _remember(table: dict[Any, Any], key: object, value: object) -> None:
     if len(table) >= _RECENT_LIMIT:
-        table.pop(next(iter(table)), None)  # the oldest
+        try:
+            del table[next(iter(table))]  # the oldest
+        except (KeyError, RuntimeError, StopIteration):  # another thread changed the table
+            pass
     table[key] = value  # one assignment: another thread sees the old entry or the new one
 
 
