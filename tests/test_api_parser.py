@@ -229,6 +229,15 @@ def test_parser_reads_its_tools_once(reads: list[object]) -> None:
     assert repr(bound) == "toolcalls.parser('qwen3_coder', tools=<1 tools>)"
 
 
+def test_parser_keeps_the_tools_it_was_made_with() -> None:
+    tools = [_openai("f")]
+    bound = toolcalls.parser("qwen3_coder", tools=tools)
+    tools[0]["function"]["parameters"]["properties"]["n"]["type"] = "string"
+    assert bound.parse(QWEN_CALL).calls[0].arguments == {"n": 7}
+    fresh = toolcalls.parser("qwen3_coder", tools=tools)
+    assert fresh.parse(QWEN_CALL).calls[0].arguments == {"n": "7"}
+
+
 def test_parser_options_are_parse_options() -> None:
     reasoning = "step one</think>" + QWEN_CALL
     assert toolcalls.parser("qwen3_coder", thinking=True).parse(reasoning).reasoning == "step one"

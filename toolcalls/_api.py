@@ -203,7 +203,8 @@ class Parser:
 
     ``parser.parse(text)`` is ``toolcalls.parse(text, format, tools=..., strict=...,
     thinking=...)``, and ``parser.stream()`` the `StreamParser` ``toolcalls.stream`` gives,
-    without reading the tools or looking up the format again.
+    without reading the tools or looking up the format again. It keeps the tools as they were
+    when it was made: for definitions changed since, make a new parser.
     """
 
     __slots__ = ("format", "strict", "thinking", "tools")
