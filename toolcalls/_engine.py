@@ -309,9 +309,11 @@ class Engine:
         if held < _IN_PLACE_FROM or (self.pos >= _COMPACT_FROM and self.pos >= held):
             if self._call is not None:  # its text is about to leave the buffer
                 self._call.keep_raw(self.buf, self.off, self.pos)
-            self.off += self.pos
-            self.buf = self.buf[self.pos :]
-            self.pos = 0
+            # The last consumed character stays: `starts_line` looks at it.
+            cut = self.pos - 1 if self.pos > 0 else 0
+            self.off += cut
+            self.buf = self.buf[cut:]
+            self.pos -= cut
         buf, self.buf = self.buf, ""  # now `buf` is the only reference to the text
         buf += chunk
         self.buf = buf
@@ -397,6 +399,8 @@ class Engine:
             self._segment(kind, start, start + len(text))
             if kind == "content":
                 self._add_content(text)
+            elif kind == "reasoning":
+                self._add_reasoning(text)
         self._pending = (0, "")
 
     def _reject(self) -> None:
@@ -421,7 +425,8 @@ class Engine:
         if stop <= self.pos:
             return
         if self._pending[1] and self._reader is not None:
-            self._commit_pending("content" if kind == "content" else "markup")
+            # Blanks before a rejected opener inside reasoning are reasoning (`hold_blanks`).
+            self._commit_pending(kind if kind == "content" or kind == "reasoning" else "markup")
         start = self.off + self.pos
         if kind == "call":  # its text is kept only if the call fails (`_OpenCall.keep_raw`)
             if self._call is None:
@@ -434,11 +439,28 @@ class Engine:
         if kind == "content":
             self._add_content(text)
         elif kind == "reasoning":
-            if self._reasoning is None:
-                self._reasoning = TextBuilder()
-            self._reasoning.append(text)
-            if self.emits:
-                self._events.append(_reasoning_delta(text))
+            self._add_reasoning(text)
+
+    def hold_blanks(self, stop: int) -> None:
+        """Hold the blanks ``buf[pos:stop]`` before a marker a reader is about to try, as the
+        engine holds them before an opener: the first thing the marker's reader consumes
+        decides them (markup before an accepted block, else the kind consumed)."""
+        self._pending = (self.at(), self.buf[self.pos : stop])
+        self.pos = stop
+
+    def starts_line(self) -> bool:
+        """Whether the block just entered starts a line, as chat templates and Markdown write
+        the blocks they open: at the start of the text, after a line break, or right after a
+        tag or token (``>``, ``]``) or a block, with only spaces or tabs between. Prose that
+        names a tag in a sentence has a word before it. Asked by a reader on its first read,
+        before it consumes anything: it reads the one character before the blanks held, which
+        `_append` keeps only until the next chunk."""
+        start, blanks = self._pending
+        if "\n" in blanks or "\r" in blanks:
+            return True
+        index = start - self.off - 1
+        # A blank there was not held (content never ends in one): it followed a block.
+        return index < 0 or self.buf[index] in " \t\r\n>]"
 
     def open_reasoning(self) -> None:
         """Note that the text has a reasoning part, even if it stays empty."""
@@ -503,6 +525,10 @@ class Engine:
             error = _ISSUE_ERRORS.get(kind, ParseError)
             raise error(f"{self.format.name}: {message} at {span}", kind=kind, span=span)
 
+    def call_count(self) -> int:
+        """How many calls were read so far, complete or not."""
+        return len(self._calls) + len(self._incomplete)
+
     def tool(self, name: str | None) -> Tool | None:
         return self.tools.get(name) if name is not None else None
 
@@ -529,6 +555,13 @@ class Engine:
         close = difflib.get_close_matches(name, list(self.tools), n=1, cutoff=0.0)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         return f"the model called {name!r}, which is not a declared tool{hint}"
+
+    def _add_reasoning(self, text: str) -> None:
+        if self._reasoning is None:
+            self._reasoning = TextBuilder()
+        self._reasoning.append(text)
+        if self.emits:
+            self._events.append(_reasoning_delta(text))
 
     def _add_content(self, text: str) -> None:
         if text:

@@ -8,16 +8,25 @@ defined once, here, as streaming the whole text in one piece, so the two cannot 
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
 from .._engine import Engine, Openers, Reader, ReaderFactory, Status, holdback
 from .._models import ParseResult, Tool, ToolCall
 from .._text import skip_blanks
+from ._results import is_result_opener
 
-__all__ = ["CODE_FENCE", "CodeFenceReader", "Format", "ReasoningReader"]
+__all__ = [
+    "CODE_FENCE",
+    "CodeFenceReader",
+    "Format",
+    "MidTextReasoningReader",
+    "ReasoningReader",
+    "reasoning_opener",
+]
 
 CODE_FENCE = "```"
 
@@ -46,11 +55,21 @@ class Format:
     def compiled_openers(self) -> Openers:
         return _compiled_openers(type(self))  # type: ignore[arg-type]  # classes are hashable
 
+    def call_markers(self) -> Openers:
+        """The markers of `call_openers` that open calls, not tool results (`_results`)."""
+        return _call_markers(type(self))  # type: ignore[arg-type]  # classes are hashable
+
+    def quoted_calls(self) -> re.Pattern[str] | None:
+        """The opening markers of calls, to notice a call quoted where it is not run (a tool
+        result): `call_markers` without closing tags and one-character markers (``{``, ``[``),
+        which any data holds."""
+        return _quoted_calls(type(self))  # type: ignore[arg-type]  # classes are hashable
+
     def openers(self) -> dict[str, ReaderFactory]:
         table = dict(self.call_openers())
         if self.reasoning_tags is not None:
             start, end = self.reasoning_tags
-            table[start] = lambda ctx, opener: ReasoningReader(opener, end)
+            table[start] = reasoning_opener(end)
             # A reasoning end with no start: the prompt opened the block (see `thinking`).
             table.setdefault(end, _StrayReasoningEnd)
         if self.code_fence is not None:
@@ -115,6 +134,38 @@ def _compiled_openers(cls: type[Format]) -> Openers:
     return Openers(cls().openers())
 
 
+@functools.cache
+def _call_markers(cls: type[Format]) -> Openers:
+    table = cls().call_openers()
+    return Openers({m: f for m, f in table.items() if not is_result_opener(f)})
+
+
+@functools.cache
+def _quoted_calls(cls: type[Format]) -> re.Pattern[str] | None:
+    table = _call_markers(cls).factories  # type: ignore[arg-type]  # classes are hashable
+    markers = [m for m in table if len(m) > 1 and not m.startswith("</")]
+    markers.sort(key=len, reverse=True)
+    return re.compile("|".join(map(re.escape, markers))) if markers else None
+
+
+def reasoning_opener(end: str) -> ReaderFactory:
+    """The factory of a reasoning block that ends with `end`.
+
+    A block that opens the response (nothing but blanks before it) is reasoning up to `end`
+    or the end of the text, calls inside included (a model rehearsing a call is not calling).
+    A block opened mid-text (after content, a call or an earlier block) may be prose naming
+    the tag (``Use the <think> tag to reason.``) and never close, so a call after it ends it:
+    see `MidTextReasoningReader`.
+    """
+
+    def factory(ctx: Engine, opener: str) -> Reader:
+        if ctx.at() == 0:  # the blanks before the opener are still held, not consumed
+            return ReasoningReader(opener, end)
+        return MidTextReasoningReader(opener, end, ctx.format.call_markers())
+
+    return factory
+
+
 class ReasoningReader:
     """``<think>reasoning</think>``: whitespace at both ends of the reasoning is markup.
 
@@ -161,11 +212,113 @@ class ReasoningReader:
         return Status.DONE
 
 
+class MidTextReasoningReader:
+    """A reasoning block opened mid-text: reasoning up to its end tag or the first call.
+
+    Whether a block closes is known only at its end tag or the end of the text, and waiting
+    for either would silence the stream without bound. So the rule is decided as the text
+    arrives: a call opener whose reader accepts it ends the block there (the text before stays
+    reasoning, with a ``reasoning_ended_by_call`` issue) and the call is read as a call; an
+    end tag after it is then a stray one. An opener its reader rejects (prose naming the tag)
+    is reasoning, and the block goes on.
+    """
+
+    def __init__(self, opener: str, end: str, calls: Openers) -> None:
+        self.opener = opener
+        self.end = end
+        self.stops = re.compile(f"{re.escape(end)}|{calls.pattern.pattern}" if calls.factories
+                                else re.escape(end))
+        self.calls = calls
+        self.prefixes = calls.prefixes | {end[:size] for size in range(1, len(end))}
+        self.longest = max(calls.longest, len(end))
+        self.start = -1
+        self.leading = True
+        self.trailing = False  # past the end tag: blanks after it are markup
+        self.inner: Reader | None = None
+        self.inner_start = 0
+        self.inner_opener_end = 0
+        self.calls_before = 0
+        self.section_before: str | None = None
+
+    def read(self, ctx: Engine, eof: bool) -> Status:
+        if self.start < 0:
+            self.start = ctx.at()
+            ctx.consume("markup", ctx.pos + len(self.opener))
+            ctx.open_reasoning()
+        while True:
+            if self.inner is not None:
+                status = self._step_inner(ctx, eof)
+                if status is not None:
+                    return status
+            elif self.leading or self.trailing:
+                ctx.consume("markup", skip_blanks(ctx.buf, ctx.pos))
+                if ctx.pos == len(ctx.buf) and not eof:
+                    return Status.MORE
+                if self.trailing:
+                    return Status.DONE
+                self.leading = False
+            elif not self._reasoning(ctx, eof):
+                return Status.DONE if eof else Status.MORE
+
+    def _reasoning(self, ctx: Engine, eof: bool) -> bool:
+        """Reasoning up to the next stop; False when out of text."""
+        buf = ctx.buf
+        found = self.stops.search(buf, ctx.pos)
+        if found is None:
+            stop = len(buf) if eof else holdback(buf, ctx.pos, self.prefixes, self.longest)
+            ctx.consume("reasoning", stop if eof else _before_trailing_ws(buf, ctx.pos, stop))
+            return False
+        at, marker = found.start(), found.group()
+        if (not eof and len(buf) - at < self.longest and marker != self.end
+                and buf[at:] in self.calls.longer_prefixes):
+            ctx.consume("reasoning", _before_trailing_ws(buf, ctx.pos, at))
+            return False  # "<function" may yet be "<function_call>"
+        ctx.consume("reasoning", _before_trailing_ws(buf, ctx.pos, at))
+        if marker == self.end:
+            ctx.consume("markup", found.end())
+            self.trailing = True
+            return True
+        ctx.hold_blanks(at)
+        self.calls_before, self.section_before = ctx.call_count(), ctx.section
+        self.inner = self.calls.factories[marker](ctx, marker)
+        self.inner_start, self.inner_opener_end = ctx.at(), ctx.at(found.end())
+        return True
+
+    def _step_inner(self, ctx: Engine, eof: bool) -> Status | None:
+        """Run the marker's reader; None when it read no call and reasoning goes on."""
+        assert self.inner is not None
+        status = self.inner.read(ctx, eof)
+        if status is Status.MORE and not eof:
+            return status
+        if status is Status.REJECT:  # not a call after all: its opener is reasoning
+            resume = getattr(self.inner, "resume", None) or 0
+            ctx.consume("reasoning", max(resume, self.inner_opener_end) - ctx.off)
+        elif (status is Status.MORE or ctx.call_count() != self.calls_before
+              or ctx.section != self.section_before):  # a call, cut or not, or its section
+            ctx.issue("reasoning_ended_by_call", "a reasoning block opened mid-text had not "
+                      "closed when a tool call began: the call ends it and is read as a call",
+                      (self.start, self.inner_start))
+            return status
+        self.inner = None  # markup that opened no call (a stray token): reasoning goes on
+        return None
+
+
+_LANGUAGE_TAG_LONGEST: Final = 32
+_LANGUAGE_TAG: Final = re.compile(rf"[\w+.#-]{{0,{_LANGUAGE_TAG_LONGEST}}}")
+"""What may follow a fence opened mid-line on its line (```` Action: ```json ````)."""
+
+
 class CodeFenceReader:
     """A markdown code block: content, where call markup is quoted, never run.
 
     The model is showing code (a call it describes, an example); executing it would turn a
     quotation into an action. Quoted call markup gets a ``call_in_code_fence`` issue.
+
+    As in Markdown (CommonMark), a fence opens a block at the start of a line (or right after
+    a tag or a block, `Engine.starts_line`). Mid-line it opens one only when a language tag
+    (or nothing) and a line break follow it, as Command R writes ``Action: ```json``; else
+    (``Wrap code in ``` fences.``) it is prose, and the text after it is read as usual. The
+    wait is bounded: a tag is at most 32 characters.
     """
 
     def __init__(self, fence: str, quoted: Openers) -> None:
@@ -175,11 +328,19 @@ class CodeFenceReader:
         self.prefixes = quoted.prefixes | {fence[:size] for size in range(1, len(fence))}
         self.longest = max(quoted.longest, len(fence))
         self.calls = quoted.pattern
+        self.line_start: bool | None = None
         self.started = False
         self.noticed = False
 
     def read(self, ctx: Engine, eof: bool) -> Status:
         if not self.started:
+            if self.line_start is None:  # asked on the first read: the text before may go
+                self.line_start = ctx.starts_line()
+            opens = self.line_start or self._tagged_line(ctx, eof)
+            if opens is None:
+                return Status.MORE
+            if not opens:
+                return Status.REJECT
             self.started = True
             ctx.consume("content", ctx.pos + len(self.fence))
         buf = ctx.buf
@@ -193,6 +354,16 @@ class CodeFenceReader:
             return Status.DONE if eof else Status.MORE
         ctx.consume("content", found + len(self.fence))
         return Status.DONE
+
+    def _tagged_line(self, ctx: Engine, eof: bool) -> bool | None:
+        """Whether a language tag (or nothing) and a line break follow the fence; None while
+        the text cannot tell yet (at most a tag's length ahead)."""
+        after = ctx.pos + len(self.fence)
+        found = _LANGUAGE_TAG.match(ctx.buf, after)
+        end = found.end() if found is not None else after
+        if end == len(ctx.buf):
+            return False if eof or end - after >= _LANGUAGE_TAG_LONGEST else None
+        return ctx.buf[end] in "\r\n"
 
     def _notice_quoted_calls(self, ctx: Engine, stop: int) -> None:
         quoted = None if self.noticed else self.calls.search(ctx.buf, ctx.pos, stop)

@@ -29,9 +29,12 @@ from .._engine import Engine, ReaderFactory, Status
 from .._text import skip_blanks
 
 __all__ = [
+    "RegionOpener",
     "RegionReader",
     "ResultBlock",
+    "ResultOpener",
     "escape_close",
+    "is_result_opener",
     "protect",
     "region_openers",
     "result_block",
@@ -63,7 +66,14 @@ def wrap_result(open_: str, close: str, result: str) -> str:
 
 
 class ResultBlock:
-    """From a result's open tag through the first close tag: content, read as data."""
+    """From a result's open tag through the first close tag: content, read as data.
+
+    The tag opens a block only where a template writes it, starting a line or right after a
+    tag (`Engine.starts_line`); in a sentence (``Results arrive in <tool_response> blocks.``)
+    it is prose naming the tag, and the text after it is read as usual. Call markup inside a
+    block is data, never run (a result may quote a call or carry an injection), but it is
+    reported: a ``call_in_tool_result`` issue, in case the model meant a call.
+    """
 
     def __init__(self, opener: str, close: str) -> None:
         self.opener = opener
@@ -71,9 +81,14 @@ class ResultBlock:
         self.scan_from = 0  # absolute offset where the search for the close tag resumes
 
     def read(self, ctx: Engine, eof: bool) -> Status:
+        if not self.scan_from:
+            if not ctx.starts_line():
+                return Status.REJECT
+            self.scan_from = ctx.at() + len(self.opener)
         start = max(ctx.pos + len(self.opener), self.scan_from - ctx.off)
         found = ctx.buf.find(self.close, start)
         if found >= 0:
+            self._notice_calls(ctx, found)
             ctx.consume("content", found + len(self.close))
             return Status.DONE
         self.scan_from = ctx.off + max(start, len(ctx.buf) - len(self.close) + 1)
@@ -81,9 +96,34 @@ class ResultBlock:
         return Status.REJECT if eof else Status.MORE
 
 
+    def _notice_calls(self, ctx: Engine, stop: int) -> None:
+        calls = ctx.format.quoted_calls()
+        quoted = None if calls is None else calls.search(ctx.buf, ctx.pos + len(self.opener), stop)
+        if quoted is not None:
+            span = (ctx.at(quoted.start()), ctx.at(quoted.end()))
+            ctx.issue("call_in_tool_result", "call markup inside a tool-result block is kept as "
+                      "content: a result's text is data, never run", span)
+
+
+class ResultOpener:
+    """The factory of a result block's reader (a class, not a lambda, so that
+    `is_result_opener` tells result openers from call openers)."""
+
+    def __init__(self, close: str) -> None:
+        self.close = close
+
+    def __call__(self, ctx: Engine, opener: str) -> ResultBlock:
+        return ResultBlock(opener, self.close)
+
+
 def result_block(close: str) -> ReaderFactory:
     """The reader factory of a result block that ends with `close`."""
-    return lambda ctx, opener: ResultBlock(opener, close)
+    return ResultOpener(close)
+
+
+def is_result_opener(factory: ReaderFactory) -> bool:
+    """Whether `factory` reads tool results (data), not calls."""
+    return isinstance(factory, (ResultOpener, RegionOpener))
 
 
 class RegionReader:
@@ -154,7 +194,21 @@ def region_openers(pairs: Mapping[str, str], issue: str, unclosed: Unclosed = "r
     markers = re.compile("|".join(map(re.escape, sorted(everything, key=len, reverse=True))))
     longest = max(map(len, everything))
 
-    def factory(ctx: Engine, opener: str) -> RegionReader:
-        return RegionReader(opener, pairs[opener], markers, longest, issue, unclosed)
-
+    factory = RegionOpener(dict(pairs), markers, longest, issue, unclosed)
     return dict.fromkeys(pairs, factory)
+
+
+class RegionOpener:
+    """The factory of `RegionReader`s (a class: see `is_result_opener`)."""
+
+    def __init__(self, pairs: dict[str, str], markers: re.Pattern[str], longest: int,
+                 issue: str, unclosed: Unclosed) -> None:
+        self.pairs = pairs
+        self.markers = markers
+        self.longest = longest
+        self.issue = issue
+        self.unclosed: Unclosed = unclosed
+
+    def __call__(self, ctx: Engine, opener: str) -> RegionReader:
+        return RegionReader(opener, self.pairs[opener], self.markers, self.longest, self.issue,
+                            self.unclosed)

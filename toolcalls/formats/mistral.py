@@ -28,7 +28,7 @@ from .._engine import Engine, Reader, ReaderFactory, Status
 from .._grammar import load_grammar
 from .._models import Tool, ToolCall
 from .._text import skip_blanks
-from ._base import Format, ReasoningReader
+from ._base import Format, ReasoningReader, reasoning_opener
 from ._jsoncall import Header, JsonCall, JsonCallReader, id_before_name
 from ._results import protect, region_openers
 from ._template_json import openai_tool, tojson
@@ -299,11 +299,13 @@ class Mistral(Format):
         return _ThinkingStart()
 
     def call_openers(self) -> dict[str, ReaderFactory]:
-        table: dict[str, ReaderFactory] = {
-            TOOL_CALLS: _ToolCallsReader,
-            "<think>": lambda ctx, opener: ReasoningReader(opener, "</think>"),
-        }
+        table: dict[str, ReaderFactory] = {TOOL_CALLS: _ToolCallsReader}
         return table | region_openers({TOOL_RESULTS: TOOL_RESULTS_END}, "tool_result_in_text")
+
+    def openers(self) -> dict[str, ReaderFactory]:
+        table = super().openers()
+        table["<think>"] = reasoning_opener("</think>")  # the spelling of other models
+        return table
 
     def render_tools(self, tools: Sequence[Tool]) -> str:
         if not tools:  # no tools: servers pass none, and the template writes no section
