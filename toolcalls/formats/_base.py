@@ -3,6 +3,27 @@
 A format is a small class: metadata (name, aliases, model ids), the openers that start its
 blocks (each with a `Reader` factory), its reasoning tags, and an example. Batch parsing is
 defined once, here, as streaming the whole text in one piece, so the two cannot disagree.
+
+Tags named in prose. A model explaining its protocol writes the tags in sentences; the call it
+makes next must still be a call. Each rule is decided from the text as it arrives, never by
+waiting for the end of the text, so the stream neither stalls nor differs from the batch:
+
+* Reasoning. A reasoning tag that opens the response (only blanks before it, or the prompt
+  opened it: ``thinking=True``) starts *the* reasoning: up to its end tag or the end of the
+  text, calls inside included (a rehearsed call is not a call). A reasoning tag anywhere else
+  (after content, a call or a closed block: ``Use the <think> tag to reason.``) may never
+  close, so the first call its reader accepts ends the block: the text before stays reasoning,
+  the call is read, with a ``reasoning_ended_by_call`` issue (an end tag after it is then a
+  stray one). A block that closes before any call is reasoning as usual (interleaved
+  thinking). Kimi K2 reads calls inside every reasoning block (`kimi_k2`).
+* Code fences. As in Markdown, a fence (three backticks) opens a code block (call markup
+  quoted inside is content, with a ``call_in_code_fence`` issue) at the start of a line or
+  right after a tag or a block; mid-line only when a language tag (or nothing) and a line break
+  follow it (```` Action: ```json ````, Command R). ``Wrap code in ``` fences.`` is prose.
+  A fence that opens a block and never closes runs to the end of the text: the end is the only
+  place that could tell, and a quoted call must not run.
+* Tool-result tags: see `_results` (a block only at the start of a line or after a tag; call
+  markup inside a block reported with ``call_in_tool_result``).
 """
 
 from __future__ import annotations

@@ -13,6 +13,12 @@ protocol, a web page, an injection attempt). One rule keeps it data:
   never a call, and the text after it is read as usual, so a history of several calls and results
   gives every call back. An opener that is never closed is not a block after all: it stays
   content and the text after it is read as usual, so prose that mentions the tag loses no call.
+* prose: a result block in a model's own answer is rare; the tag in a sentence is common
+  (``Results arrive in <tool_response> blocks.``, a real call, ``Each block ends with
+  </tool_response>.``). So a result *tag* opens a block only where templates write one: at the
+  start of a line or right after a tag or token (`Engine.starts_line`); elsewhere it is prose
+  and the call after it is read. Call markup inside a block stays data (it may be a quoted
+  call or an injection) but gets a ``call_in_tool_result`` issue, in case the model meant it.
 
 Two readers apply the rule: `ResultBlock` for tag pairs (the tags are text the model may write
 in prose; the whole block is content) and `RegionReader` for special-token markers (always
