@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lark import Lark
 
+from toolcalls._json import MAX_DEPTH
 from toolcalls.formats._pythonic_body import (
     PythonicSyntaxError,
     format_pythonic_call,
@@ -121,13 +122,20 @@ def test_hard_cases(text: str, expected: list[tuple[str, dict[str, Any]]]) -> No
     assert _same(parse_pythonic_calls(text), expected)
 
 
-def test_deep_nesting() -> None:
-    depth = 5000
+def test_nesting_up_to_the_json_readers_limit() -> None:
+    depth = MAX_DEPTH - 1  # with the arguments object: MAX_DEPTH deep, as JSON arguments may be
     ((_name, arguments),) = parse_pythonic_calls("[f(a=" + "[" * depth + "1" + "]" * depth + ")]")
     value = arguments["a"]
     for _ in range(depth):
         (value,) = value
     assert value == 1
+
+
+@pytest.mark.parametrize("depth", [MAX_DEPTH, 5000])
+def test_deeper_nesting_is_refused_as_json_arguments_are(depth: int) -> None:
+    """Deeper values could not be serialized (json.dumps, model_dump_json raise)."""
+    with pytest.raises(PythonicSyntaxError, match="nested deeper"):
+        parse_pythonic_calls("[f(a=" + "[" * depth + "1" + "]" * depth + ")]")
 
 
 REJECTED = [

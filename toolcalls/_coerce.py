@@ -13,10 +13,14 @@ the JSON Schema of the parameter decides what the text becomes. The rules:
   non-string type.
 * Type lists are sets: integer, number, boolean, object, array, then unknown type names
   are tried in that order, and the text as a string last if "string" is allowed.
-* integer: `007`, or an integral decimal such as `140.0` or `1e3`; never `2026-01-15`.
+* integer: `007`, or an integral decimal such as `140.0` or `1e3`; never `2026-01-15`,
+  nor a decimal that overflows a double (`1e309`: kept as text with a problem).
   number: an int when integral and below 2**53 (`100.0` -> 100), else a finite float.
 * boolean: `true`/`false` in any case (the Qwen3-Coder template renders Python's
   `True`), and `1`/`0` as vLLM accepts; `yes`/`no` are refused rather than guessed.
+* Never NaN, Infinity or a float that overflows a double, in any type: JSON arguments
+  cannot hold them (`toolcalls._json`); object/array values follow the JSON reader's rules
+  (no lone surrogate, nesting at most its limit deep).
 * object/array: JSON, else a Python literal of JSON values (`{'a': True}`: the
   Qwen3-Coder template renders lists with Python's repr). Text with a backslash skips
   that fallback, as Python and JSON escapes differ.
@@ -31,13 +35,14 @@ unchanged with a short description of the problem.
 from __future__ import annotations
 
 import ast
-import json
 import math
 import re
 from collections.abc import Callable
 from decimal import Decimal
 from functools import partial
 from typing import Any, Final
+
+from ._json import MAX_DEPTH, SURROGATE, loads
 
 __all__ = [
     "coerce",
@@ -192,6 +197,8 @@ def _integer(text: str) -> int:
     number = Decimal(text)
     if number.adjusted() > _MAX_INT_DIGITS or number != number.to_integral_value():
         raise ValueError("not an integer in range")
+    if not math.isfinite(float(text)):  # 1e309: a number JSON readers cannot hold either
+        raise ValueError("out of range")
     return int(number)
 
 
@@ -233,33 +240,32 @@ def _python_literal(text: str) -> Any:
         value = ast.literal_eval(text)
     except _LITERAL_ERRORS as error:
         raise ValueError("not a JSON or Python literal") from error
-    if not _is_json_like(value):
+    if not _is_json_like(value, MAX_DEPTH):
         raise ValueError("literal holds non-JSON values")
     return value
 
 
-def _is_json_like(value: Any) -> bool:
-    """Tell whether a Python literal maps one to one onto JSON."""
+def _is_json_like(value: Any, depth: int) -> bool:
+    """Tell whether a Python literal maps one to one onto JSON the JSON reader accepts: finite
+    numbers, strings without lone surrogates, at most `depth` containers deep."""
+    if isinstance(value, dict | list) and depth <= 0:
+        return False
     if isinstance(value, dict):
-        return all(isinstance(k, str) and _is_json_like(v) for k, v in value.items())
+        return all(_is_json_like(k, depth) and isinstance(k, str) and _is_json_like(v, depth - 1)
+                   for k, v in value.items())
     if isinstance(value, list):
-        return all(_is_json_like(item) for item in value)
+        return all(_is_json_like(item, depth - 1) for item in value)
     if isinstance(value, float):
         return math.isfinite(value)
-    return value is None or isinstance(value, (str, int))
+    if isinstance(value, str):
+        return SURROGATE.search(value) is None
+    return value is None or isinstance(value, int)
 
 
 def _json(text: str) -> Any:
-    """Decode strict JSON: NaN, Infinity and overflowing floats are refused."""
-    return json.loads(text, parse_float=_finite_float, parse_constant=_finite_float)
-
-
-def _finite_float(literal: str) -> float:
-    """Convert a JSON number or constant to a float, refusing non-finite results."""
-    value = float(literal)
-    if not math.isfinite(value):
-        raise ValueError(f"{literal} is not a finite number")
-    return value
+    """Decode strict JSON: NaN, Infinity, overflowing floats, lone surrogates and nesting
+    deeper than the JSON reader's limit are refused (`toolcalls._json.loads`)."""
+    return loads(text)
 
 
 def _preview(text: str) -> str:

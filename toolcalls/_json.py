@@ -9,11 +9,20 @@ that `json.loads` turns into exactly the value read.
 
 When the whole value is already in the buffer, `json.JSONDecoder.raw_decode` (C) reads it in one
 step: that is the batch fast path, and it accepts exactly what the incremental path accepts.
+
+Arguments are strict JSON, values every JSON encoder and UTF-8 can write back: ``NaN``,
+``Infinity``, ``-Infinity``, numbers that overflow a double (``1e400``), an escaped lone
+surrogate (``"\\ud800"``, ``"\\udc00"``), a ``\\u`` not followed by four hex digits and
+nesting deeper than `MAX_DEPTH` are syntax errors: the reader stops there with an `error`, and
+the formats make the call incomplete with an ``invalid_arguments`` issue, as for any other
+malformed JSON. `loads` applies the same rules to JSON found elsewhere (arguments sent as a
+JSON string, typed XML values).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 import threading
 from collections.abc import Callable, Iterable
@@ -22,15 +31,44 @@ from typing import Any, Final
 
 from ._text import TextBuilder, skip_blanks
 
-__all__ = ["JsonReader", "FirstWins", "canonical", "string_body", "DECODER"]
+__all__ = [
+    "JsonReader", "FirstWins", "canonical", "string_body", "loads", "DECODER", "MAX_DEPTH",
+    "SURROGATE", "deeper_than",
+]
 
-DECODER = json.JSONDecoder(strict=False)
-"""Lenient about raw control characters inside strings, as models emit them."""
+
+
+def finite_float(literal: str) -> float:
+    """A JSON number as a float; ValueError when it overflows a double (``1e400``)."""
+    value = float(literal)
+    if not math.isfinite(value):
+        raise ValueError(f"{literal} overflows a double")
+    return value
+
+
+def _no_constant(literal: str) -> Any:
+    raise ValueError(f"{literal} is not JSON")
+
+
+DECODER = json.JSONDecoder(strict=False, parse_float=finite_float, parse_constant=_no_constant)
+"""Lenient about raw control characters inside strings, as models emit them; strict about
+numbers (no NaN, no Infinity, no overflow)."""
+_STRICT_DECODER: Final = json.JSONDecoder(parse_float=finite_float, parse_constant=_no_constant)
+"""`loads`: strict about raw control characters as well, as `json.loads` is."""
 _SCAN: Final[Callable[[str, int], tuple[Any, int]]] = DECODER.scan_once  # type: ignore[attr-defined]
 """`DECODER.raw_decode` without its Python frame around the C scanner (-0.1 µs a value; it
 raises StopIteration where raw_decode raises a ValueError)."""
 
 _PLAIN: Final = re.compile(r'[^"\\]+')
+_HEX4: Final = re.compile(r"[0-9a-fA-F]{4}")
+"""What follows ``\\u``: exactly four hex digits (``int(..., 16)`` also takes ``-12``, `` 12a``
+and ``1_23``, which JSON does not)."""
+_SURROGATE_ESCAPE: Final = re.compile(r"\\u[dD][89a-fA-F]")
+SURROGATE: Final = re.compile("[\ud800-\udfff]")
+"""A surrogate code point: no UTF-8 encoder writes one on its own."""
+_LOW_SURROGATE: Final = re.compile(r"\\u[dD][c-fC-F][0-9a-fA-F]{2}")
+_LOW_SURROGATE_START: Final = re.compile(r"(\\(u([dD]([c-fC-F][0-9a-fA-F]{0,2})?)?)?)?")
+"""What may still become a low surrogate escape when more text comes."""
 _SCALAR = re.compile(r"[-+0-9.eE]+|true|false|null|NaN|-?Infinity")
 _SCALAR_CHARS = re.compile(r"[-+0-9.eEtruefalsnNIiy]*")
 _ESCAPES: Final = {
@@ -76,7 +114,8 @@ class _EnvelopeDecoder:
 
     def __init__(self) -> None:
         self.pairs: list[tuple[str, Any]] = []
-        decoder = json.JSONDecoder(strict=False, object_pairs_hook=self._keep)
+        decoder = json.JSONDecoder(strict=False, object_pairs_hook=self._keep,
+                                   parse_float=finite_float, parse_constant=_no_constant)
         self.scan: Callable[[str, int], tuple[Any, int]] = decoder.scan_once  # type: ignore[attr-defined]
 
     def _keep(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -174,8 +213,10 @@ class JsonReader:
         # Too deep needs more than MAX_DEPTH characters. Walking the value costs per container
         # and is cheap for arguments that are mostly text; counting the brackets in the text
         # cost per character (7% of a long Kimi K2 parse).
-        if end - i > MAX_DEPTH and _deeper_than(value, MAX_DEPTH):
+        if end - i > MAX_DEPTH and deeper_than(value, MAX_DEPTH):
             return None  # the incremental path reports the error at its exact position
+        if buf.find("\\u", i, end) >= 0 and _has_lone_surrogate(buf, i, end, value):
+            return None  # likewise
         self._finish(value)
         if members is None:
             self._emit_whole(value)
@@ -221,7 +262,7 @@ class JsonReader:
     def _step(self, buf: str, i: int, eof: bool) -> int:
         """One token. Returns the next index, or ``-(i + 1)`` when more text is needed."""
         if self._string is not None:
-            return self._string_step(buf, i)
+            return self._string_step(buf, i, eof)
         i = skip_blanks(buf, i)
         if i >= len(buf):
             return -(i + 1)
@@ -284,7 +325,7 @@ class JsonReader:
         if not token or not _SCALAR.fullmatch(token):
             return self._fail(i, "expected a JSON value")
         try:
-            value = json.loads(token)
+            value = json.loads(token, parse_float=finite_float, parse_constant=_no_constant)
         except ValueError:
             return self._fail(i, f"invalid number {token!r}")
         self._emit_separator(emitting)
@@ -303,7 +344,7 @@ class JsonReader:
             sep += canonical(top.key) + ": "
         self.fragments.append(sep)
 
-    def _string_step(self, buf: str, i: int) -> int:
+    def _string_step(self, buf: str, i: int, eof: bool) -> int:
         assert self._string is not None
         plain = _PLAIN.match(buf, i)
         if plain:
@@ -313,9 +354,9 @@ class JsonReader:
                 return -(i + 1)
         if buf[i] == '"':
             return self._end_string(i + 1)
-        return self._escape(buf, i)
+        return self._escape(buf, i, eof)
 
-    def _escape(self, buf: str, i: int) -> int:
+    def _escape(self, buf: str, i: int, eof: bool) -> int:
         if i + 1 >= len(buf):
             return -(i + 1)
         code = buf[i + 1]
@@ -326,26 +367,26 @@ class JsonReader:
             return self._fail(i, f"invalid escape \\{code}")
         if i + 6 > len(buf):
             return -(i + 1)
-        try:
-            point = int(buf[i + 2 : i + 6], 16)
-        except ValueError:
+        if _HEX4.fullmatch(buf, i + 2, i + 6) is None:
             return self._fail(i, "invalid \\u escape")
-        if 0xD800 <= point < 0xDC00:
-            # A high surrogate pairs with a following low one: both must be read together so
-            # the emitted text holds the same single character that json.loads produces.
-            if i + 12 > len(buf):
-                return -(i + 1)
-            if buf[i + 6 : i + 8] == "\\u":
-                try:
-                    low = int(buf[i + 8 : i + 12], 16)
-                except ValueError:
-                    low = 0
-                if 0xDC00 <= low < 0xE000:
-                    pair = 0x10000 + ((point - 0xD800) << 10) + (low - 0xDC00)
-                    self._string_piece(chr(pair))
-                    return i + 12
+        point = int(buf[i + 2 : i + 6], 16)
+        if 0xD800 <= point < 0xE000:
+            return self._surrogate(buf, i, point, eof)
         self._string_piece(chr(point))
         return i + 6
+
+    def _surrogate(self, buf: str, i: int, high: int, eof: bool) -> int:
+        """A high surrogate escape pairs with a low one that follows: both are read together
+        so the text holds the one character that json.loads makes of them. Any other is a
+        lone surrogate, which no UTF-8 encoder can write: an error, not a value."""
+        after = buf[i + 6 : i + 12]
+        if high < 0xDC00 and _LOW_SURROGATE.fullmatch(after):
+            low = int(after[2:], 16)
+            self._string_piece(chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)))
+            return i + 12
+        if high < 0xDC00 and len(after) < 6 and not eof and _LOW_SURROGATE_START.fullmatch(after):
+            return -(i + 1)  # the low half may follow in the next piece
+        return self._fail(i, f"lone surrogate {buf[i : i + 6]!r}")
 
     def _string_piece(self, text: str) -> None:
         assert self._string is not None
@@ -393,7 +434,7 @@ class JsonReader:
         return i
 
 
-def _deeper_than(value: Any, limit: int) -> bool:
+def deeper_than(value: Any, limit: int) -> bool:
     """Whether containers nest more than `limit` deep (iterative: no recursion limit)."""
     stack = [(value, 1)]
     while stack:
@@ -409,6 +450,42 @@ def _deeper_than(value: Any, limit: int) -> bool:
             return True
         stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
     return False
+
+
+def _has_lone_surrogate(buf: str, start: int, end: int, value: Any) -> bool:
+    """Whether a value decoded from ``buf[start:end]`` holds a surrogate on its own (a pair
+    decodes to one character). Walks the value only if the text has a surrogate escape."""
+    return _SURROGATE_ESCAPE.search(buf, start, end) is not None and _holds_surrogate(value)
+
+
+def _holds_surrogate(value: Any) -> bool:
+    """Whether a string in `value` (a key or a value) holds a surrogate code point."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if SURROGATE.search(item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def loads(text: str) -> Any:
+    """`json.loads` by the reader's rules: ValueError for NaN, Infinity, a number that
+    overflows a double, a lone surrogate and nesting deeper than `MAX_DEPTH` too."""
+    try:
+        value = _STRICT_DECODER.decode(text)
+    except RecursionError:
+        raise ValueError(f"nesting deeper than {MAX_DEPTH}") from None
+    if deeper_than(value, MAX_DEPTH):
+        raise ValueError(f"nesting deeper than {MAX_DEPTH}")
+    if _holds_surrogate(value):
+        raise ValueError("a lone surrogate")
+    return value
 
 
 def _decode_members(buf: str, i: int) -> tuple[dict[str, Any], dict[str, Any], int] | None:

@@ -54,6 +54,12 @@ def _definition_errors() -> Iterator[None]:
         raise
 
 
+def _not_a_schema(name: Any, schema: Any) -> str:
+    what = "false (a schema no arguments satisfy)" if schema is False else type(schema).__name__
+    return (f"tool {name!r}: parameters must be a JSON Schema object, not {what}; a tool "
+            'without arguments has {"type": "object", "properties": {}}')
+
+
 class Tool(BaseModel):
     """A tool the model may call.
 
@@ -61,7 +67,9 @@ class Tool(BaseModel):
     tool (``input_schema``), an MCP tool (``inputSchema``, ``outputSchema``) or a bare
     ``{"name", "description", "parameters"}`` mapping; `toolcalls._tools` has importers for
     Gemini declarations and Python functions. ``parameters`` must be a valid JSON Schema of an
-    object: a broken one raises `ToolDefinitionError` saying what to fix.
+    object: a broken one raises `ToolDefinitionError` saying what to fix. ``true`` (the schema
+    that accepts anything) reads as ``{}``; ``false``, a string, a list or a number raise
+    `ToolDefinitionError` too.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -102,6 +110,10 @@ class Tool(BaseModel):
             data = data["function"]
         schema = data.get("parameters", data.get("input_schema", data.get("inputSchema")))
         shaped = {"name": data.get("name"), "description": data.get("description") or ""}
+        if schema is True:  # the JSON Schema that accepts anything, as {} does
+            schema = {}
+        elif schema is not None and not isinstance(schema, dict):
+            raise ToolDefinitionError(_not_a_schema(data.get("name"), schema))
         if schema is not None:
             shaped["parameters"] = python_type_names_fixed(schema)
         result_schema = data.get("result_schema", data.get("outputSchema"))

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from ._errors import ToolDefinitionError
 from ._functions import tool_from_function
 from ._gemini import json_schema_from_gemini
@@ -223,6 +225,9 @@ def _tool(position: int, **fields: Any) -> Tool:
         return Tool(**present)
     except ToolDefinitionError as error:
         raise _at(position, str(error)) from None
+    except ValidationError as error:  # a field of the wrong type: the library's own error
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
+        raise _at(position, problems) from None
 
 
 def _positions(tools: Mapping[str, Any] | Iterable[Mapping[str, Any]]

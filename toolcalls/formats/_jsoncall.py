@@ -7,20 +7,21 @@ arguments). `JsonCall` describes one such shape; `JsonCallReader` reads it incre
 streaming the arguments as they arrive.
 
 A malformed body never loses text: the call becomes an incomplete call whose span runs to the
-closing marker, with an ``invalid_arguments`` issue.
+closing marker, with an ``invalid_arguments`` issue. So does JSON that arguments cannot hold
+(NaN, ``1e400``, a lone surrogate escape, deep nesting: `toolcalls._json`). An envelope's
+``"arguments": null`` or ``""`` means no arguments, as a missing key does: ``{}``, no issue.
 """
 
 from __future__ import annotations
 
 import functools
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
 from .._engine import Engine, Status, holdback
-from .._json import JsonReader, canonical
+from .._json import JsonReader, canonical, loads
 from .._text import skip_blanks
 from ._phased import PhasedReader
 
@@ -227,6 +228,8 @@ class JsonCallReader(PhasedReader):
         if key is None:
             return {}, None  # a call without arguments: a tool that takes none
         arguments = members[key]
+        if arguments is None or arguments == "":
+            arguments = {}  # as if the key were missing (what a template writes for no arguments)
         if key == "parameters":
             ctx.issue("parameters_key", 'the model wrote "parameters" instead of "arguments"',
                       self._span(ctx))
@@ -239,7 +242,7 @@ class JsonCallReader(PhasedReader):
     def _decode_string_arguments(self, ctx: Engine, text: str) -> Any:
         """Arguments sent as a JSON string: decode them (a known slip), and stream them now."""
         try:
-            decoded = json.loads(text)
+            decoded = loads(text)
         except ValueError:
             return text
         if isinstance(decoded, dict):

@@ -17,12 +17,11 @@ An object that names no tool is held until it closes: a JSON answer is released 
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from .._engine import Engine, Status
-from .._json import JsonReader, canonical
+from .._json import JsonReader, canonical, loads
 from .._text import skip_blanks
 from ._jsoncall import ARGUMENT_KEYS, ENVELOPE_KEYS, first_present
 from ._phased import PhasedReader
@@ -237,12 +236,13 @@ class JsonCallsReader(PhasedReader):
         if not isinstance(reader.value, dict):
             return None, False
         key = reader.emitted_key or first_present(ARGUMENT_KEYS, members)
-        if key is None:  # a tool that takes no arguments, if the name is declared
+        arguments = None if key is None else members[key]
+        if arguments is None or arguments == "":  # null and "" mean no arguments, as no key
+            # a tool that takes no arguments, if the name is declared
             return ({} if ctx.tools or self.shape.wrapped else None), False
-        arguments = members[key]
         if isinstance(arguments, str):
             try:
-                decoded = json.loads(arguments)
+                decoded = loads(arguments)
             except ValueError:
                 return None, False
             return (decoded, True) if isinstance(decoded, dict) else (None, False)

@@ -10,7 +10,11 @@ LALR grammar ``toolcalls/grammars/pythonic.lark`` and returns ``[(name, argument
 Values map to JSON types: tuples and sets become lists, dict keys become strings, and
 ``true``/``false``/``null`` are read like ``True``/``False``/``None``. Strings decode as Python
 reads them (a raw CR becomes LF), but raw newlines are allowed in short strings too.
-Positional arguments are rejected by the grammar. Malformed input raises `PythonicSyntaxError`.
+Positional arguments are rejected by the grammar. Malformed input raises `PythonicSyntaxError`,
+and so do values JSON arguments may not hold, as in every format (`toolcalls._json`): a string
+with a surrogate code point (``"\\ud800"``: Python does not pair surrogate escapes) and
+arguments nested deeper than the JSON reader's limit. Non-finite floats (``1e400``) are
+refused by the grammar and the ``real`` rule.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ from typing import Any, cast
 
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+
+from .._json import MAX_DEPTH, SURROGATE, deeper_than
 
 __all__ = [
     "PythonicSyntaxError",
@@ -80,6 +86,8 @@ def decode_string_literal(text: str, pos: int = 0) -> str:
         raise PythonicSyntaxError(f"invalid string literal: {exc}", pos) from None
     if not isinstance(value, str):
         raise PythonicSyntaxError("invalid string literal", pos)
+    if SURROGATE.search(value):  # Python reads "\ud83d\ude00" as two: no UTF-8 for either
+        raise PythonicSyntaxError("a lone surrogate in a string literal", pos)
     return value
 
 
@@ -178,6 +186,9 @@ def parse_pythonic_calls(text: str) -> list[Call]:
         raise PythonicSyntaxError(f"unreadable tool-call list: {exc}", 0) from None
     except RecursionError:
         raise PythonicSyntaxError("tool-call list nested too deeply", 0) from None
+    for _name, arguments in calls:  # the JSON reader's limit, with the arguments object
+        if deeper_than(arguments, MAX_DEPTH):
+            raise PythonicSyntaxError(f"arguments nested deeper than {MAX_DEPTH}", 0)
     return calls
 
 
