@@ -251,7 +251,7 @@ def _is_json_like(value: Any, depth: int) -> bool:
     if isinstance(value, dict | list) and depth <= 0:
         return False
     if isinstance(value, dict):
-        return all(_is_json_like(k, depth) and isinstance(k, str) and _is_json_like(v, depth - 1)
+        return all(isinstance(k, str) and _is_json_like(k, depth) and _is_json_like(v, depth - 1)
                    for k, v in value.items())
     if isinstance(value, list):
         return all(_is_json_like(item, depth - 1) for item in value)
