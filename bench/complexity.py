@@ -35,6 +35,7 @@ LIMIT = 1.1
 SIZES = tuple(16_384 * 2**k for k in range(7))
 QUICK_SIZES = SIZES[:5]
 DELTA = 4
+MIN_POINTS = 3
 MIN_SECONDS = 0.002
 """Rows faster than this at their largest size are not judged (see `_counted`)."""
 
@@ -206,19 +207,21 @@ def exponent(points: list[tuple[int, float]]) -> float:
 def measure(
     run: Callable[[str, str], float], fmt: str, shape: Shape, sizes: tuple[int, ...], cap: float
 ) -> list[tuple[int, float]]:
-    """(size, seconds) per size, up to the first size that takes longer than `cap` (if the
-    first does, a quarter of it is measured too: an exponent needs two sizes)."""
+    """(size, seconds) per size, up to the first size that takes longer than `cap` once
+    MIN_POINTS are measured (two close sizes alone give a noisy slope); a size that takes four
+    times the cap ends the row at once, with a quarter of the first size measured too."""
     run(fmt, shape(fmt, 1024))  # first use: lazy imports, regex compiles
     points: list[tuple[int, float]] = []
     for size in sizes:
         text = shape(fmt, size)
         seconds = _best(run, fmt, text)
         points.append((len(text), seconds))
-        if seconds > cap:
+        if seconds > cap and len(points) >= MIN_POINTS:
             break
-    if len(points) == 1:
-        text = shape(fmt, sizes[0] // 4)
-        points.insert(0, (len(text), _best(run, fmt, text)))
+        if seconds > 4 * cap:  # quadratic from the start: measure a smaller size instead
+            text = shape(fmt, sizes[0] // 4)
+            points.insert(0, (len(text), _best(run, fmt, text)))
+            break
     return points
 
 

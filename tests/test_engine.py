@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import toolcalls
-from toolcalls._engine import Openers, holdback
+from toolcalls._engine import Engine, Openers, _OpenerSearch, holdback
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 FORMATS = toolcalls.list_formats()
@@ -83,6 +83,63 @@ def test_opener_search_finds_what_the_opener_regex_finds(fmt: str) -> None:
         assert (found and found.span()) == (expected and expected.span())
 
     check()
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_an_opener_search_that_remembers_finds_what_the_regex_finds(fmt: str) -> None:
+    """`_OpenerSearch` keeps what it learned between searches (where each first character is
+    or is not, where no opener starts); on a text that grows and a position that only moves
+    on, with the consumed text dropped now and then, it finds what a fresh regex search finds."""
+    openers: Openers = toolcalls.get_format(fmt).compiled_openers()
+    markers = sorted(openers.factories)
+
+    @given(st.lists(st.one_of(st.sampled_from(markers), st.text(max_size=6)), max_size=8),
+           st.lists(st.tuples(st.integers(0, 12), st.integers(0, 8), st.booleans()), max_size=12))
+    def check(parts: list[str], steps: list[tuple[int, int, bool]]) -> None:
+        text = "".join(parts)
+        search, off, pos, end = _OpenerSearch(openers), 0, 0, 0
+        for grow, advance, drop in steps:
+            end = min(len(text), end + grow)
+            pos = min(end, pos + advance)
+            if drop:  # the engine drops consumed text: buffer indexes shift, offsets do not
+                off = pos
+            buf = text[off:end]
+            found = search.search(buf, pos - off, off)
+            expected = openers.pattern.search(buf, pos - off)
+            assert (found and found.span()) == (expected and expected.span())
+            if found is not None:
+                pos = min(end, off + found.start())
+
+    check()
+
+
+def _scanned(fmt: str, text: str, delta: int | None) -> int:
+    """Characters the engine searched for openers and closing markers, parsing `text` whole
+    (`delta` None) or streaming it in `delta`-character pieces."""
+    parser: Engine = toolcalls.get_format(fmt).stream()
+    for start in range(0, len(text), delta or len(text)):
+        parser.feed(text[start : start + (delta or len(text))])
+    parser.close()
+    return parser._search.scanned
+
+
+@pytest.mark.parametrize(
+    ("fmt", "text", "delta"),
+    [
+        ("hermes", "a" + " " * 8000, 4),  # blanks held before a possible opener, each delta
+        ("gpt_oss", "a" + "\n" * 8000, 4),
+        ("mistral", '[TOOL_CALLS]f[ARGS]{"a": 1}\n' * 400, None),  # no "<" or "`" in the text
+        ("pythonic", '[f(a="b")]\n' * 800, None),
+    ],
+    ids=["blanks", "newlines", "mistral_calls", "pythonic_calls"],
+)
+def test_no_text_is_searched_for_markers_again_and_again(fmt: str, text: str, delta: int | None,
+                                                         ) -> None:
+    """Linear time, checked without a clock: the characters searched for openers and closing
+    markers stay within a few times the text, whole or streamed (each of these was quadratic:
+    the search rescanned the rest of the text per opener or per delta). bench/complexity.py
+    measures the time itself."""
+    assert _scanned(fmt, text, delta) <= 4 * len(text)
 
 
 def test_a_reader_holding_a_long_block_across_many_feeds_keeps_every_offset() -> None:

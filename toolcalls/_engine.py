@@ -223,6 +223,9 @@ class Engine:
         self.off = 0
         """Absolute offset of ``buf[0]`` in the whole text."""
         self._openers = fmt.compiled_openers()
+        self._search = _OpenerSearch(self._openers)
+        self._blanks = (0, 0)
+        """Absolute span of the trailing blanks last held back from content (all blanks)."""
         self._reader: Reader | None = None
         self._block_start = 0
         self._block_opener_end = 0
@@ -353,7 +356,7 @@ class Engine:
             if ws_end == len(self.buf) and not eof:
                 return False
             self._after_block = False
-        found = self._openers.search(self.buf, self.pos)
+        found = self._search.search(self.buf, self.pos, self.off)
         if found is None:
             stop = len(self.buf) if eof else self._text_holdback()
             self._emit_content_until(stop, keep_trailing_ws=not eof)
@@ -380,8 +383,15 @@ class Engine:
         text_end = stop
         if keep_trailing_ws:  # a backward scan: a regex search for it tries every blank (-13%)
             buf, start = self.buf, self.pos
+            # Blanks held back before are not walked again: a long run of them, arriving in
+            # small deltas, was walked whole on each one (quadratic).
+            known_start, known_end = self._blanks[0] - self.off, self._blanks[1] - self.off
             while text_end > start and buf[text_end - 1] in BLANKS:
                 text_end -= 1
+                if known_start <= text_end < known_end:
+                    text_end = max(start, known_start)
+            if text_end < stop:
+                self._blanks = (self.off + text_end, self.off + stop)
         self.consume("content", text_end)
 
     def _enter(self, reader: Reader, at: int, opener_length: int) -> None:
@@ -643,6 +653,70 @@ class Openers:
             if at >= 0:
                 first = at
         return self.pattern.search(buf, first) if first < len(buf) else None
+
+
+class _OpenerSearch:
+    """`Openers.search` over one text, remembering what it learned, so no stretch of the text
+    is scanned twice.
+
+    Searching the rest of the text for each opener's first character is linear once; done
+    again for every opener found (batch) or every delta (stream), it is quadratic when one of
+    those characters never comes (Mistral's valid calls have no ``<``: 1 MB of them took
+    seconds). So for each first character this keeps where it next occurs, or up to where it
+    does not; and up to where no opener starts at all.
+    """
+
+    __slots__ = ("openers", "chars", "clear", "hit", "searched", "scanned")
+
+    def __init__(self, openers: Openers) -> None:
+        self.openers = openers
+        self.chars = openers.first_chars
+        self.clear = [0] * len(self.chars)
+        """Absolute offsets: character i is not in the text from the last search up to here."""
+        self.hit = [False] * len(self.chars)
+        """Whether character i is at ``clear[i]``."""
+        self.searched = 0
+        """Absolute offset before which no opener starts (from the last search)."""
+        self.scanned = 0
+        """Characters searched so far, counted for tests: at most a few times the text."""
+
+    def search(self, buf: str, pos: int, off: int) -> re.Match[str] | None:
+        """The first opener in ``buf[pos:]``, as ``Openers.pattern.search`` finds it.
+
+        `pos` (absolute: ``off + pos``) never goes back from one call to the next.
+        """
+        begin = max(pos, self.searched - off)
+        first = self._first_char(buf, begin, off)
+        if first == len(buf):
+            found = None
+        else:
+            found = self.openers.pattern.search(buf, first)
+            self.scanned += (len(buf) if found is None else found.end()) - first
+        if found is None:  # an opener cut by the end of the text is searched again
+            self.searched = off + max(begin, len(buf) - self.openers.longest + 1)
+        return found
+
+    def _first_char(self, buf: str, begin: int, off: int) -> int:
+        """The first index from `begin` that holds a first character of an opener (or len)."""
+        first = len(buf)
+        chars, clear, hit = self.chars, self.clear, self.hit
+        for i in range(len(chars)):
+            known = clear[i] - off
+            if hit[i] and known >= begin:
+                at = known
+            else:
+                start = max(begin, known)
+                if start >= first:
+                    continue
+                at = buf.find(chars[i], start, first)
+                self.scanned += (first if at < 0 else at + 1) - start
+                if at < 0:
+                    clear[i], hit[i] = off + first, False
+                    continue
+                clear[i], hit[i] = off + at, True
+            if at < first:
+                first = at
+        return first
 
 
 def _prefixes(markers: Iterable[str]) -> Iterable[str]:
