@@ -130,8 +130,12 @@ def _scanned(fmt: str, text: str, delta: int | None) -> int:
         ("gpt_oss", "a" + "\n" * 8000, 4),
         ("mistral", '[TOOL_CALLS]f[ARGS]{"a": 1}\n' * 400, None),  # no "<" or "`" in the text
         ("pythonic", '[f(a="b")]\n' * 800, None),
+        ("hermes", "<tool_response>x\n" * 500, None),  # closing markers that never come
+        ("kimi_k2", "<|im_system|>" * 600, None),
+        ("deepseek_v3", "<｜tool▁output▁begin｜>x" * 400, 4),
     ],
-    ids=["blanks", "newlines", "mistral_calls", "pythonic_calls"],
+    ids=["blanks", "newlines", "mistral_calls", "pythonic_calls", "results", "im_system",
+         "outputs"],
 )
 def test_no_text_is_searched_for_markers_again_and_again(fmt: str, text: str, delta: int | None,
                                                          ) -> None:

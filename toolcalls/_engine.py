@@ -226,6 +226,8 @@ class Engine:
         self._search = _OpenerSearch(self._openers)
         self._blanks = (0, 0)
         """Absolute span of the trailing blanks last held back from content (all blanks)."""
+        self._absent: dict[str, tuple[int, int, bool]] = {}
+        """What `find` learned per marker: (start, stop, found), see there."""
         self._reader: Reader | None = None
         self._block_start = 0
         self._block_opener_end = 0
@@ -538,6 +540,30 @@ class Engine:
     def call_count(self) -> int:
         """How many calls were read so far, complete or not."""
         return len(self._calls) + len(self._incomplete)
+
+    def find(self, marker: str, start: int) -> int:
+        """``buf.find(marker, start)``, remembering where `marker` is absent.
+
+        Readers that search the rest of the text for a closing marker may be started again
+        and again (an opener repeated and never closed, each rejected at the end): each such
+        search resumes where the last one stopped instead of scanning the same text again.
+        """
+        at = self.off + start
+        known = self._absent.get(marker)
+        if known is not None and known[0] <= at <= known[1]:
+            if known[2]:
+                return known[1] - self.off
+            begin = known[1]  # not at or after known[0], up to here
+        else:
+            known, begin = (at, at, False), at
+        found = self.buf.find(marker, begin - self.off)
+        self._search.scanned += (len(self.buf) if found < 0 else found) - (begin - self.off)
+        if found >= 0:
+            self._absent[marker] = (known[0], self.off + found, True)
+            return found
+        rest = max(begin, self.off + len(self.buf) - len(marker) + 1)
+        self._absent[marker] = (known[0], rest, False)
+        return -1
 
     def tool(self, name: str | None) -> Tool | None:
         return self.tools.get(name) if name is not None else None

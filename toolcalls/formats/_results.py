@@ -92,7 +92,7 @@ class ResultBlock:
                 return Status.REJECT
             self.scan_from = ctx.at() + len(self.opener)
         start = max(ctx.pos + len(self.opener), self.scan_from - ctx.off)
-        found = ctx.buf.find(self.close, start)
+        found = ctx.find(self.close, start)  # remembered: many unclosed openers stay linear
         if found >= 0:
             self._notice_calls(ctx, found)
             ctx.consume("content", found + len(self.close))
@@ -161,6 +161,8 @@ class RegionReader:
             self.start = ctx.at()
             self.scan_from = ctx.at() + len(self.opener)
         begin = resume = self.scan_from - ctx.off
+        if eof and ctx.find(self.close, begin) < 0:  # remembered: many unclosed openers
+            return self._never_closed(ctx)  # stay linear (each scanned the rest of the text)
         for found in self.markers.finditer(ctx.buf, begin):
             self.inner.append((ctx.at(found.start()), ctx.at(found.end())))
             if found[0] == self.close:
