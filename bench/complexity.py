@@ -83,6 +83,7 @@ MARKERS: dict[str, str] = {
     "outputs_begin": "<｜tool▁outputs▁begin｜>",
     "output_begin": "<｜tool▁output▁begin｜>x",
     "channel": "<|channel|>",
+    "channel_invalid": "<|channel|>a 1\n",
     "start": "<|start|>",
     "start_assistant": "<|start|>assistant<|channel|>commentary to=functions.f ",
     "response": "<response>",
@@ -181,12 +182,14 @@ def _best(run: Callable[[str, str], float], fmt: str, text: str) -> float:
 
 
 def _best_of(run: Callable[[str, str], float], fmt: str, text: str) -> float:
-    best = run(fmt, text)
-    spent = best
-    for _ in range(4):
+    """Each run reads a text of its own (one more trailing blank each): the parser memoizes
+    some pieces (gpt-oss headers, XML tags), and a run that found the last run's pieces
+    memoized would time less work than a new response costs."""
+    best = spent = run(fmt, text)
+    for extra in range(1, 5):
         if spent > 0.05:
             break
-        took = run(fmt, text)
+        took = run(fmt, text + " " * extra)
         spent += took
         best = min(best, took)
     return best

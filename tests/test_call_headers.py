@@ -17,6 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import toolcalls
+from toolcalls.formats.gpt_oss import MAX_HEADER
 
 FORMATS = toolcalls.list_formats()
 GAPS = ["", " ", "\t", "\n", "\n\n", "\r\n", "\\n"]
@@ -103,3 +104,19 @@ def test_headers_found_by_the_property_stream_to_the_batch_result(
 ) -> None:
     result = assert_streams_to_batch(fmt, text)
     assert [call.name for call in result.calls] == names
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["<|channel|>commentary to=functions.f " + "a" * 300, "<|start|>" + "a" * 300,
+     "<|channel|>a\n" * 40 + "1", "<|channel|>" * 40],
+    ids=["long_recipient_header", "long_role", "repeated_channels", "repeated_openers"],
+)
+def test_a_gpt_oss_header_is_never_read_past_its_longest(text: str) -> None:
+    """A harmony header is at most MAX_HEADER characters: where none ends within them, the opener
+    is content, at the end of the text too, whole as streamed. Neither the header search nor
+    its grammar reads further (each opener of a text of them repeated read the whole rest:
+    13 KB of `<|channel|>a\\n` took 17.8 s)."""
+    assert len(text) > MAX_HEADER
+    batch = assert_streams_to_batch("gpt_oss", text)
+    assert batch.content == text and batch.calls == batch.incomplete == []

@@ -13,6 +13,8 @@ text outside messages is content, a message to a built-in tool (``python``, ``br
 markup. A call whose JSON is complete when the text ends is complete; one cut inside it is
 incomplete. Slips are recovered with an issue: a call on another channel than commentary, two
 channels in a header, a declared tool named without ``functions.``, no ``<|message|>``, no end.
+A header is at most `MAX_HEADER` characters: an opener not followed by a header's end within
+them is content, also at the end of the text (so a text of repeated openers stays linear).
 """
 
 from __future__ import annotations
@@ -103,12 +105,15 @@ class MessageReader(PhasedReader):
         start = pos + len(self.opener)
         if self.scan_from is not None:
             start = max(start, self.scan_from - ctx.off)
-        found = _HEADER_END.search(buf, start)
+        # A header is at most MAX_HEADER long: the search never looks further, and neither
+        # does the grammar. Each opener of a long text of them repeated read the whole rest
+        # (`<|channel|>a\n` x 1000, 13 KB: 17.8 s).
+        found = _HEADER_END.search(buf, start, pos + MAX_HEADER + _LONGEST)
         if found is None:
-            if eof:
-                return self._open_cut(ctx)
             if len(buf) - pos >= MAX_HEADER + _LONGEST:
                 return Status.REJECT
+            if eof:
+                return self._open_cut(ctx)
             self.scan_from = ctx.at(holdback(buf, start, _PREFIXES, _LONGEST))
             return Status.MORE
         header = parse_header(buf[pos : found.start()])
