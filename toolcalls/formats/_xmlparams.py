@@ -377,7 +377,10 @@ class XmlCallReader(PhasedReader):
         self, ctx: Engine, end: re.Pattern[str], skip: int, chars: re.Pattern[str]
     ) -> int | None:
         start = ctx.pos + skip
-        found = end.search(ctx.buf, max(start, self.scan_from - ctx.off))
+        # Never past the longest header (a lookahead end may look one character further): an
+        # opener repeated without its header end searched the whole rest of the text each time.
+        stop = start + self.tags.max_header + _HEADER_END_LONGEST
+        found = end.search(ctx.buf, max(start, self.scan_from - ctx.off), stop)
         if found is None or found.end() - start > self.tags.max_header:
             self.scan_from = ctx.at(max(start, len(ctx.buf) - _HEADER_END_LONGEST))
             return None
@@ -390,10 +393,11 @@ class XmlCallReader(PhasedReader):
         self, ctx: Engine, opener: str, chars: re.Pattern[str], start: re.Pattern[str] | None = None
     ) -> bool:
         """Can the text after an opener still become its header (at the end: a cut one)?"""
-        partial = ctx.buf[ctx.pos + len(opener) :]
-        if len(partial) > self.tags.max_header or chars.fullmatch(partial) is None:
+        begin = ctx.pos + len(opener)
+        fits = len(ctx.buf) - begin <= self.tags.max_header  # checked first: no copy of the rest
+        if not fits or chars.fullmatch(ctx.buf, begin) is None:
             return False
-        return start is None or start.fullmatch(partial) is not None
+        return start is None or start.fullmatch(ctx.buf, begin) is not None
 
     def _take(self, ctx: Engine, stop: int) -> None:
         """Add ``buf[pos:stop]`` to the value, streaming it when it is a string."""
