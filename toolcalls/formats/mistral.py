@@ -29,6 +29,7 @@ from .._grammar import load_grammar
 from .._models import Tool, ToolCall
 from .._text import skip_blanks
 from ._base import Format, ReasoningReader, reasoning_opener
+from ._headers import match_header
 from ._jsoncall import Header, JsonCall, JsonCallReader, id_before_name
 from ._results import protect, region_openers
 from ._template_json import openai_tool, tojson
@@ -156,7 +157,7 @@ class _V11Reader(MistralCallReader):
 
     def _header(self, ctx: Engine, eof: bool) -> Status | None:
         start = ctx.pos + len(self.opener)
-        found = _HEADER.match(ctx.buf, start, partial=True)
+        found = match_header(_HEADER, ctx.buf, start)
         if found is None or (found.partial and eof):
             return Status.REJECT
         if found.partial:

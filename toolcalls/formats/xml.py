@@ -30,6 +30,7 @@ from .._grammar import load_grammar
 from .._models import Tool, ToolCall
 from .._text import skip_blanks
 from ._base import Format
+from ._headers import match_header
 from ._jsoncall import Header, JsonCall, JsonCallReader
 from ._results import result_block, wrap_result
 from ._template_json import openai_tool, tojson
@@ -77,7 +78,7 @@ class XmlCallReader(JsonCallReader):
 
     def _header(self, ctx: Engine, eof: bool) -> Status | None:
         start = ctx.pos + len(self.opener)
-        found = _HEADER.match(ctx.buf, start, partial=True)
+        found = match_header(_HEADER, ctx.buf, start)
         if found is None or (found.partial and eof):
             return Status.REJECT
         if found.partial:
