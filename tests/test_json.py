@@ -4,13 +4,15 @@ limit on how deep JSON arguments may nest."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 import toolcalls
-from toolcalls._json import MAX_DEPTH, canonical, string_body
+from toolcalls._json import _SCAN, MAX_DEPTH, canonical, scan_value, string_body
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
@@ -60,3 +62,54 @@ def test_json_deeper_than_the_limit_is_refused_whole_and_streamed_alike(
         else:
             assert not result.calls
             assert [issue.kind for issue in result.issues] == ["invalid_arguments"]
+
+
+def _outcome(scan: Callable[[str, int], tuple[Any, int]], buf: str, i: int) -> str:
+    try:
+        return repr(scan(buf, i))  # repr: NaN is not equal to itself
+    except (ValueError, StopIteration, RecursionError) as error:
+        return type(error).__name__
+
+
+JSONISH = st.lists(
+    st.sampled_from(['{"a": ', '"x', '\\u00e9', "\\ud83d\\ude00", "\\", '"', "[", "]", "{", "}",
+                     ", ", ": ", "1", "-1.5e3", "tru", "true", "NaN", "-Infinity", " ", "\n"]),
+    max_size=40,
+).map("".join)
+
+
+@given(st.integers(990, 1030), JSONISH, st.sampled_from(["[", "{\"k\": ", ""]))
+def test_a_value_far_into_the_text_is_scanned_as_in_the_whole_text(
+    pad: int, tail: str, head: str
+) -> None:
+    """`scan_value` hands the C scanner a window of the text from `i` on (see there): same
+    value, end or error as the scanner given the whole text, wherever a window (256, 512,
+    1024 characters) cuts the value: here, in `tail`."""
+    i = 3000
+    buf = "x" * i + head + '["' + "z" * pad + '", ' + tail + "]" * 3 + " " + tail
+    scanned = _outcome(lambda text, at: scan_value(_SCAN, text, at), buf, i)
+    assert scanned == _outcome(_SCAN, buf, i)
+
+
+RICH = '["ab\\u00e9", "\\ud83d\\ude00", -Infinity, true, 12.5e3, {"k": null}, NaN, [], "x'
+
+
+@pytest.mark.parametrize("closed", [True, False], ids=["whole", "unterminated"])
+def test_a_window_cut_anywhere_in_a_value_scans_as_the_whole_text(closed: bool) -> None:
+    """The first window of `scan_value` ends at every character of a value in turn."""
+    value = RICH + ('"]' if closed else "")
+    for shift in range(len(value) + 2):
+        i = 3000
+        buf = "x" * i + "[" + " " * (1024 - len(value) - 1 + shift) + value
+        scanned = _outcome(lambda text, at: scan_value(_SCAN, text, at), buf, i)
+        assert scanned == _outcome(_SCAN, buf, i), shift
+
+
+def test_a_value_that_fails_far_into_the_text_counts_no_line_before_it() -> None:
+    """Linear time, without a clock: a JSONDecodeError counts the lines of its document up to
+    the error, so a failed value must not have the whole text before it as its document (each
+    of llama3_json's and Ollama's candidates `{"` x n did: quadratic)."""
+    buf = "\n" * 100_000 + '{"a" 1}'
+    with pytest.raises(json.JSONDecodeError) as raised:
+        scan_value(_SCAN, buf, 100_000)
+    assert len(raised.value.doc) <= 2048 and raised.value.lineno == 1

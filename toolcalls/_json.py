@@ -201,7 +201,7 @@ class JsonReader:
         members: dict[str, Any] | None = None
         try:
             if self.emit_keys is None:
-                value, end = _SCAN(buf, i)
+                value, end = scan_value(_SCAN, buf, i)
             else:
                 decoded = _decode_members(buf, i)
                 if decoded is None:
@@ -506,6 +506,48 @@ def loads(text: str) -> Any:
     return value
 
 
+_NEAR: Final = 1024
+"""From this offset on, the C scanner reads a value from a copy of a window of the text."""
+_FIRST_WINDOW: Final = 256
+"""The first window: most arguments fit (a larger copy costs more than a second try)."""
+_CUT_MARGIN: Final = 8
+"""An error this close to a window's end may be the window's doing (a cut ``\\uXXXX``)."""
+
+
+def scan_value(scan: Callable[[str, int], tuple[Any, int]], buf: str, i: int) -> tuple[Any, int]:
+    """``scan(buf, i)`` (the C scanner), at a cost that does not grow with `i`.
+
+    A value that fails makes a JSONDecodeError, which counts the lines of its document up to
+    the error: given the whole text, that is the whole text before the value, and many values
+    that fail (llama3_json's and Ollama's candidates, ``{"`` x n) were quadratic. Far into the
+    text the scanner gets a copy of a window from `i` instead, which doubles while it may cut
+    the value off: an unterminated string, an error or a number at the window's end.
+    """
+    if i <= _NEAR:
+        return scan(buf, i)
+    size = _FIRST_WINDOW
+    while True:
+        piece = buf[i : i + size]
+        whole = i + size >= len(buf)
+        try:
+            value, end = scan(piece, 0)
+        except ValueError as error:  # JSONDecodeError
+            if whole or not _maybe_cut(error, getattr(error, "pos", 0), len(piece)):
+                raise
+        except StopIteration as error:  # no value where one must start (at error.value)
+            if whole or not _maybe_cut(error, error.value, len(piece)):
+                raise
+        else:
+            if whole or end < len(piece):
+                return value, i + end
+        size *= 2
+
+
+def _maybe_cut(error: Exception, pos: int, size: int) -> bool:
+    """Whether the end of a window of `size` characters may have caused `error` (at `pos`)."""
+    return pos >= size - _CUT_MARGIN or str(error).startswith("Unterminated string")
+
+
 def _decode_members(buf: str, i: int) -> tuple[dict[str, Any], dict[str, Any], int] | None:
     """The object at ``buf[i]``: the object as the decoder makes it (a repeated key keeps its
     last value), its members as a stream commits to them (the first), and where it ends.
@@ -514,7 +556,7 @@ def _decode_members(buf: str, i: int) -> tuple[dict[str, Any], dict[str, Any], i
     if not buf.startswith("{", i):
         return None
     envelope = _envelope_decoder()
-    whole, end = envelope.scan(buf, i)
+    whole, end = scan_value(envelope.scan, buf, i)
     pairs, envelope.pairs = envelope.pairs, []
     if len(pairs) == len(whole):  # no key repeated: the first value of each is its only one
         return whole, whole, end  # one dict for both: neither changes once read whole
