@@ -268,3 +268,18 @@ def test_values_are_written_flush_with_a_newline_added_only_where_they_have_one(
     assert [c.arguments for c in parsed.calls] == [{"text": value}] and parsed.issues == []
     _, streamed = stream_chunks(name, list(text), tools=[tool])
     assert streamed == parsed
+
+
+def test_kimi_k2_names_with_dots_come_back_whole() -> None:
+    # The id is "functions." + name + ":" + index: the name is all that lies between them.
+    calls = [
+        ToolCall(id=f"call{i}", name=name, arguments={"q": i}, span=(0, 0))
+        for i, name in enumerate(["api.search", "mcp.fs.read_file", "functions"])
+    ]
+    text = toolcalls.get_format("kimi_k2").render_calls(calls)
+    result = toolcalls.parse(text, "kimi_k2")
+    assert [(c.name, c.arguments) for c in result.calls] == [(c.name, c.arguments) for c in calls]
+    assert [c.id for c in result.calls] == [f"functions.{c.name}:{i}" for i, c in enumerate(calls)]
+    assert result.issues == []
+    _, streamed = stream_chunks("kimi_k2", list(text))
+    assert streamed == result

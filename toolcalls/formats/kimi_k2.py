@@ -9,6 +9,13 @@ The model's id (``functions.get_weather:0``) is the call id. Every observed spel
 read (``grammars/kimi_k2.lark``; the non-native ones with an issue), and so is the singular
 ``<|tool_call_section_begin|>``. A call also ends where the next call or the section starts.
 
+The tool name is the id without a leading ``functions.`` and without the ``:INDEX`` suffix, and
+nothing more is cut, so names with dots survive (the template writes ``'functions.' + name + ':'
++ index``): ``functions.api.search:0`` names ``api.search``, ``api.tools.search:0`` names
+``api.tools.search`` (with an issue: no ``functions.``). An id without ``:INDEX`` whose last dotted
+part is a number (``functions.get_weather.0``) is a misspelt index, not a name: the call is
+malformed, as vLLM drops it.
+
 Calls inside reasoning: Kimi K2 Thinking calls tools while it reasons, often before closing
 ``<think>`` (llama.cpp ``allow_toolcall_in_think``). Here a call section inside ``<think>`` is read
 as calls, with a ``call_in_reasoning`` issue, and the reasoning goes on after it.
@@ -45,6 +52,7 @@ ARGUMENT_BEGIN = "<|tool_call_argument_begin|>"
 CALL_END = "<|tool_call_end|>"
 THINK, THINK_END = "<think>", "</think>"
 
+NATIVE_PREFIX: Final = "functions."
 _SHAPE = JsonCall(close=(CALL_END,), header_end=ARGUMENT_BEGIN)
 # Ids without "functions." and ":", each with what the model did (the name is group 1).
 _OTHER_IDS = (
@@ -76,7 +84,7 @@ class _IdTree(Transformer[Any, tuple[str, str | None]]):
     """(name, index) from the parse tree; bare ids have no index."""
 
     def indexed(self, children: list[Any]) -> tuple[str, str | None]:
-        return str(children[-2]), str(children[-1])[1:]
+        return ".".join(map(str, children[:-1])), str(children[-1])[1:]
 
     def bare(self, children: list[Any]) -> tuple[str, str | None]:
         return ".".join(map(str, children)), None
@@ -100,15 +108,17 @@ def read_call_id(text: str, tools: Collection[str] = ()) -> CallId | None:
     if parsed is None:
         return None
     raw = text.strip()
-    name, index = parsed
+    path, index = parsed
+    name = path.removeprefix(NATIVE_PREFIX)
     if index is not None:
-        variant = None if raw.startswith("functions.") else 'the id has no "functions." prefix'
+        variant = None if path != name else 'the id has no "functions." prefix'
         return CallId(name, raw, variant)
-    if "." in name:  # only "functions.NAME" (no index); "functions.NAME.0" is malformed
-        prefix, _, rest = name.partition(".")
-        if prefix != "functions" or "." in rest:
+    if "." in path:
+        if path.rpartition(".")[2].isdigit():  # "functions.NAME.0": a misspelt ":0"
             return None
-        return CallId(rest, None, 'the id has no ":INDEX"')
+        if path != name:
+            return CallId(name, None, 'the id has no ":INDEX"')
+        return CallId(name, None, "the id is the bare tool name")
     if name in tools:
         return CallId(name, None, "the id is the bare tool name")
     for pattern, variant in _OTHER_IDS:
