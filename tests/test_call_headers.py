@@ -120,3 +120,27 @@ def test_a_gpt_oss_header_is_never_read_past_its_longest(text: str) -> None:
     assert len(text) > MAX_HEADER
     batch = assert_streams_to_batch("gpt_oss", text)
     assert batch.content == text and batch.calls == batch.incomplete == []
+
+
+@pytest.mark.parametrize(
+    ("text", "names", "slips"),
+    [
+        ('[TOOL_CALLS]get_time{"tz": "UTC"}', ["get_time"], 1),
+        ('[TOOL_CALLS]f{"a": 1}[TOOL_CALLS]g {"b": {"c": []}}', ["f", "g"], 2),
+        ('[TOOL_CALLS] f{"a": 1}', [], 0),
+        ('Sure.[TOOL_CALLS]f\n{"a": "{"} done', ["f"], 1),
+        ('[TOOL_CALLS]f[ARGS]{"a": 1}[TOOL_CALLS]g{"b": 2}', ["f", "g"], 1),
+        ('[TOOL_CALLS]f[CALL_ID]abcdefghi[ARGS]{"a": 1}', ["f"], 0),
+        ('[TOOL_CALLS] [{"name": "f", "arguments": {}}]', ["f"], 0),
+        ('[TOOL_CALLS]{"name": "f", "arguments": {}}', ["f"], 0),
+        ('The [TOOL_CALLS] token {"a": 1}', [], 0),
+        ("[TOOL_CALLS]get_time", [], 0),
+    ],
+)  # fmt: skip
+def test_a_mistral_header_without_args_is_a_call_with_an_issue(
+    text: str, names: list[str], slips: int
+) -> None:
+    # v11+ writes [TOOL_CALLS]name[ARGS]{...}; a server that strips special tokens drops [ARGS].
+    result = assert_streams_to_batch("mistral", text)
+    assert [call.name for call in result.calls] == names
+    assert [i.kind for i in result.issues].count("recovered_slip") == slips

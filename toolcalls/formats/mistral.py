@@ -4,13 +4,17 @@
                                                   Mistral 7B v0.3, Nemo, Small 3.0/3.1 (pre-v11)
     [TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}                    v11+: Devstral, Ministral
     [TOOL_CALLS]get_weather[CALL_ID]a1b2c3d4e[ARGS]{"city": "Paris"}  Mistral Small 3.2
+    [TOOL_CALLS]get_weather{"city": "Paris"}             v11+ with [ARGS] stripped: a slip
 
 What follows ``[TOOL_CALLS]`` decides the shape, so one format reads them all; a single
 ``{"name": ..., "arguments": ...}`` object without the array is read too. Every element of an
 array is its own call, streamed as it arrives, so parallel calls and text after the array survive
 (mlx-lm PR #1448), and numbers are emitted only once final (vLLM #13622). A v11 call ends with
-its JSON; the next call has its own ``[TOOL_CALLS]``. Magistral reasons in ``[THINK]...[/THINK]``
-(Magistral Small 1.0 wrote ``<think>``, read too).
+its JSON; the next call has its own ``[TOOL_CALLS]``. ``[ARGS]`` and ``[CALL_ID]`` are special
+tokens, so a server that strips them leaves ``[TOOL_CALLS]name{...}``: a name flush against
+``[TOOL_CALLS]`` (no blank inside) followed, after optional blanks, by ``{`` is read as that
+call, with a ``recovered_slip`` issue.
+Magistral reasons in ``[THINK]...[/THINK]`` (Magistral Small 1.0 wrote ``<think>``, read too).
 """
 
 from __future__ import annotations
@@ -45,11 +49,19 @@ TOOL_RESULTS, TOOL_CONTENT, TOOL_RESULTS_END = "[TOOL_RESULTS]", "[TOOL_CONTENT]
 _MISTRAL_ID = re.compile(r"[A-Za-z0-9]{9}")
 
 _V11 = JsonCall(header_end=ARGS)
+# [ARGS] is a special token: a server that strips special tokens leaves the name flush against
+# the JSON ([CALL_ID] is one too, so a header without [ARGS] has no id either).
+_V11_WITHOUT_ARGS = JsonCall(
+    header_end=ARGS, slip="no [ARGS] between the tool name and its arguments (stripped?)"
+)
 _OBJECT = JsonCall(envelope=True)
 # What may follow [TOOL_CALLS] in a v11 call; anything else means the marker is not a call.
+# Group "args" is empty when the name runs straight into the JSON object: then the name must
+# be flush against [TOOL_CALLS], as the template writes it ("The [TOOL_CALLS] token {" is prose).
+_NAME = r"[^\s\[\]{}\"]{1,128}"
 _HEADER = regex.compile(
-    r"\s*[^\s\[\]{}\"]{1,128}(?:\s*" + regex.escape(CALL_ID) + r"[^\s\[\]]{1,64})?\s*"
-    + regex.escape(ARGS)
+    r"\s*" + _NAME + r"(?:\s*" + regex.escape(CALL_ID) + r"[^\s\[\]]{1,64})?\s*"
+    r"(?P<args>" + regex.escape(ARGS) + r")|" + _NAME + r"\s*(?P<args>)(?=\{)"
 )
 
 
@@ -162,10 +174,12 @@ class _V11Reader(MistralCallReader):
             return Status.REJECT
         if found.partial:
             return Status.MORE
-        header = parse_header(ctx.buf[start : found.end() - len(ARGS)])
+        header = parse_header(ctx.buf[start : found.start("args")])
         if header is None:
             return Status.REJECT
         self.header = header
+        if found.start("args") == found.end("args"):
+            self.shape = _V11_WITHOUT_ARGS
         self._commit(ctx, found.end())
         self.phase = "body"
         return None
