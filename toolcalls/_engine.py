@@ -38,6 +38,7 @@ from ._events import (
 from ._json import canonical
 from ._models import IncompleteCall, ParseIssue, ParseResult, SegmentKind, Tool, ToolCall
 from ._text import BLANKS, TextBuilder, skip_blanks
+from ._turn_end import TurnEnds
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -245,6 +246,13 @@ class Engine:
         self._next_index = 0
         self.section: str | None = None
         """The closer of the section of calls the text is in (set by section readers)."""
+        self._turn_ends: TurnEnds | None = fmt.compiled_turn_ends()
+        self._held = ""
+        """Text kept out of the buffer: it may be the token that ends the turn (`_turn_end`)."""
+        self._held_whole = False
+        """Whether `_held` is a whole end-of-turn token (then blanks), not the start of one."""
+        self._held_blanks: list[str] = []
+        """Blank chunks after a whole held token (a list: no copy of a growing tail)."""
         if thinking:
             self._enter(fmt.reasoning_reader(self), 0, 0)
 
@@ -254,6 +262,9 @@ class Engine:
         """Add text; return the events it made final."""
         if self._closed:
             raise RuntimeError("feed() after close(): start a new stream for a new response")
+        turn_ends = self._turn_ends
+        if turn_ends is not None and (self._held or turn_ends.may_end(chunk)):
+            chunk = self._hold_turn_end(chunk)
         self._append(chunk)
         self._run(eof=False)
         return self._take_events()
@@ -266,9 +277,21 @@ class Engine:
                 raise RuntimeError("close() after close(): start a new stream for a new response")
             return self._take_events()
         self._closed = True
+        turn_end = ""
+        if self._turn_ends is not None:
+            last, turn_end = self._split_turn_end(last)
+            if turn_end:
+                self._append(last)
+                self._run(eof=False)
+                last = ""
+                if self._closes_with(turn_end):  # a result region it ends: the region's
+                    last, turn_end = turn_end, ""
         if last:
             self._append(last)
         self._run(eof=True)
+        if turn_end:  # after everything else: the text is read as if it ended before it
+            self._append(turn_end)
+            self.consume("markup", len(self.buf))
         return self._take_events()
 
     def result(self) -> ParseResult:
@@ -300,6 +323,42 @@ class Engine:
             "issues": issues,
             "segments": segments,
         })
+
+    def _hold_turn_end(self, chunk: str) -> str:
+        """What of the text so far may go to the buffer: all but a tail that may still be the
+        token ending the turn, which is held until the text goes on or ends."""
+        turn_ends = self._turn_ends
+        assert turn_ends is not None
+        if self._held_whole and skip_blanks(chunk, 0) == len(chunk):
+            self._held_blanks.append(chunk)  # still a token and blanks
+            return ""
+        text = self._held_text() + chunk if self._held else chunk
+        cut, self._held_whole = turn_ends.tail(text)
+        if cut == len(text):
+            self._held = ""
+            return text
+        self._held = text[cut:]
+        return text[:cut]
+
+    def _split_turn_end(self, last: str) -> tuple[str, str]:
+        """The rest of the text, and the end-of-turn token (with blanks) that ends it, if any."""
+        assert self._turn_ends is not None
+        text = self._held_text() + last if self._held else last
+        self._held = ""
+        at = self._turn_ends.final_token(text)
+        return (text, "") if at < 0 else (text[:at], text[at:])
+
+    def _closes_with(self, turn_end: str) -> bool:
+        """Whether the open block ends with the token that ends the text: a tool result
+        region (``<|im_system|>`` ... ``<|im_end|>``) is closed by it, not left open."""
+        close = getattr(self._reader, "close", None) if self._reader is not None else None
+        return isinstance(close, str) and bool(close) and turn_end.startswith(close)
+
+    def _held_text(self) -> str:
+        if self._held_blanks:
+            self._held += "".join(self._held_blanks)
+            self._held_blanks = []
+        return self._held
 
     def _append(self, chunk: str) -> None:
         """Add `chunk` to the buffer without copying a long text a reader holds back.

@@ -38,6 +38,7 @@ from mypy_extensions import mypyc_attr
 from .._engine import Engine, Openers, Reader, ReaderFactory, Status, holdback
 from .._models import ParseResult, Tool, ToolCall
 from .._text import skip_blanks
+from .._turn_end import TurnEnds
 from ._results import is_result_opener
 
 __all__ = [
@@ -68,6 +69,9 @@ class Format:
     """A complete model response with one call, shown by ``toolcalls formats``."""
     code_fence: ClassVar[str | None] = CODE_FENCE
     """Markdown fence: call markup quoted inside one is content, not a call (None: no fences)."""
+    turn_ends: ClassVar[tuple[str, ...]] = ()
+    """The tokens the model's chat template ends an assistant turn with: markup when they end
+    the text (see `toolcalls._turn_end`)."""
 
     def call_openers(self) -> dict[str, ReaderFactory]:
         """Markers that open a call block, each with the factory of its reader."""
@@ -85,6 +89,9 @@ class Format:
         result): `call_markers` without closing tags and one-character markers (``{``, ``[``),
         which any data holds."""
         return _quoted_calls(type(self))  # type: ignore[arg-type]  # classes are hashable
+
+    def compiled_turn_ends(self) -> TurnEnds | None:
+        return _compiled_turn_ends(type(self))  # type: ignore[arg-type]  # classes are hashable
 
     def openers(self) -> dict[str, ReaderFactory]:
         table = dict(self.call_openers())
@@ -185,6 +192,11 @@ def reasoning_opener(end: str) -> ReaderFactory:
         return MidTextReasoningReader(opener, end, ctx.format.call_markers())
 
     return factory
+
+
+@functools.cache
+def _compiled_turn_ends(cls: type[Format]) -> TurnEnds | None:
+    return TurnEnds(cls.turn_ends) if cls.turn_ends else None
 
 
 class ReasoningReader:

@@ -344,6 +344,7 @@ class DeepseekV3(Format):
     aliases = ("deepseek", "deepseek_r1", "deepseek_v3_0324", "deepseek_r1_0528", "cogito")
     model_prefixes = ("deepseek-ai/DeepSeek-V3", "deepseek-ai/DeepSeek-R1", "deepcogito/cogito")
     signatures = (CALLS_BEGIN, "function" + SEP, "```json")
+    turn_ends = ("<｜end▁of▁sentence｜>",)  # DeepSeek-V3.1.jinja ends every assistant turn so
     example = (
         f"{CALLS_BEGIN}{CALL_BEGIN}function{SEP}get_weather\n```json\n"
         f'{{"city": "Paris"}}\n```{CALL_END}{CALLS_END}'
@@ -379,6 +380,7 @@ class DeepseekV31(Format):
     aliases = ("deepseek_v3_1", "deepseek_v31_terminus")
     model_prefixes = ("deepseek-ai/DeepSeek-V3.1",)
     signatures = (CALLS_BEGIN, SEP)
+    turn_ends = ("<｜end▁of▁sentence｜>",)  # DeepSeek-V3.1.jinja ends every assistant turn so
     example = f'{CALLS_BEGIN}{CALL_BEGIN}get_weather{SEP}{{"city": "Paris"}}{CALL_END}{CALLS_END}'
 
     def call_openers(self) -> dict[str, ReaderFactory]:

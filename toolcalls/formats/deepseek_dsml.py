@@ -212,6 +212,7 @@ class DeepseekV32Dsml(Format):
     aliases = ("deepseek_v32", "deepseek_dsml", "dsml", "deepseek_v4", "deepseek_v4_dsml")
     model_prefixes = ("deepseek-ai/DeepSeek-V3.2", "deepseek-ai/DeepSeek-V4", "DeepSeek-V3.2")
     signatures = (FULLWIDTH + "invoke", FULLWIDTH + "parameter", ASCII + "invoke")
+    turn_ends = (END_OF_SENTENCE,)  # also markup anywhere outside a block (`_Markup`)
     example = (
         "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"get_weather\">\n"
         "<｜DSML｜parameter name=\"city\" string=\"true\">Paris</｜DSML｜parameter>\n"

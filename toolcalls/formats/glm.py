@@ -105,6 +105,9 @@ def _argument(key: str, value: str, gap: str) -> str:
 
 class _Glm(Format):
     signatures = ("<arg_key>", "<arg_value>", "<tool_call>")
+    # The templates write no end token: the next turn's role token (the model's stop tokens,
+    # with its eos) ends an assistant turn: <|observation|> after calls, <|user|> after text.
+    turn_ends = ("<|observation|>", "<|user|>", "<|endoftext|>")
     gap: ClassVar[str]
     """What the template writes between tags: a newline (GLM-4.5/4.6) or nothing (GLM-4.7)."""
 

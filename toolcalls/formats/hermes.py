@@ -98,6 +98,7 @@ class Hermes(Format):
         "Hermes-",
     )
     signatures = (TOOL_CALL_START, '"name"', TOOL_CALL_END)
+    turn_ends = ("<|im_end|>", "<|endoftext|>")  # ChatML (Hermes, Qwen); Qwen's eos too
     example = (
         '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
     )

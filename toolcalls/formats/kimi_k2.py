@@ -309,6 +309,7 @@ class KimiK2(Format):
     aliases = ("kimi", "kimi_k2_thinking", "moonshot")
     model_prefixes = ("moonshotai/Kimi-K2", "Kimi-K2")
     signatures = (SECTION_BEGINS[0], CALL_BEGIN, ARGUMENT_BEGIN)
+    turn_ends = (END,)  # <|im_end|>, as Kimi-K2-Instruct.jinja and -Thinking.jinja end a turn
     example = (
         f"{SECTION_BEGINS[0]}{CALL_BEGIN}functions.get_weather:0{ARGUMENT_BEGIN}"
         f'{{"city": "Paris"}}{CALL_END}{SECTION_ENDS[0]}'

@@ -102,6 +102,8 @@ class Llama3Json(Format):
         "meta-llama/Meta-Llama-3.1",
     )
     signatures = (PYTHON_TAG, '"parameters"', '"name"')
+    # Llama-3.1-8B-Instruct.jinja: <|eot_id|> ends a turn, <|eom_id|> one that awaits a result.
+    turn_ends = ("<|eot_id|>", END_OF_MESSAGE)
     example = '{"name": "get_weather", "parameters": {"city": "Paris"}}'
 
     def call_openers(self) -> dict[str, ReaderFactory]:

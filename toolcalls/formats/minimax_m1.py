@@ -153,6 +153,7 @@ class MinimaxM1(Format):
     aliases = ("minimax_text_01",)
     model_prefixes = ("MiniMaxAI/MiniMax-M1", "MiniMaxAI/MiniMax-Text-01")
     signatures = (OPEN, CLOSE, '"name"')
+    turn_ends = ("<end_of_sentence>",)  # MiniMax-M1's template ends every message so
     example = f'{OPEN}\n{{"name": "get_weather", "arguments": {{"city": "Paris"}}}}\n{CLOSE}'
 
     def call_openers(self) -> dict[str, ReaderFactory]:

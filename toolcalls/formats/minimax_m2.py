@@ -102,6 +102,7 @@ class MinimaxM2(Format):
     aliases = ("minimax", "minimax-m2", "minimax_m2.1")
     model_prefixes = ("MiniMaxAI/MiniMax-M2", "MiniMax-M2")
     signatures = (TOOL_CALL_START, '<invoke name="', "</invoke>")
+    turn_ends = ("[e~[",)  # MiniMax-M2.unsloth.jinja ends every message so
     example = (
         '<minimax:tool_call>\n<invoke name="get_weather">\n'
         '<parameter name="city">Paris</parameter>\n</invoke>\n</minimax:tool_call>'

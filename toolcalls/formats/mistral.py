@@ -308,6 +308,7 @@ class Mistral(Format):
     )
     reasoning_tags = ("[THINK]", "[/THINK]")
     signatures = (TOOL_CALLS, ARGS, '"arguments"')
+    turn_ends = ("</s>",)  # eos_token, as every Mistral template ends an assistant turn
     example = f'{TOOL_CALLS}get_weather{ARGS}{{"city": "Paris"}}'
 
     def reasoning_reader(self, ctx: Engine) -> Reader:

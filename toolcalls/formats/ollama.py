@@ -108,6 +108,9 @@ class Ollama(Format):
     name = "ollama"
     aliases = ("ollama_json", "prompt_json")
     signatures = ()  # nothing tells it from the formats it generalizes: never auto-detected
+    # Each model brings its own template: the common ends of a turn (ChatML, Llama 3, GLM and
+    # Qwen's eos, Granite, Mistral).
+    turn_ends = ("<|im_end|>", "<|eot_id|>", "<|endoftext|>", "<|end_of_text|>", "</s>")
     example = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
     prefixes: ClassVar[tuple[str, ...]] = DEFAULT_PREFIXES
     """The markers a call may follow (besides none at all)."""

@@ -198,6 +198,7 @@ class Pythonic(Format):
     aliases = ("llama4_pythonic", "python_list", "lfm2")
     model_prefixes = ("meta-llama/Llama-4", "LiquidAI/LFM2")
     signatures = (PYTHON_START, PYTHON_END)
+    turn_ends = ("<|eot_id|>", "<|eom_id|>", "<|eot|>", "<|im_end|>")  # Llama 3.2, Llama 4, LFM2
     example = '[get_weather(city="Paris", unit="celsius")]'
 
     def call_openers(self) -> dict[str, ReaderFactory]:

@@ -151,6 +151,7 @@ class Qwen3Coder(Format):
         "nvidia/NVIDIA-Nemotron-3-Nano",
     )
     signatures = (FUNCTION_START, "<parameter=", "</parameter>")
+    turn_ends = ("<|im_end|>", "<|endoftext|>")  # Qwen3-Coder's templates; Qwen's eos too
     example = (
         "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
         "</function>\n</tool_call>"

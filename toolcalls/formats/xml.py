@@ -132,6 +132,8 @@ class Xml(Format):
     name = "xml"
     aliases = ("prompt_xml", "xml_json")
     signatures = (OPEN, "<name>", ARGUMENTS)
+    # Taught by the prompt to any model: the common ends of a turn, as in `ollama`.
+    turn_ends = ("<|im_end|>", "<|eot_id|>", "<|endoftext|>", "<|end_of_text|>", "</s>")
     example = (
         f"{OPEN}\n<name>get_weather</name>\n"
         f'{ARGUMENTS}{{"city": "Paris"}}{ARGUMENTS_CLOSE}\n{CLOSE}'
