@@ -90,3 +90,31 @@ def test_with_prefix_is_cached_per_prefix() -> None:
 def test_get_format_passes_a_format_object_through() -> None:
     fmt = Ollama.with_prefix("<a>")
     assert toolcalls.get_format(fmt) is fmt
+
+
+TWO_NAMES = [{"name": n, "parameters": {"type": "object"}} for n in ("f", "g")]
+
+
+@pytest.mark.parametrize(
+    ("body", "name"),
+    [
+        ('{"tool_name": "g", "arguments": {"b": 1}, "name": "f"}', "g"),
+        ('{"name": "f", "arguments": {"b": 1}, "tool_name": "g"}', "f"),
+        ('{"tool_name": "g", "name": "f", "arguments": {"b": 1}}', "g"),
+        ('{"tool_name": "g", "arguments": {"b": 1}, "name": 5}', "g"),
+        ('{"tool_name": 5, "arguments": {"b": 1}, "name": "f"}', "f"),
+    ],
+)
+@pytest.mark.parametrize("wrap", ["{}", "<tool_call>{}</tool_call>", "[{}]"])
+@pytest.mark.parametrize("tools", [None, TWO_NAMES])
+def test_with_both_name_keys_the_first_string_written_names_the_call(
+    body: str, name: str, wrap: str, tools: list[dict[str, object]] | None
+) -> None:
+    # A stream starts the call at the first name it reads; one piece must name it alike.
+    text = wrap.replace("{}", body)
+    result = toolcalls.parse(text, "ollama", tools=tools)
+    assert [(c.name, c.arguments) for c in result.calls] == [(name, {"b": 1})]
+    assert_lossless(text, result)
+    for chunks in (list(text), random_chunks(text, 4)):
+        _, streamed = stream_chunks("ollama", chunks, tools=tools)
+        assert streamed == result

@@ -50,13 +50,15 @@ class JsonShape:
 
 
 class _Object:
-    __slots__ = ("json", "start", "started", "streamed")
+    __slots__ = ("json", "start", "started", "streamed", "name_key")
 
     def __init__(self, start: int) -> None:
         self.json = JsonReader(ENVELOPE_KEYS)
         self.start = start
         self.started = False
         self.streamed = False
+        self.name_key: str | None = None
+        """Of several name keys, the one that names the call, once known (`_first_name`)."""
 
 
 class JsonCallsReader(PhasedReader):
@@ -218,8 +220,28 @@ class JsonCallsReader(PhasedReader):
 
     def _name(self) -> Any:
         members = self.obj.json.members
-        key = first_present(self.shape.name_keys, members)
+        keys = self.shape.name_keys
+        if len(keys) > 1:
+            return self._first_name(keys, members)
+        key = first_present(keys, members)
         return None if key is None else members[key]
+
+    def _first_name(self, keys: tuple[str, ...], members: dict[str, Any]) -> Any:
+        """Of several name keys (Ollama's ``"name"`` and ``"tool_name"``), the first one written
+        whose value is a string names the call: a stream starts the call as soon as it is read,
+        before any later one could be seen, and one piece must say the same."""
+        obj = self.obj
+        if obj.name_key is not None:
+            return members[obj.name_key]
+        named = [key for key in keys if isinstance(members.get(key), str)]
+        if not named:  # no string name yet: whatever is there is not a name either
+            key = first_present(keys, members)
+            return None if key is None else members[key]
+        if len(named) > 1:  # both read already (one piece): the order they were written in
+            order = [key for key in members if key in named]
+            named = order[:1]
+        obj.name_key = named[0]
+        return members[named[0]]
 
     def _acceptable(self, ctx: Engine, name: Any) -> bool:
         return isinstance(name, str) and bool(name) and (self.shape.wrapped or ctx.known_tool(name))

@@ -10,7 +10,8 @@ writes the JSON straight away), then looks for a declared tool name and its argu
     {"name": "get_weather", "parameters": {"city": "Paris"}}
 
 Here a call is a JSON object (or an array of them, or several after one prefix) with a
-``"name"`` (Command R: ``"tool_name"``) and an ``"arguments"`` or ``"parameters"`` object,
+``"name"`` (Command R: ``"tool_name"``; with both, the first one written with a string value
+names the call, as a stream must) and an ``"arguments"`` or ``"parameters"`` object,
 either bare or after a prefix; a closing tag (``</tool_call>``, the fence's closing backticks)
 is markup when present. With tools given the name must be declared, else the JSON is content;
 without tools any string name counts, as in `llama3_json`. The registered format accepts the
