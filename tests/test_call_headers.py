@@ -144,3 +144,35 @@ def test_a_mistral_header_without_args_is_a_call_with_an_issue(
     result = assert_streams_to_batch("mistral", text)
     assert [call.name for call in result.calls] == names
     assert [i.kind for i in result.issues].count("recovered_slip") == slips
+
+
+GPT_OSS_OPENERS = ["<|channel|>commentary to=functions.f ", "<|start|>", "<|channel|>final ",
+                   " to=functions.f ", "<|channel|>analysis"]  # fmt: skip
+
+
+@pytest.mark.parametrize("opener", GPT_OSS_OPENERS)
+@pytest.mark.parametrize("size", [200, 240, 250, 256, 257, 262, 270, 300, 1000])
+@pytest.mark.parametrize("end", ["", "<|mess", "<|message|>{}", " <|end|>"])
+@pytest.mark.parametrize("before", ["", "Hi "])
+def test_a_gpt_oss_header_of_any_length_streams_to_the_batch_result(
+    before: str, opener: str, size: int, end: str
+) -> None:
+    # Streamed, a header with no token after 256 characters was content; in one piece the
+    # end of the text made it a truncated call or markup (MAX_HEADER now counts in both).
+    text = before + opener + "a" * (size - len(opener)) + end
+    result = assert_streams_to_batch("gpt_oss", text)
+    if size > 256:  # a header longer than MAX_HEADER is no header
+        assert result.calls == [] and result.incomplete == [] and opener.strip() in result.content
+
+
+@given(
+    st.sampled_from(GPT_OSS_OPENERS),
+    st.lists(st.sampled_from([" ", "\n", "json", "<|", "<|constrain|>", "to=x "]), max_size=6),
+    st.integers(230, 300),
+    st.sampled_from(["", "<", "<|message|>{}", "<|end|>", "<|call|>"]),
+)
+def test_long_gpt_oss_headers_stream_to_the_batch_result(
+    opener: str, noise: list[str], size: int, end: str
+) -> None:
+    header = opener + "".join(noise)
+    assert_streams_to_batch("gpt_oss", header + "a" * max(0, size - len(header)) + end)

@@ -11,10 +11,11 @@ llama.cpp do): ``functions.NAME`` calls NAME with JSON arguments; else ``analysi
 ``final`` and ``commentary`` (a preamble) are content. Headers and special tokens are markup,
 text outside messages is content, a message to a built-in tool (``python``, ``browser.*``) is
 markup. A call whose JSON is complete when the text ends is complete; one cut inside it is
-incomplete. Slips are recovered with an issue: a call on another channel than commentary, two
-channels in a header, a declared tool named without ``functions.``, no ``<|message|>``, no end.
-A header is at most `MAX_HEADER` characters: an opener not followed by a header's end within
-them is content, also at the end of the text (so a text of repeated openers stays linear).
+incomplete. A header is at most 256 characters (``MAX_HEADER``, opener included): a longer one,
+ended by a token or by the text, is not a header, and its opener is content (so a text of
+repeated openers stays linear). Slips are recovered with an issue: a call on another channel
+than commentary, two channels in a header, a declared tool named without ``functions.``, no
+``<|message|>``, no end.
 """
 
 from __future__ import annotations
@@ -145,6 +146,8 @@ class MessageReader(PhasedReader):
     def _open_cut(self, ctx: Engine) -> Status:
         """The text ended inside a header: a call is truncated, anything else is markup."""
         cut = holdback(ctx.buf, ctx.pos + len(self.opener), _PREFIXES, _LONGEST)
+        if cut - ctx.pos > MAX_HEADER:  # too long for a header, as when a token ends it
+            return Status.REJECT
         header = parse_header(ctx.buf[ctx.pos : cut])  # without a half-written token
         channel = header.channel if header else None
         if header is None or not any(known.startswith(channel or "") for known in CHANNELS):
