@@ -139,3 +139,20 @@ def test_any_text_then_a_token_streams_to_the_batch_result(name: str, token: str
 def test_gpt_oss_keeps_its_own_message_ends() -> None:
     # Harmony's <|end|>, <|call|>, <|return|> are structure read by its own readers.
     assert toolcalls.get_format("gpt_oss").turn_ends == ()
+
+
+@pytest.mark.parametrize("name", sorted({name for name, _ in ENDING}))
+def test_the_quick_check_never_misses_a_tail(name: str) -> None:
+    # `may_end` runs on every delta and lets most through untouched: it must say yes to every
+    # text whose tail `tail` would hold back.
+    turn_ends = toolcalls.get_format(name).compiled_turn_ends()
+    assert turn_ends is not None
+    pieces = [*turn_ends.tokens, *(t[:3] for t in turn_ends.tokens), *(t[-3:] for t in
+              turn_ends.tokens), " ", "\n", "\t", "x", "<", "[", "|"]  # fmt: skip
+
+    @given(st.lists(st.sampled_from(pieces), max_size=12).map("".join))
+    def check(text: str) -> None:
+        if not turn_ends.may_end(text):
+            assert turn_ends.tail(text) == (len(text), False)
+
+    check()

@@ -246,7 +246,7 @@ class Engine:
         self._next_index = 0
         self.section: str | None = None
         """The closer of the section of calls the text is in (set by section readers)."""
-        self._turn_ends: TurnEnds | None = fmt.compiled_turn_ends()
+        self._turn_ends: TurnEnds | None = self._openers.turn_ends
         self._held = ""
         """Text kept out of the buffer: it may be the token that ends the turn (`_turn_end`)."""
         self._held_whole = False
@@ -712,9 +712,11 @@ class _OpenCall:
 class Openers:
     """The compiled opener table of a format: one regex, its prefixes, and reader factories."""
 
-    def __init__(self, factories: dict[str, ReaderFactory]) -> None:
+    def __init__(self, factories: dict[str, ReaderFactory], turn_ends: Sequence[str] = ()) -> None:
         ordered = sorted(factories, key=len, reverse=True)
         self.factories = factories
+        self.turn_ends = TurnEnds(turn_ends) if turn_ends else None
+        """The format's end-of-turn tokens (`_turn_end`), kept here: one lookup per parse."""
         self.pattern = re.compile("|".join(re.escape(marker) for marker in ordered))
         self.first_chars = tuple(sorted({marker[0] for marker in factories}))
         self.prefixes = frozenset(_prefixes(factories))

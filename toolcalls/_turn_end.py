@@ -33,6 +33,7 @@ class TurnEnds:
         self.tokens = tuple(sorted(set(tokens), key=len, reverse=True))
         self.longest = len(self.tokens[0])
         self.first_chars = "".join(sorted({token[0] for token in self.tokens}))
+        self.last_chars = "".join(sorted({token[-1] for token in self.tokens}))
         prefixes = {token[:size] for token in self.tokens for size in range(1, len(token))}
         ordered = sorted(prefixes, key=len, reverse=True)
         self._partial = re.compile("(?:" + "|".join(map(re.escape, ordered)) + r")\Z")
@@ -47,12 +48,17 @@ class TurnEnds:
 
     def may_end(self, text: str) -> bool:
         """Whether `text` may end with (the start of) a token: False for most deltas, which
-        hold no token's first character near their end (two C calls: this runs every feed)."""
+        end in no blank after a token's last character and hold no token's first character
+        near their end (a few C calls: this runs on every feed)."""
         size = len(text)
         if size == 0:
             return False
-        if text[size - 1] in BLANKS:
-            return True
+        if text[size - 1] in BLANKS:  # a whole token then blanks, if a token's end precedes
+            end = size - 1
+            stop = size - _WALK if size > _WALK else 0
+            while end > stop and text[end - 1] in BLANKS:
+                end -= 1
+            return end == stop or text[end - 1] in self.last_chars
         start = size - self.longest if size > self.longest else 0
         if len(self.first_chars) == 1:  # every format's tokens start alike ("<" or "[")
             return text.find(self.first_chars, start) >= 0
@@ -64,6 +70,8 @@ class TurnEnds:
         at = self.final_token(text)
         if at >= 0:
             return at, True
+        if text and text[len(text) - 1] in BLANKS:  # no token begins with blanks at its end
+            return len(text), False
         found = self._partial.search(text, max(0, len(text) - self.longest))
         return (len(text), False) if found is None else (found.start(), False)
 

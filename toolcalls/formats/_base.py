@@ -91,7 +91,7 @@ class Format:
         return _quoted_calls(type(self))  # type: ignore[arg-type]  # classes are hashable
 
     def compiled_turn_ends(self) -> TurnEnds | None:
-        return _compiled_turn_ends(type(self))  # type: ignore[arg-type]  # classes are hashable
+        return self.compiled_openers().turn_ends
 
     def openers(self) -> dict[str, ReaderFactory]:
         table = dict(self.call_openers())
@@ -159,7 +159,7 @@ class Format:
 
 @functools.cache
 def _compiled_openers(cls: type[Format]) -> Openers:
-    return Openers(cls().openers())
+    return Openers(cls().openers(), cls.turn_ends)
 
 
 @functools.cache
@@ -193,10 +193,6 @@ def reasoning_opener(end: str) -> ReaderFactory:
 
     return factory
 
-
-@functools.cache
-def _compiled_turn_ends(cls: type[Format]) -> TurnEnds | None:
-    return TurnEnds(cls.turn_ends) if cls.turn_ends else None
 
 
 class ReasoningReader:
