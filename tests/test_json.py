@@ -12,7 +12,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import toolcalls
-from toolcalls._json import _SCAN, MAX_DEPTH, canonical, scan_value, string_body
+from toolcalls._json import (
+    _FIRST_WINDOW,
+    _NEAR,
+    _SCAN,
+    MAX_DEPTH,
+    canonical,
+    scan_value,
+    string_body,
+)
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
@@ -78,14 +86,18 @@ JSONISH = st.lists(
 ).map("".join)
 
 
-@given(st.integers(990, 1030), JSONISH, st.sampled_from(["[", "{\"k\": ", ""]))
+@given(
+    st.integers(_FIRST_WINDOW - 40, _FIRST_WINDOW + 10),
+    JSONISH,
+    st.sampled_from(["[", '{"k": ', ""]),
+)
 def test_a_value_far_into_the_text_is_scanned_as_in_the_whole_text(
     pad: int, tail: str, head: str
 ) -> None:
     """`scan_value` hands the C scanner a window of the text from `i` on (see there): same
-    value, end or error as the scanner given the whole text, wherever a window (256, 512,
-    1024 characters) cuts the value: here, in `tail`."""
-    i = 3000
+    value, end or error as the scanner given the whole text, wherever the first window cuts
+    the value: here, in `tail`."""
+    i = _NEAR + 3000
     buf = "x" * i + head + '["' + "z" * pad + '", ' + tail + "]" * 3 + " " + tail
     scanned = _outcome(lambda text, at: scan_value(_SCAN, text, at), buf, i)
     assert scanned == _outcome(_SCAN, buf, i)
@@ -99,8 +111,8 @@ def test_a_window_cut_anywhere_in_a_value_scans_as_the_whole_text(closed: bool) 
     """The first window of `scan_value` ends at every character of a value in turn."""
     value = RICH + ('"]' if closed else "")
     for shift in range(len(value) + 2):
-        i = 3000
-        buf = "x" * i + "[" + " " * (1024 - len(value) - 1 + shift) + value
+        i = _NEAR + 3000
+        buf = "x" * i + "[" + " " * (_FIRST_WINDOW - len(value) - 1 + shift) + value
         scanned = _outcome(lambda text, at: scan_value(_SCAN, text, at), buf, i)
         assert scanned == _outcome(_SCAN, buf, i), shift
 
@@ -112,4 +124,4 @@ def test_a_value_that_fails_far_into_the_text_counts_no_line_before_it() -> None
     buf = "\n" * 100_000 + '{"a" 1}'
     with pytest.raises(json.JSONDecodeError) as raised:
         scan_value(_SCAN, buf, 100_000)
-    assert len(raised.value.doc) <= 2048 and raised.value.lineno == 1
+    assert len(raised.value.doc) <= _FIRST_WINDOW and raised.value.lineno == 1
