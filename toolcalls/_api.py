@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import marshal
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
@@ -103,6 +102,8 @@ def _content_key(tools: object) -> bytes | None:
 def _snapshot(tools: object) -> object:
     """A deep copy of `tools` to compare it with later; it shares the strings and numbers,
     so comparing finds most of them identical. None for data nested too deep to copy."""
+    import copy  # here: `import toolcalls` stays light, and only a list given twice needs it
+
     try:
         return copy.deepcopy(tools)
     except RecursionError:
