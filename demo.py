@@ -75,10 +75,10 @@ BUDGET = 5000  # tokens the tool definitions may take at session start
 
 
 def show_budget() -> None:
-    tools = toolcalls.import_tools(json.loads(TOOLSET.read_text(encoding="utf-8")))
+    tools = toolcalls.tools.import_tools(json.loads(TOOLSET.read_text(encoding="utf-8")))
     print(f"\n── token budget: {TOOLSET.name} (the GitHub MCP server, all toolsets), "
           f"OpenAI tokens, budget {BUDGET:,}")
-    report = toolcalls.budget_report(tools, "o200k_base", BUDGET)
+    report = toolcalls.budget.budget_report(tools, "o200k_base", BUDGET)
     for line in report.table(TOOLSET.name).splitlines()[1:]:
         print(f"   {line}")
     session = toolcalls.render(tools, "openai", budget=BUDGET).plan.session(tools)
@@ -86,8 +86,8 @@ def show_budget() -> None:
     found = [hit["name"] for hit in session.tool_search(query=query)["tools"]]
     print(f"   tool_search(query={query!r}) → {', '.join(found[:4])}, … ({len(found)} tools)")
     session.tool_search(name=found[0])
-    payload = toolcalls.render_native(session.request_tools(), "openai")
-    tokens = toolcalls.count_openai_tools(session.request_tools())
+    payload = toolcalls.providers.render_native(session.request_tools(), "openai")
+    tokens = toolcalls.budget.count_openai_tools(session.request_tools())
     print(f"   tool_search(name={found[0]!r}) loads it: the next request sends "
           f"{len(payload['tools'])} tools, {tokens:,} tokens")
 

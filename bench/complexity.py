@@ -28,7 +28,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 
-from toolcalls._registry import get_format, list_formats
+from toolcalls.parsing._registry import get_format, list_formats
 
 __all__ = ["SHAPES", "exponent", "main", "shapes_for"]
 

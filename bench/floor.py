@@ -36,8 +36,8 @@ import inputs  # noqa: E402
 from compare import measure_peer  # noqa: E402
 
 import toolcalls  # noqa: E402
-from toolcalls._engine import built  # noqa: E402
-from toolcalls._models import ParseResult, ToolCall  # noqa: E402
+from toolcalls.parsing._engine import built
+from toolcalls.parsing._models import ParseResult, ToolCall
 
 __all__ = ["FLOORS", "main"]
 

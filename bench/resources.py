@@ -52,8 +52,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import inputs  # noqa: E402
 
 import toolcalls  # noqa: E402
-from toolcalls import _engine  # noqa: E402
-from toolcalls._registry import get_format  # noqa: E402
+from toolcalls.parsing import _engine
+from toolcalls.parsing._registry import get_format
 
 __all__ = ["import_ms", "main", "measure_memory", "measure_silence"]
 

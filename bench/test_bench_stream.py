@@ -16,7 +16,7 @@ import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
 import toolcalls
-from toolcalls._registry import get_format
+from toolcalls.parsing._registry import get_format
 
 TOOLS = toolcalls.to_tools(inputs.tool_defs())
 SIZES = [1024, 16384, 65536, 1048576]

@@ -36,18 +36,18 @@ def test_import_loads_no_heavy_library() -> None:
 
 def test_import_loads_no_format_and_no_engine() -> None:
     modules = _modules_after("import toolcalls")
-    assert not _loaded(modules, "toolcalls.formats")
-    assert not _loaded(modules, "toolcalls._engine")
+    assert not _loaded(modules, "toolcalls.parsing.formats")
+    assert not _loaded(modules, "toolcalls.parsing._engine")
 
 
 @pytest.mark.parametrize(
     ("use", "loads"),
     [
         ("toolcalls.Tool", "pydantic"),
-        ("toolcalls.StreamParser", "toolcalls._engine"),
+        ("toolcalls.StreamParser", "toolcalls.parsing._engine"),
         ("toolcalls.Tool(name='f')", "jsonschema"),
         ("toolcalls.parse('<tool_call>{\"name\": \"f\"}</tool_call>', 'hermes')", "lark"),
-        ("toolcalls.count_tokens('hi')", "tiktoken"),
+        ("toolcalls.budget.count_tokens('hi')", "tiktoken"),
     ],
 )
 def test_first_use_loads_what_it_needs(use: str, loads: str) -> None:
@@ -68,6 +68,6 @@ def test_lazy_core_names_are_public_objects() -> None:
         "'StreamParser']\n"
         "assert all(getattr(toolcalls, n).__module__ == 'toolcalls' for n in names)\n"
         "from toolcalls import Tool\n"
-        "assert Tool is toolcalls._models.Tool"
+        "assert Tool is toolcalls.tools._tool.Tool"
     )
-    assert _loaded(_modules_after(modules_code), "toolcalls._models")
+    assert _loaded(_modules_after(modules_code), "toolcalls.parsing._models")

@@ -1,0 +1,103 @@
+"""render() and budget_report(): providers and prompt formats, within a budget."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from toolcalls import Tool, to_tools
+from toolcalls.budget._render import (
+    budget_report,
+    native_payload,
+    render,
+    render_tools_for,
+    tools_cost,
+)
+from toolcalls.budget._session import TOOL_SEARCH
+from toolcalls.budget._tokens import count_openai_tools, count_tokens
+from toolcalls.parsing._registry import get_format, list_formats
+from toolcalls.providers._native import tools_from_native
+
+TOOLSETS = Path(__file__).parents[2] / "fixtures" / "toolsets"
+
+
+def toolset(name: str) -> list[Tool]:
+    return to_tools(json.loads((TOOLSETS / f"{name}.json").read_text("utf-8")))
+
+
+PROVIDERS = ["openai", "openai_responses", "anthropic", "gemini", "ollama"]
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_without_a_budget_every_tool_is_sent_natively(provider: str) -> None:
+    tools = toolset("mcp-git")
+    rendering = render(tools, provider)
+    assert rendering.mode == "full" and rendering.plan.fits
+    assert isinstance(rendering.content, dict)
+    assert [t.name for t in tools_from_native(rendering.content, provider)] == [
+        t.name for t in tools]
+    assert rendering.tokens == count_openai_tools(tools)
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_tight_budget_sends_the_search_tool_natively(provider: str) -> None:
+    tools = toolset("github-mcp-server-all")
+    rendering = render(tools, provider, budget=2000, pinned=["get_me"])
+    assert rendering.mode == "lazy" and rendering.tokens <= 2000
+    sent = tools_from_native(rendering.content, provider)
+    assert [tool.name for tool in sent] == ["get_me", TOOL_SEARCH]
+
+
+# "ollama" names Ollama's native API in render(); its prompt format is "ollama_json".
+@pytest.mark.parametrize("name", [name for name in list_formats() if name != "ollama"])
+def test_prompt_formats_are_counted_in_their_own_rendering(name: str) -> None:
+    tools = toolset("playwright-mcp")
+    rendering = render(tools, name)
+    assert rendering.content == get_format(name).render_tools(tools)
+    assert rendering.tokens == count_tokens(rendering.content)
+    lazy = render(tools, name, budget=rendering.plan.costs["compact"].tokens - 1)
+    assert lazy.mode == "lazy" and TOOL_SEARCH in lazy.content
+    assert lazy.tokens == tools_cost(name)(list(lazy.plan.tools)) < rendering.tokens
+
+
+def test_a_model_id_picks_its_format() -> None:
+    tools = toolset("mcp-time")
+    assert render(tools, "ollama_json").content == get_format("ollama").render_tools(tools)
+    by_model = render(tools, "Qwen/Qwen3-Coder-30B-A3B-Instruct")
+    assert by_model.content == get_format("qwen3_coder").render_tools(tools)
+
+
+def test_provider_names_map_to_payloads() -> None:
+    assert native_payload("azure") == "openai"
+    assert native_payload("DeepSeek") == "openai"
+    assert native_payload("responses") == "openai_responses"
+    assert native_payload("ollama") == "ollama"  # the payload wins over the format's name
+    assert native_payload("vllm") is None and native_payload("hermes") is None
+
+
+def test_a_session_renders_what_it_activates() -> None:
+    tools = toolset("github-mcp-server-all")
+    rendering = render(tools, "anthropic", budget=3000)
+    session = rendering.plan.session(tools)
+    session.tool_search(name="search_code")
+    payload = render_tools_for(session.request_tools(), "anthropic")
+    assert [tool["name"] for tool in payload["tools"]] == [TOOL_SEARCH, "search_code"]
+
+
+def test_budget_report_gives_every_mode_and_the_savings() -> None:
+    report = budget_report(toolset("github-mcp-server-all"), "o200k_base", 5000)
+    data = report.to_dict()
+    assert {"full_tokens", "lazy_tokens", "chosen", "chosen_tokens"} <= set(data)
+    assert data["chosen"] == "lazy" and data["chosen_tokens"] == data["lazy_tokens"] <= 5000
+    assert data["full_tokens"] == count_openai_tools(toolset("github-mcp-server-all"))
+    assert data["savings"]["lazy"] == pytest.approx(1 - data["lazy_tokens"] / data["full_tokens"],
+                                                    abs=1e-4)
+    assert data["lazy_ceiling_tokens"] <= 5000
+
+
+def test_cl100k_counts_differ_from_o200k() -> None:
+    tools = toolset("mcp-filesystem")
+    assert budget_report(tools, "cl100k_base").full_tokens == count_openai_tools(
+        tools, "cl100k_base") != budget_report(tools).full_tokens

@@ -1,0 +1,169 @@
+"""The lazy session: activation set with a stable order, an LRU ceiling, pins, call checks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import toolcalls
+from toolcalls import Tool, ToolCall, ToolNotFoundError, to_tools
+from toolcalls.budget._session import (
+    DEFAULT_MAX_ACTIVE,
+    INDEX_LINE_CHARS,
+    TOOL_SEARCH,
+    Session,
+    index_text,
+    summary_line,
+)
+
+TOOLSETS = Path(__file__).parents[2] / "fixtures" / "toolsets"
+GITHUB = to_tools(json.loads((TOOLSETS / "github-mcp-server-all.json").read_text("utf-8")))
+NAMES = [tool.name for tool in GITHUB]
+
+
+def call(tool: str, **arguments: object) -> ToolCall:
+    return ToolCall(id=f"call_{tool}", name=tool, arguments=arguments, span=(0, 1))
+
+
+def test_summary_line_is_the_first_sentence_cut_at_a_word() -> None:
+    assert summary_line("Get a file. Then more.") == "Get a file"
+    assert summary_line("Line one\nLine two") == "Line one"
+    assert summary_line("Use e.g. this one. Not that.") == "Use e.g. this one"
+    long = summary_line("word " * 40)
+    assert len(long) <= INDEX_LINE_CHARS and long.endswith("word…")
+
+
+def test_the_index_lists_every_deferred_tool_on_one_line() -> None:
+    session = Session(GITHUB, pinned=["get_me"])
+    index = session.search_tool.description.split("\n\n", 1)[1]
+    assert index == index_text([tool for tool in GITHUB if tool.name != "get_me"])
+    assert [line.split(":")[0] for line in index.splitlines()] == [
+        name for name in NAMES if name != "get_me"
+    ]
+
+
+def test_request_tools_keep_a_stable_order() -> None:
+    session = Session(GITHUB, pinned=["get_me"], max_active=3)
+    first = session.request_tools()
+    assert [tool.name for tool in first] == ["get_me", TOOL_SEARCH]
+    for name in ["list_issues", "issue_write", "get_file_contents"]:
+        session.activate(name)
+    session.activate("list_issues")  # used again: not moved
+    names = [tool.name for tool in session.request_tools()]
+    assert names == ["get_me", TOOL_SEARCH, "list_issues", "issue_write", "get_file_contents"]
+    assert session.request_tools()[1] == first[1]  # the index never changes: cache-friendly
+
+
+def test_the_least_recently_used_tool_is_evicted_and_reported() -> None:
+    session = Session(GITHUB, pinned=["get_me"], max_active=2)
+    session.activate("list_issues")
+    session.activate("issue_write")
+    session.check_calls([call("list_issues")])  # a call counts as use
+    activation = session.activate("merge_pull_request")
+    assert activation.evicted == ("issue_write",)
+    assert session.active == ("list_issues", "merge_pull_request")
+    again = session.activate("get_me")
+    assert not again.newly_active and again.evicted == ()
+    assert "get_me" in [tool.name for tool in session.request_tools()]
+
+
+def test_tool_search_by_query_returns_names_and_descriptions_only() -> None:
+    session = Session(GITHUB)
+    found = session.tool_search(query="merge a pull request")["tools"]
+    assert found[0] == {"name": "merge_pull_request",
+                        "description": GITHUB[NAMES.index("merge_pull_request")].description}
+    assert len(found) <= 15 and session.active == ()
+    assert session.tool_search(query="xyzzy")["tools"] == []
+
+
+def test_tool_search_by_name_returns_the_schema_and_activates() -> None:
+    session = Session(GITHUB, max_active=1)
+    result = session.run(call(TOOL_SEARCH, name="issue_write"))
+    tool = GITHUB[NAMES.index("issue_write")]
+    assert result["loaded"]["parameters"] == tool.parameters
+    assert session.active == ("issue_write",)
+    assert session.run(call(TOOL_SEARCH, name="list_issues"))["evicted"] == ["issue_write"]
+    assert "issue_write" in [hit["name"] for hit in session.search("write issue")]
+    assert "list_issues" not in [hit["name"] for hit in session.search("list issues")]
+
+
+def test_tool_search_answers_bad_calls_without_raising() -> None:
+    session = Session(GITHUB)
+    missing = session.tool_search(name="isue_write")
+    assert "no tool" in missing["error"] and "issue_write" in missing["did_you_mean"]
+    assert "error" in session.run(call(TOOL_SEARCH, name=["x"]))
+    assert "error" in session.run(call(TOOL_SEARCH))
+
+
+def test_calls_to_tools_that_are_not_loaded_are_flagged() -> None:
+    session = Session(GITHUB, pinned=["get_me"], max_active=1)
+    session.activate("list_issues")
+    session.activate("issue_write")  # evicts list_issues
+    result = toolcalls.parse(
+        '<tool_call>{"name": "get_me", "arguments": {}}</tool_call>'
+        '<tool_call>{"name": "issue_write", "arguments": {}}</tool_call>'
+        '<tool_call>{"name": "list_issues", "arguments": {}}</tool_call>'
+        '<tool_call>{"name": "merge_pull_request", "arguments": {}}</tool_call>'
+        '<tool_call>{"name": "no_such_tool", "arguments": {}}</tool_call>'
+        '<tool_call>{"name": "tool_search", "arguments": {"query": "x"}}</tool_call>',
+        "hermes",
+    )
+    issues = session.check_calls(result)
+    assert [issue.kind for issue in issues] == ["evicted_tool", "inactive_tool", "unknown_tool"]
+    assert "tool_search(name='merge_pull_request')" in issues[1].message
+    assert issues[0].span == result.calls[2].span
+
+
+def test_bad_arguments_are_refused() -> None:
+    with pytest.raises(LookupError, match="no_such"):
+        Session(GITHUB, pinned=["no_such"])
+    with pytest.raises(ValueError, match="max_active"):
+        Session(GITHUB, max_active=0)
+    with pytest.raises(ToolNotFoundError, match="did you mean 'merge_pull_request'"):
+        Session(GITHUB).activate("merge_pull_requests")
+    assert Session(GITHUB).max_active == DEFAULT_MAX_ACTIVE
+
+
+@given(
+    st.lists(st.sampled_from(NAMES[:30]), max_size=60),
+    st.integers(min_value=1, max_value=6),
+    st.lists(st.sampled_from(NAMES[:30]), max_size=3, unique=True),
+)
+def test_any_activation_sequence_keeps_the_invariants(
+    names: list[str], ceiling: int, pinned: list[str]
+) -> None:
+    session = Session(GITHUB, pinned=pinned, max_active=ceiling)
+    ever_evicted: list[str] = []
+    for name in names:
+        before = session.active
+        activation = session.activate(name)
+        after = session.active
+        assert len(after) <= ceiling
+        assert not set(activation.evicted) & set(pinned)
+        assert set(before) - set(after) == set(activation.evicted)
+        survivors = [n for n in before if n in after]
+        assert list(after[: len(survivors)]) == survivors  # relative order never changes
+        assert session.is_loaded(name)
+        ever_evicted += activation.evicted
+    loaded = [tool.name for tool in session.request_tools()]
+    assert loaded[: len(pinned) + 1] == [*pinned, TOOL_SEARCH]
+    assert len(loaded) == len(set(loaded))
+    assert all(isinstance(tool, Tool) for tool in session.request_tools())
+
+
+def test_aliases_load_and_call_the_tool_they_name() -> None:
+    tools = [
+        Tool(name="read_file", description="Read a file.", aliases=("cat",),
+             help="Paths are relative to the workspace root."),
+        Tool(name="write_file", description="Write a file."),
+    ]
+    session = Session(tools, max_active=1)
+    loaded = session.tool_search(name="cat")["loaded"]
+    assert loaded["name"] == "read_file" and loaded["help"].startswith("Paths")
+    assert session.active == ("read_file",) and session.is_loaded("cat")
+    assert session.check_calls([call("cat")]) == []
+    assert session.tool_search(query="cat")["tools"] == []  # already loaded

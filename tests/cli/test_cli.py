@@ -1,0 +1,65 @@
+"""The ``toolcalls parse`` and ``toolcalls formats`` commands (render/budget: test_cli_budget)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import toolcalls
+from toolcalls.cli._main import main
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+RESPONSE = (
+    'Checking.\n<tool_call>\n{"name": "get_file_contents", "arguments": '
+    '{"owner": "o", "repo": "r", "path": "README.md"}}\n</tool_call>'
+)
+
+
+def test_parse_prints_the_result_as_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    response = tmp_path / "response.txt"
+    response.write_text(RESPONSE, encoding="utf-8")
+    tools = FIXTURES / "toolsets" / "github-mcp-server-all.json"
+    assert main(["parse", str(response), "--format", "hermes", "--tools", str(tools)]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    expected = toolcalls.parse(RESPONSE, "hermes", tools=toolcalls.tools.load_tools(tools))
+    assert printed == json.loads(expected.model_dump_json())
+    assert printed["calls"][0]["name"] == "get_file_contents" and printed["issues"] == []
+
+
+def test_parse_streams_one_event_per_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    response = tmp_path / "response.txt"
+    response.write_text(RESPONSE, encoding="utf-8")
+    assert main(["parse", str(response), "--format", "hermes", "--stream"]) == 0
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert "".join(e["text"] for e in events if e["kind"] == "text") == "Checking."
+    kinds = [e["kind"] for e in events]
+    assert kinds[-3:] == ["tool_call_start", "arguments_delta", "tool_call_end"]
+    assert events[-1]["call"]["arguments"] == {"owner": "o", "repo": "r", "path": "README.md"}
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [(None, "cannot read tools file"), ("{not json", "is not valid JSON"),
+     ('[{"description": "no name"}]', "tool #0")],
+)
+def test_a_bad_tools_file_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str | None, message: str
+) -> None:
+    response, tools = tmp_path / "response.txt", tmp_path / "tools.json"
+    response.write_text(RESPONSE, encoding="utf-8")
+    if content is not None:
+        tools.write_text(content, encoding="utf-8")
+    assert main(["parse", str(response), "--tools", str(tools)]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_formats_lists_every_format(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["formats"]) == 0
+    printed = capsys.readouterr().out
+    assert all(name in printed for name in toolcalls.list_formats())

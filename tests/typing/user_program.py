@@ -1,0 +1,75 @@
+"""A typed user program that touches every public name of `toolcalls` (checked by mypy --strict
+in tests/test_public_api.py): each name must have its real type, not ``object`` or ``Any``."""
+
+from __future__ import annotations
+
+from typing import assert_type
+
+import toolcalls
+from toolcalls.budget import Session, count_tokens
+from toolcalls.tools import import_tools
+
+TEXT = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
+TOOL_DICT = {"type": "function", "function": {"name": "get_weather", "parameters": {
+    "type": "object", "properties": {"city": {"type": "string"}}}}}
+
+
+def parse_whole() -> None:
+    result = toolcalls.parse(TEXT, "hermes", tools=[TOOL_DICT])
+    assert_type(result, toolcalls.ParseResult)
+    call = result.calls[0]
+    assert_type(call, toolcalls.ToolCall)
+    assert_type(call.name, str)
+    issue: toolcalls.ParseIssue | None = result.issues[0] if result.issues else None
+    cut: toolcalls.IncompleteCall | None = result.incomplete[0] if result.incomplete else None
+    print(call.name, issue, cut, result.tool_calls())
+
+
+def parse_streamed() -> None:
+    parser: toolcalls.StreamParser = toolcalls.stream("hermes")
+    seen: list[toolcalls.Event] = [*parser.feed(TEXT), *parser.close()]
+    for event in seen:
+        if isinstance(event, toolcalls.TextDelta | toolcalls.ReasoningDelta):
+            print(event.text)
+        elif isinstance(event, toolcalls.ToolCallStart):
+            print(event.index, event.name)
+        elif isinstance(event, toolcalls.ArgumentsDelta):
+            print(event.fragment)
+        elif isinstance(event, toolcalls.ToolCallEnd):
+            print(event.call.arguments)
+        elif isinstance(event, toolcalls.ToolCallFailed):
+            print(event.incomplete.raw)
+    assert_type(parser.result(), toolcalls.ParseResult)
+
+
+def bound_parser() -> None:
+    bound: toolcalls.Parser = toolcalls.parser("hermes", tools=[TOOL_DICT])
+    assert_type(bound.parse(TEXT), toolcalls.ParseResult)
+    tools: list[toolcalls.Tool] = toolcalls.to_tools([TOOL_DICT])
+    assert_type(tools[0], toolcalls.Tool)
+    name: str | None = toolcalls.detect(TEXT)
+    names: list[str] = toolcalls.list_formats()
+    print(name, names, toolcalls.get_format("hermes").name, toolcalls.__version__)
+
+
+def rendering() -> None:
+    tools = import_tools([TOOL_DICT])
+    rendered = toolcalls.render(tools, "hermes", budget=4_000)
+    print(rendered.content, rendered.tokens, count_tokens("hello"), Session(tools))
+
+
+def errors() -> None:
+    caught: tuple[type[toolcalls.ToolCallsError], ...] = (
+        toolcalls.ParseError,
+        toolcalls.IncompleteToolCallError,
+        toolcalls.InvalidArgumentsError,
+        toolcalls.UnknownToolError,
+        toolcalls.UnknownFormatError,
+        toolcalls.ToolDefinitionError,
+        toolcalls.ToolNotFoundError,
+        toolcalls.EncodingError,
+    )
+    try:
+        toolcalls.parse(TEXT, "hermes", strict=True)
+    except caught as error:
+        print(error)

@@ -1,0 +1,195 @@
+"""Render a tool catalog for a provider or a text format, within a token budget.
+
+``render(tools, "openai", budget=2000)`` picks a mode with `toolcalls.budget._plan.choose` and
+returns the provider's request payload (native rendering); ``render(tools, "qwen3_coder")``
+returns the tools block of that model's system prompt (prompt rendering). Costs are counted in
+the rendering the model reads: OpenAI's namespace text for native tools (the only provider
+whose rendering is documented, and a fair proxy for the others), the format's own tools block
+for prompt formats.
+
+`budget_report` gives what each mode costs, for the ``toolcalls budget`` command.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..parsing._registry import get_format
+from ..providers._native import render_native
+from ..tools._importers import import_tools
+from ..tools._tool import Tool
+from ._plan import MODES, Mode, Plan, ToolsCost, choose, openai_cost
+from ._profiles import NATIVE_PAYLOADS, PROVIDERS
+from ._session import DEFAULT_MAX_ACTIVE
+from ._tokens import DEFAULT_ENCODING, TokenCounter, count_tokens
+
+__all__ = [
+    "BudgetReport",
+    "Rendering",
+    "budget_report",
+    "native_payload",
+    "render",
+    "render_tools_for",
+    "tools_cost",
+]
+
+
+@dataclass(frozen=True)
+class Rendering:
+    """Tools rendered for one provider or format, in the mode the budget allowed."""
+
+    format: str
+    """A provider payload name (``openai``, ``anthropic``…) or a text format name."""
+    content: str | dict[str, Any]
+    """The request payload (native) or the system-prompt tools block (prompt)."""
+    plan: Plan
+    """The mode chosen, its cost, and for lazy mode the session to carry on with."""
+
+    @property
+    def mode(self) -> Mode:
+        return self.plan.mode
+
+    @property
+    def tokens(self) -> int:
+        return self.plan.tokens
+
+
+def native_payload(format: str) -> str | None:  # noqa: A002
+    """The payload shape for a provider name (``azure`` → ``openai``), None for a text format.
+
+    A payload name wins over a format of the same name: ``ollama`` is Ollama's native API.
+    """
+    lowered = format.lower()
+    if lowered in NATIVE_PAYLOADS:
+        return lowered
+    profile = PROVIDERS.get(lowered)
+    return profile.provider if profile is not None and profile.mode == "native" else None
+
+
+def tools_cost(format: str, encoding: str | TokenCounter = DEFAULT_ENCODING) -> ToolsCost:  # noqa: A002
+    """How many tokens a model reads for a tool list sent to ``format``."""
+    if native_payload(format):
+        return openai_cost(encoding)
+    text_format = get_format(format)
+    return lambda tools: count_tokens(text_format.render_tools(tools), encoding) if tools else 0
+
+
+def render(
+    tools: Any,
+    format: str,  # noqa: A002 - the concept is called "format" everywhere
+    *,
+    budget: int | None = None,
+    encoding: str | TokenCounter = DEFAULT_ENCODING,
+    pinned: Iterable[str] = (),
+    max_active: int = DEFAULT_MAX_ACTIVE,
+) -> Rendering:
+    """Tools for ``format`` (a provider: openai, responses, anthropic, gemini, ollama; or a
+    text format name, alias or model id), in the most useful mode that fits ``budget``.
+    """
+    catalog = import_tools(tools)
+    plan = choose(catalog, budget, cost=tools_cost(format, encoding), pinned=pinned,
+                  max_active=max_active)
+    return Rendering(format, render_tools_for(plan.tools, format), plan)
+
+
+def render_tools_for(tools: Sequence[Tool], format: str) -> str | dict[str, Any]:  # noqa: A002
+    """The payload (provider) or the prompt tools block (text format) for exactly ``tools``."""
+    payload = native_payload(format)
+    if payload:
+        return render_native(list(tools), payload)
+    return get_format(format).render_tools(tools)
+
+
+@dataclass(frozen=True)
+class BudgetReport:
+    """What each mode costs for one catalog, and what the policy chose."""
+
+    tool_count: int
+    format: str
+    encoding: str
+    budget: int | None
+    tokens: dict[Mode, int]
+    """Session-start tokens of each mode."""
+    eligible: dict[Mode, bool]
+    chosen: Mode
+    fits: bool
+    lazy_max_active: int | None
+    """The activation ceiling of a lazy session (lowered so it never costs more than full)."""
+    lazy_ceiling_tokens: int | None
+    """Tokens of a lazy session with its largest tools loaded up to the ceiling."""
+
+    @property
+    def full_tokens(self) -> int:
+        return self.tokens["full"]
+
+    @property
+    def chosen_tokens(self) -> int:
+        return self.tokens[self.chosen]
+
+    def saving(self, mode: Mode) -> float:
+        """Fraction of the full cost that ``mode`` saves (negative: it costs more)."""
+        return 1 - self.tokens[mode] / self.full_tokens if self.full_tokens else 0.0
+
+    def table(self, title: str) -> str:
+        """The report as the plain-text table ``toolcalls budget`` prints."""
+        budget = "none" if self.budget is None else f"{self.budget:,}"
+        lines = [f"{title}: {self.tool_count} tools, {self.format} rendering, "
+                 f"{self.encoding}, budget {budget}",
+                 f"{'mode':<9}{'tokens':>9}{'saving':>9}"]
+        for mode in MODES:
+            saving = "—" if mode == "full" else f"{self.saving(mode):.0%}"
+            note = "" if self.eligible[mode] else "   (not eligible)"
+            if mode == "lazy" and self.lazy_ceiling_tokens is not None:
+                note = (f"   at session start; {self.lazy_ceiling_tokens:,} with "
+                        f"{self.lazy_max_active} tools loaded")
+            lines.append(f"{mode:<9}{self.tokens[mode]:>9,}{saving:>9}{note}")
+        fits = "" if self.fits else " — nothing fits the budget: the cheapest mode"
+        lines.append(f"chosen: {self.chosen} ({self.chosen_tokens:,} tokens){fits}")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON of ``toolcalls budget --json``."""
+        return {
+            "tools": self.tool_count,
+            "format": self.format,
+            "encoding": self.encoding,
+            "budget": self.budget,
+            **{f"{mode}_tokens": self.tokens[mode] for mode in MODES},
+            "savings": {mode: round(self.saving(mode), 4) for mode in MODES},
+            "eligible": self.eligible,
+            "chosen": self.chosen,
+            "chosen_tokens": self.chosen_tokens,
+            "fits": self.fits,
+            "lazy_max_active": self.lazy_max_active,
+            "lazy_ceiling_tokens": self.lazy_ceiling_tokens,
+        }
+
+
+def budget_report(
+    tools: Any,
+    encoding: str | TokenCounter = DEFAULT_ENCODING,
+    budget: int | None = None,
+    *,
+    format: str = "openai",  # noqa: A002
+    pinned: Iterable[str] = (),
+    max_active: int = DEFAULT_MAX_ACTIVE,
+) -> BudgetReport:
+    """Tokens of each mode for ``tools`` sent to ``format`` (default: OpenAI natively)."""
+    catalog = import_tools(tools)
+    plan = choose(catalog, budget, cost=tools_cost(format, encoding), pinned=pinned,
+                  max_active=max_active)
+    lazy = plan.costs["lazy"]
+    return BudgetReport(
+        tool_count=len(catalog),
+        format=format,
+        encoding=encoding if isinstance(encoding, str) else type(encoding).__name__,
+        budget=budget,
+        tokens={mode: plan.costs[mode].tokens for mode in MODES},
+        eligible={mode: plan.costs[mode].eligible for mode in MODES},
+        chosen=plan.mode,
+        fits=plan.fits,
+        lazy_max_active=lazy.max_active if lazy.eligible else None,
+        lazy_ceiling_tokens=lazy.ceiling_tokens if lazy.eligible else None,
+    )

@@ -1,0 +1,116 @@
+"""The ``toolcalls`` command: parse responses, list formats.
+
+    toolcalls parse [FILE|-] --format NAME|auto [--tools FILE] [--stream] [--thinking]
+    toolcalls formats
+    toolcalls render TOOLS.json --format NAME|openai|anthropic|gemini|ollama [--budget N]
+    toolcalls budget TOOLS.json [--encoding o200k_base] [--budget N] [--json] [--plot FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import codecs
+import io
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, cast
+
+from .._errors import ToolCallsError
+from ..parsing._api import parse, stream
+from ..parsing._registry import get_format, list_formats
+from ..tools._importers import load_tools
+from ..tools._tool import Tool
+from ._budget import add_commands as add_budget_commands
+
+__all__ = ["main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except ToolCallsError as error:
+        print(f"toolcalls: {error}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="toolcalls", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(required=True, metavar="COMMAND")
+    p = commands.add_parser("parse", help="parse a model response and print the result as JSON")
+    p.add_argument("file", nargs="?", default="-", help="the response text (default: stdin)")
+    p.add_argument("--format", "-f", default="auto", help="format name, alias or model id")
+    p.add_argument("--tools", help="JSON file with the tool definitions offered to the model")
+    p.add_argument("--stream", action="store_true", help="print one JSON event per line")
+    p.add_argument("--thinking", action="store_true", help="the text starts inside reasoning")
+    p.set_defaults(run=_parse)
+    f = commands.add_parser("formats", help="list the formats with an example each")
+    f.set_defaults(run=_formats)
+    add_budget_commands(commands)
+    return parser
+
+
+def _load_tools(path: str | None) -> list[Tool]:
+    return [] if path is None else load_tools(path)
+
+
+class _InputError(ToolCallsError):
+    """An input file (the response or --tools) could not be used."""
+
+
+def _parse(args: argparse.Namespace) -> int:
+    tools = _load_tools(args.tools)
+    source = sys.stdin if args.file == "-" else None
+    if args.stream:
+        return _parse_stream(args, tools, source)
+    try:
+        text = source.read() if source else Path(args.file).read_text(encoding="utf-8")
+    except OSError as error:
+        raise _InputError(f"cannot read {args.file!r}: {error.strerror}") from None
+    result = parse(text, args.format, tools=tools, thinking=args.thinking)
+    print(result.model_dump_json(indent=2))
+    return 0
+
+
+def _parse_stream(args: argparse.Namespace, tools: list[Tool], source: Any) -> int:
+    """Feed the input to a stream parser as it arrives, printing events as they are final."""
+    if args.format == "auto":
+        raise _InputError("--stream needs --format: a format cannot be detected from a prefix")
+    parser = stream(args.format, tools=tools, thinking=args.thinking)
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    try:
+        raw = sys.stdin.buffer if source is not None else open(args.file, "rb")  # noqa: SIM115
+        handle = cast(io.BufferedReader, raw)  # read1: whatever has arrived, without waiting
+    except OSError as error:
+        raise _InputError(f"cannot read {args.file!r}: {error.strerror}") from None
+    with handle:
+        while block := handle.read1(4096):
+            _print_events(parser.feed(decoder.decode(block)))
+    _print_events(parser.feed(decoder.decode(b"", final=True)))
+    _print_events(parser.close())
+    return 0
+
+
+def _print_events(events: list[Any]) -> None:
+    for event in events:
+        payload = asdict(event)
+        for key in ("call", "incomplete"):
+            if key in payload and hasattr(getattr(event, key), "model_dump"):
+                payload[key] = getattr(event, key).model_dump()
+        print(json.dumps(payload, ensure_ascii=False), flush=True)
+
+
+def _formats(args: argparse.Namespace) -> int:
+    for name in list_formats():
+        fmt = get_format(name)
+        aliases = f" (aliases: {', '.join(fmt.aliases)})" if fmt.aliases else ""
+        print(f"{name}{aliases}")
+        for line in fmt.example.splitlines() or ["(no example)"]:
+            print(f"    {line}")
+        print()
+    return 0

@@ -1,0 +1,73 @@
+"""The parse core: one streaming engine, and every wire format as a small module on it.
+
+This subpackage is what the wheel compiles with mypyc. `formats/` holds one module per format
+family (each opens with its wire format), `grammars/` their Lark grammars. The names below are
+also at the top level, except `Format`, which format authors subclass
+(``docs/adding-a-format.md``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_attributes
+from ._api import Parser, parse, parser, stream, to_tools
+from ._events import (
+    ArgumentsDelta,
+    Event,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallEnd,
+    ToolCallFailed,
+    ToolCallStart,
+)
+from ._registry import detect, get_format, list_formats
+
+if TYPE_CHECKING:
+    from ._engine import Engine as StreamParser
+    from ._models import IncompleteCall as IncompleteCall
+    from ._models import ParseIssue as ParseIssue
+    from ._models import ParseResult as ParseResult
+    from ._models import SegmentKind as SegmentKind
+    from ._models import Span as Span
+    from ._models import ToolCall as ToolCall
+    from .formats._base import Format as Format
+
+# The models need pydantic (~150 ms to import): they load on first use (`toolcalls._lazy`).
+_LAZY = {
+    "StreamParser": "._engine:Engine",
+    "IncompleteCall": "._models",
+    "ParseIssue": "._models",
+    "ParseResult": "._models",
+    "SegmentKind": "._models",
+    "Span": "._models",
+    "ToolCall": "._models",
+    "Format": ".formats._base",
+}
+__getattr__ = lazy_attributes(__name__, _LAZY)
+
+__all__ = [
+    "ArgumentsDelta",
+    "Event",
+    "Format",
+    "IncompleteCall",
+    "ParseIssue",
+    "ParseResult",
+    "Parser",
+    "ReasoningDelta",
+    "SegmentKind",
+    "Span",
+    "StreamParser",
+    "TextDelta",
+    "ToolCall",
+    "ToolCallEnd",
+    "ToolCallFailed",
+    "ToolCallStart",
+    "detect",
+    "get_format",
+    "list_formats",
+    "parse",
+    "parser",
+    "stream",
+    "to_tools",
+]

@@ -1,0 +1,169 @@
+"""The one registry of formats: lookup by name, alias or model id, and detection.
+
+Format modules are imported on first use, so ``import toolcalls`` compiles nothing.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import importlib
+from typing import TYPE_CHECKING
+
+from .._errors import UnknownFormatError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ..tools._tool import Tool
+    from ._api import ToolsLike
+    from ._models import ParseResult
+    from .formats._base import Format
+
+__all__ = ["FORMATS", "detect", "detect_parsed", "get_format", "list_formats"]
+
+# name -> "module:Class", alphabetical. Module names match the fixture folders.
+FORMATS: dict[str, str] = {
+    "deepseek_v3": "toolcalls.parsing.formats.deepseek:DeepseekV3",
+    "deepseek_v31": "toolcalls.parsing.formats.deepseek:DeepseekV31",
+    "deepseek_v32_dsml": "toolcalls.parsing.formats.deepseek_dsml:DeepseekV32Dsml",
+    "glm45": "toolcalls.parsing.formats.glm:Glm45",
+    "glm47": "toolcalls.parsing.formats.glm:Glm47",
+    "gpt_oss": "toolcalls.parsing.formats.gpt_oss:GptOss",
+    "hermes": "toolcalls.parsing.formats.hermes:Hermes",
+    "kimi_k2": "toolcalls.parsing.formats.kimi_k2:KimiK2",
+    "llama3_json": "toolcalls.parsing.formats.llama3_json:Llama3Json",
+    "minimax_m1": "toolcalls.parsing.formats.minimax_m1:MinimaxM1",
+    "minimax_m2": "toolcalls.parsing.formats.minimax_m2:MinimaxM2",
+    "mistral": "toolcalls.parsing.formats.mistral:Mistral",
+    "ollama": "toolcalls.parsing.formats.ollama:Ollama",
+    "pythonic": "toolcalls.parsing.formats.pythonic:Pythonic",
+    "qwen3_coder": "toolcalls.parsing.formats.qwen3_coder:Qwen3Coder",
+    "xml": "toolcalls.parsing.formats.xml:Xml",
+}
+
+
+def list_formats() -> list[str]:
+    """The registered format names, sorted."""
+    return sorted(FORMATS)
+
+
+@functools.cache
+def _load(name: str) -> Format:
+    module, _, cls = FORMATS[name].partition(":")
+    return getattr(importlib.import_module(module), cls)()  # type: ignore[no-any-return]
+
+
+def _normalize(key: str) -> str:
+    return key.strip().lower().replace("-", "_").replace(".", "").replace(" ", "_")
+
+
+@functools.cache
+def _aliases() -> dict[str, str]:
+    table: dict[str, str] = {}
+    for name in FORMATS:
+        for alias in _load(name).aliases:
+            table[_normalize(alias)] = name
+    return table
+
+
+@functools.cache
+def _model_prefixes() -> list[tuple[str, str]]:
+    pairs = [(p.lower(), name) for name in FORMATS for p in _load(name).model_prefixes]
+    return sorted(pairs, key=lambda pair: len(pair[0]), reverse=True)
+
+
+def get_format(key: str | Format) -> Format:
+    """A format by name, alias or model id (``Qwen/Qwen3-Coder-30B-A3B-Instruct``).
+
+    A `Format` object is returned as it is, so one built for a model (such as
+    ``Ollama.from_template(template)``) goes wherever a name does.
+    """
+    if not isinstance(key, str):
+        return key
+    if key in FORMATS:
+        return _load(key)
+    normalized = _normalize(key)
+    if normalized in FORMATS:
+        return _load(normalized)
+    if normalized in _aliases():
+        return _load(_aliases()[normalized])
+    lowered = key.strip().lower()
+    for prefix, name in _model_prefixes():
+        if lowered.startswith(prefix) or lowered.split("/")[-1].startswith(prefix):
+            return _load(name)
+    raise UnknownFormatError(_unknown_message(key))
+
+
+def _unknown_message(key: str) -> str:
+    candidates = list(FORMATS) + list(_aliases())
+    close = difflib.get_close_matches(_normalize(key), candidates, n=3, cutoff=0.5)
+    hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+    return (
+        f"unknown tool-call format {key!r}.{hint} "
+        f"Known formats: {', '.join(list_formats())} (or 'auto' to detect)."
+    )
+
+
+_PLAIN_TEXT_SIGNS = frozenset({'"name"', '"parameters"', '"arguments"', "```json"})
+"""Signatures that ordinary text has too (JSON keys, a Markdown fence): not markup."""
+_BARE_CALLS = ("llama3_json", "pythonic")
+"""Formats whose calls may stand with no markup at all (a JSON object, a Python call list)."""
+_NAMES_A_TOOL = 0.25
+"""The score of a bare-call format when the text names a declared tool (below any marker)."""
+
+
+def detect(text: str, tools: ToolsLike = None) -> str | None:
+    """The name of the format `text` most likely uses, or None when no format is seen.
+
+    Markup (``<tool_call>``, ``[TOOL_CALLS]``...) shortlists the formats. Signs that ordinary
+    text has too (a ``"name"`` key, a fenced JSON block, a bare call list, with `tools` the name
+    of a declared one) count only if the format reads a call in the text, and with `tools` a
+    bare call must name a declared tool. When several formats are left, each parses the text,
+    and the one that reads the most calls with the fewest problems wins.
+    """
+    from ._api import to_tools
+
+    return detect_parsed(text, to_tools(tools))[0]
+
+
+def detect_parsed(text: str, declared: Sequence[Tool]) -> tuple[str | None, ParseResult | None]:
+    """`detect`, with the format's lenient parse of `text` when detecting needed it (so
+    ``parse(text, "auto")`` does not parse twice)."""
+    scores = _scores(text, declared)
+    results: dict[str, ParseResult] = {}
+
+    def parsed(name: str) -> ParseResult:
+        if name not in results:
+            results[name] = _load(name).parse(text, tools=declared)
+        return results[name]
+
+    shortlist = [
+        name
+        for name in sorted(scores, key=lambda n: -scores[n])
+        if _has_markup(name, text) or parsed(name).calls or parsed(name).incomplete
+    ]
+    if len(shortlist) <= 1:
+        found = shortlist[0] if shortlist else None
+        return found, results.get(found) if found is not None else None
+
+    def fit(name: str) -> tuple[int, int, int, float]:
+        result = parsed(name)
+        return (len(result.calls), -len(result.incomplete), -len(result.issues), scores[name])
+
+    best = max(shortlist, key=fit)  # the first of equals: the higher marker score
+    return best, results[best]
+
+
+def _scores(text: str, tools: Sequence[Tool]) -> dict[str, float]:
+    """The formats with a sign in `text`, by how sure their markers make us."""
+    scores = {name: type(_load(name)).detect(text) for name in list_formats()}
+    if any(tool.name in text for tool in tools):
+        for name in _BARE_CALLS:
+            scores[name] = max(scores[name], _NAMES_A_TOOL)
+    return {name: score for name, score in scores.items() if score > 0}
+
+
+def _has_markup(name: str, text: str) -> bool:
+    signatures = type(_load(name)).signatures
+    return any(sign in text for sign in signatures if sign not in _PLAIN_TEXT_SIGNS)

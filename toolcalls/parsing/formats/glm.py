@@ -1,0 +1,197 @@
+"""GLM-4.5/4.6 and GLM-4.7: a name, then key/value pairs, inside ``<tool_call>``.
+
+    <tool_call>get_weather              GLM-4.5 / 4.6 (``glm45``): a newline after each tag
+    <arg_key>city</arg_key>
+    <arg_value>Paris</arg_value>
+    </tool_call>
+
+    <tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call>
+    <tool_call>get_time</tool_call>     GLM-4.7 (``glm47``): no newlines; no arguments
+
+Each reads both spellings. Values are raw text typed by the tool's schema (see
+`_xmlparams`). Recovered with an issue: GLM-4.6's escaped output (a literal ``\\n`` between
+tags: ``escaped_newline``; JSON with escaped quotes: ``escaped_value``), a value without
+``<arg_value>`` (``missing_value_open``), a missing ``</tool_call>`` before the next call.
+Rendering writes what each chat template writes (see `_xmlrender`); a ``<tool_response>``
+block is a tool result: content, never calls (see `_results`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import ClassVar
+
+from lark import Token, Transformer
+
+from ...tools._tool import Tool
+from .._engine import Engine, Reader, ReaderFactory, Status
+from .._models import ToolCall
+from .._text import skip_blanks
+from ._base import Format
+from ._jsoncall import JsonCall, JsonCallReader
+from ._results import result_block, wrap_result
+from ._template_json import openai_tool, tojson
+from ._xmlparams import Tag, XmlCallReader, XmlTags, grammar_tags
+from ._xmlrender import checked_tag, checked_value, json_unless_string
+
+__all__ = ["Glm45", "Glm47", "TAGS"]
+
+TOOL_CALL_START = "<tool_call>"
+TOOL_CALL_END = "</tool_call>"
+ARG_KEY_END = "</arg_key>"
+
+
+class _Tags(Transformer[Token, Tag]):
+    def call_tag(self, children: list[Token]) -> Tag:
+        slip = "escaped_newline" if len(children) > 1 else None
+        return Tag("call", str(children[0]), slip=slip)
+
+    def param_tag(self, children: list[Token]) -> Tag:
+        return Tag("param", str(children[0]).strip())
+
+
+def unescape(text: str) -> str | None:
+    """GLM-4.6 sometimes escapes a JSON value once more (``[{\\"id\\": 1}]``): undo it."""
+    if '\\"' not in text:
+        return None
+    try:
+        unescaped = json.loads(f'"{text.strip()}"', strict=False)
+    except ValueError:
+        return None
+    return unescaped if isinstance(unescaped, str) else None
+
+
+# What may stand between <tool_call> and the first tag: the name, on the opener's line (where
+# every template writes it), then blanks (GLM-4.5/4.6 write a newline, GLM-4.5-Air has been
+# seen writing a space) and GLM-4.6's escaped newline. So "<tool_call>\nUse ..." is prose,
+# batch or streamed, and so is "<tool_call> two words" cut by the end of the text.
+NAME_LINE = re.compile(r"[ \t]*(?:[^\s<>\\]+[ \t\r\n]*(?:\\(?:n[ \t\r\n]*)?)?)?")
+
+TAGS = XmlTags(
+    call_open=TOOL_CALL_START,
+    call_close=TOOL_CALL_END,
+    param_open="<arg_key>",
+    param_close="</arg_value>",
+    parse_tag=grammar_tags("glm", _Tags()),
+    call_header_end=re.compile("(?=<)"),  # the name runs up to the first tag
+    param_header_end=re.compile(re.escape(ARG_KEY_END)),
+    # An argument's key: one line, maybe a line break, then what may begin </arg_key>.
+    header_chars=re.compile(r"[^\n]*\n?[ \t]*(?:<[^\n]*)?"),
+    call_header_chars=NAME_LINE,
+    value_open="<arg_value>",
+    escaped_gaps=("\\n",),  # GLM-4.6 writes a literal backslash-n between tags
+    repair=unescape,
+)
+
+
+# -- prompt rendering, as the chat templates write it (fixtures/render/glm45/, glm47/) -------
+
+RESULT_START, RESULT_END = "<tool_response>", "</tool_response>"
+TOOLS_PREAMBLE = (
+    "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
+    "You are provided with function signatures within <tools></tools> XML tags:\n<tools>\n"
+)
+TOOLS_INSTRUCTIONS = (
+    "</tools>\n\nFor each function call, output the function name and arguments within the "
+    "following XML format:\n"
+)
+
+
+def _argument(key: str, value: str, gap: str) -> str:
+    written_key = f"{TAGS.param_open}{key}{ARG_KEY_END}"
+    return f"{gap}{written_key}{gap}{TAGS.value_open}{value}{TAGS.param_close}"
+
+
+class _Glm(Format):
+    signatures = ("<arg_key>", "<arg_value>", "<tool_call>")
+    # The templates write no end token: the next turn's role token (the model's stop tokens,
+    # with its eos) ends an assistant turn: <|observation|> after calls, <|user|> after text.
+    turn_ends = ("<|observation|>", "<|user|>", "<|endoftext|>")
+    gap: ClassVar[str]
+    """What the template writes between tags: a newline (GLM-4.5/4.6) or nothing (GLM-4.7)."""
+
+    def call_openers(self) -> dict[str, ReaderFactory]:
+        return {TOOL_CALL_START: _Call, RESULT_START: result_block(RESULT_END)}
+
+    def render_tools(self, tools: Sequence[Tool]) -> str:
+        if not tools:  # the template writes no tools section at all
+            return ""
+        listed = "".join(tojson(openai_tool(tool)) + "\n" for tool in tools)
+        arguments = "".join(
+            _argument(f"{{arg-key-{n}}}", f"{{arg-value-{n}}}", self.gap) for n in (1, 2)
+        )
+        example = (
+            f"{TOOL_CALL_START}{{function-name}}{arguments}{self.gap}...{self.gap}{TOOL_CALL_END}"
+        )
+        return f"{TOOLS_PREAMBLE}{listed}{TOOLS_INSTRUCTIONS}{example}"
+
+    def render_calls(self, calls: Sequence[ToolCall], content: str = "") -> str:
+        written = [self._render_call(call) for call in calls]
+        # The template trims the content; a newline (GLM-4.5/4.6) or nothing separates parts.
+        return self.gap.join([content.strip(), *written] if content.strip() else written)
+
+    def render_result(self, call: ToolCall, result: str) -> str:
+        return wrap_result(RESULT_START + self.gap, self.gap + RESULT_END, result)
+
+    def _render_call(self, call: ToolCall) -> str:
+        checked_tag(TAGS, "call", call.name, TOOL_CALL_START + call.name + self.gap)
+        arguments = "".join(
+            _argument(key, self._render_value(key, value), self.gap)
+            for key, value in call.arguments.items()
+        )
+        return f"{TOOL_CALL_START}{call.name}{arguments}{self.gap}{TOOL_CALL_END}"
+
+    def _render_value(self, key: str, value: object) -> str:
+        checked_tag(TAGS, "param", key, f"{TAGS.param_open}{key}{ARG_KEY_END}")
+        return checked_value(TAGS, key, json_unless_string(value))
+
+
+class Glm45(_Glm):
+    name = "glm45"
+    aliases = ("glm4.5", "glm4.6", "glm46", "glm4_moe", "glm")
+    model_prefixes = ("zai-org/GLM-4.5", "zai-org/GLM-4.6", "GLM-4.5", "GLM-4.6")
+    gap = "\n"
+    example = (
+        "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n"
+        "</tool_call>"
+    )
+
+
+class Glm47(_Glm):
+    """GLM-4.7: no newlines between tags; no arguments: ``<tool_call>f</tool_call>``."""
+
+    name = "glm47"
+    aliases = ("glm4.7", "glm47_moe")
+    model_prefixes = ("zai-org/GLM-4.7", "GLM-4.7")
+    gap = ""
+    example = (
+        "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call>"
+    )
+
+
+_JSON_CALL = JsonCall(
+    close=(TOOL_CALL_END,), envelope=True, tentative=True, terminators=(TOOL_CALL_START,)
+)
+
+
+class _Call:
+    """``<tool_call>``: a GLM call, or (a slip mlx-lm reads) a Hermes JSON call."""
+
+    def __init__(self, ctx: Engine, opener: str) -> None:
+        self.opener = opener
+        self.reader: Reader | None = None
+
+    def read(self, ctx: Engine, eof: bool) -> Status:
+        if self.reader is None:
+            first = skip_blanks(ctx.buf, ctx.pos + len(self.opener))
+            if first == len(ctx.buf) and not eof:
+                return Status.MORE
+            if ctx.buf.startswith("{", first):
+                ctx.issue("json_call", "a Hermes-style JSON call inside GLM tags; read as JSON",
+                          (ctx.at(), ctx.at(first)))
+                self.reader = JsonCallReader(_JSON_CALL, self.opener)
+            else:
+                self.reader = XmlCallReader(TAGS, self.opener)
+        return self.reader.read(ctx, eof)

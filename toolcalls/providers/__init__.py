@@ -1,0 +1,30 @@
+"""Provider APIs (OpenAI Chat and Responses, Anthropic, Gemini, Ollama): the tools, calls and
+results each one is sent, written in its own JSON shape, and tools read back from it.
+
+>>> from toolcalls import Tool
+>>> from toolcalls.providers import render_native
+>>> render_native([Tool(name="f")], "anthropic")["tools"][0]["name"]
+'f'
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_attributes
+
+if TYPE_CHECKING:
+    from ._native import PROVIDERS as PROVIDERS
+    from ._native import native_call_message as native_call_message
+    from ._native import native_result_message as native_result_message
+    from ._native import native_result_messages as native_result_messages
+    from ._native import render_native as render_native
+    from ._native import tools_from_native as tools_from_native
+
+_LAZY = dict.fromkeys(
+    ["PROVIDERS", "native_call_message", "native_result_message", "native_result_messages",
+     "render_native", "tools_from_native"],
+    "._native",
+)
+__all__ = sorted(_LAZY)
+__getattr__ = lazy_attributes(__name__, _LAZY)

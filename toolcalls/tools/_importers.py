@@ -1,0 +1,303 @@
+"""Tool definitions in, from every provider's shape; parsed calls checked against them.
+
+Importers: `from_openai` (Chat Completions and Responses), `from_anthropic`, `from_gemini`
+(``functionDeclarations``, OpenAPI-subset schemas with uppercase types), `from_mcp`
+(``tools/list`` results) and `from_function` (a Python function's signature and docstring,
+through pydantic). `import_tools` picks the right one for whatever it is given; `load_tools`
+reads a JSON file of any of these shapes.
+
+Checking: `validate_arguments(tool, arguments)` lists what is wrong with a call's arguments, and
+`check_call(name, arguments, tools)` returns `NotFound` (with the closest names) or
+`InvalidArgs`, whose ``message`` is written for the model to correct its own call.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from .._errors import ToolDefinitionError
+from ._functions import tool_from_function
+from ._gemini import json_schema_from_gemini
+from ._schema import argument_problems
+from ._tool import Tool
+
+__all__ = [
+    "CallProblem",
+    "InvalidArgs",
+    "NotFound",
+    "check_call",
+    "find_tool",
+    "from_anthropic",
+    "from_function",
+    "from_gemini",
+    "from_mcp",
+    "from_openai",
+    "import_tools",
+    "load_tools",
+    "validate_arguments",
+]
+
+from_function = tool_from_function
+
+
+# --- importers ----------------------------------------------------------------------------------
+
+
+def from_openai(tools: Mapping[str, Any] | Iterable[Mapping[str, Any]]) -> list[Tool]:
+    """Function tools in OpenAI's Chat Completions or Responses shape (one or a list).
+
+    Chat Completions nests the function (``{"type": "function", "function": {...}}``), the
+    Responses API flattens it (``{"type": "function", "name": ..., "parameters": ...}``).
+    Built-in tools (``web_search``, ``file_search``...) have no schema and are refused.
+    """
+    return [_openai_tool(tool, position) for position, tool in _positions(tools)]
+
+
+def _openai_tool(tool: Mapping[str, Any], position: int) -> Tool:
+    kind = tool.get("type", "function")
+    if kind != "function":
+        raise _at(position, f"OpenAI tool type {kind!r} is built in, not a function tool")
+    function = tool.get("function", tool)
+    if not isinstance(function, Mapping):
+        raise _at(position, "'function' must be an object with name, description, parameters")
+    return _tool(position, name=function.get("name"), description=function.get("description"),
+                 parameters=function.get("parameters"))
+
+
+def from_anthropic(tools: Mapping[str, Any] | Iterable[Mapping[str, Any]]) -> list[Tool]:
+    """Client tools of Anthropic's Messages API: ``{"name", "description", "input_schema"}``."""
+    return [_anthropic_tool(tool, position) for position, tool in _positions(tools)]
+
+
+def _anthropic_tool(tool: Mapping[str, Any], position: int) -> Tool:
+    if "input_schema" not in tool:
+        kind = tool.get("type", "?")
+        raise _at(position, f"Anthropic tool of type {kind!r} has no input_schema (a server "
+                            "tool such as web_search runs at Anthropic, not here)")
+    return _tool(position, name=tool.get("name"), description=tool.get("description"),
+                 parameters=tool["input_schema"])
+
+
+def from_gemini(tools: Any) -> list[Tool]:
+    """Gemini function declarations, their schemas converted to JSON Schema.
+
+    Accepts ``[{"functionDeclarations": [...]}]`` (the request's ``tools``), one such object,
+    or a bare list of declarations; ``function_declarations`` spelled the Python way works
+    too. ``parametersJsonSchema`` is taken as is; ``parameters`` (the OpenAPI subset, with
+    ``OBJECT``-style types and ``nullable``) is converted.
+    """
+    return [_gemini_tool(declaration, position)
+            for position, declaration in enumerate(_gemini_declarations(tools))]
+
+
+def _gemini_declarations(tools: Any) -> list[Mapping[str, Any]]:
+    groups = [tools] if isinstance(tools, Mapping) else list(tools)
+    declarations: list[Mapping[str, Any]] = []
+    for group in groups:
+        nested = group.get("functionDeclarations", group.get("function_declarations"))
+        if isinstance(nested, list):
+            declarations.extend(nested)
+        elif "name" in group:
+            declarations.append(group)
+    return declarations
+
+
+def _gemini_tool(declaration: Mapping[str, Any], position: int) -> Tool:
+    if "parametersJsonSchema" in declaration:
+        parameters = declaration["parametersJsonSchema"]
+    elif "parameters" in declaration:
+        parameters = json_schema_from_gemini(declaration["parameters"])
+    else:
+        parameters = None
+    result = declaration.get("responseJsonSchema")
+    if result is None and "response" in declaration:
+        result = json_schema_from_gemini(declaration["response"])
+    return _tool(position, name=declaration.get("name"),
+                 description=declaration.get("description"), parameters=parameters,
+                 result_schema=result)
+
+
+def from_mcp(tools: Any, *, server: str | None = None) -> list[Tool]:
+    """Tools of an MCP ``tools/list`` result (``{"tools": [...]}``) or a list of them.
+
+    ``server`` becomes each tool's ``source``. ``outputSchema`` becomes ``result_schema`` and
+    ``title`` the category when there is none. A tool is dangerous when its annotations say
+    it may destroy something: ``destructiveHint`` true, or ``readOnlyHint`` false without a
+    ``destructiveHint`` (the MCP default is "destructive"). Without annotations nothing is
+    known, and ``is_dangerous`` stays False.
+    """
+    listed = tools.get("tools") if isinstance(tools, Mapping) else tools
+    if not isinstance(listed, list):
+        raise ToolDefinitionError("expected an MCP tools/list result: {'tools': [...]}")
+    return [_mcp_tool(tool, position, server) for position, tool in enumerate(listed)]
+
+
+def _mcp_tool(tool: Mapping[str, Any], position: int, server: str | None) -> Tool:
+    schema = tool.get("inputSchema", tool.get("parameters"))
+    annotations = tool.get("annotations") or {}
+    return _tool(position, name=tool.get("name"), description=tool.get("description"),
+                 parameters=schema, result_schema=tool.get("outputSchema"),
+                 source=server or "builtin", is_dangerous=_mcp_dangerous(annotations))
+
+
+def _mcp_dangerous(annotations: Mapping[str, Any]) -> bool:
+    if annotations.get("readOnlyHint") is True:
+        return False
+    if "destructiveHint" in annotations:
+        return annotations["destructiveHint"] is True
+    return annotations.get("readOnlyHint") is False
+
+
+def import_tools(tools: Any, *, source: str | None = None) -> list[Tool]:
+    """Tools from any supported shape: OpenAI, Anthropic, Gemini, MCP, functions, `Tool`.
+
+    A list may mix shapes. ``source`` (an MCP server name) is stamped on tools that do not say.
+    """
+    if tools is None:
+        return []
+    if isinstance(tools, Mapping):
+        if "functionDeclarations" in tools or "function_declarations" in tools:
+            return _with_source(from_gemini(tools), source)
+        if isinstance(tools.get("tools"), list):
+            return import_tools(tools["tools"], source=source)
+        tools = [tools]
+    imported: list[Tool] = []
+    for position, tool in enumerate(tools):
+        imported.extend(_import_one(tool, position))
+    return _with_source(imported, source)
+
+
+def load_tools(path: str | Path, *, source: str | None = None) -> list[Tool]:
+    """Tools from a JSON file: any shape `import_tools` reads, or an MCP ``tools/list`` reply.
+
+    Raises `ToolDefinitionError` when the file cannot be read or is not JSON.
+    """
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ToolDefinitionError(f"cannot read tools file {str(path)!r}: {error.strerror}"
+                                  ) from None
+    except ValueError as error:
+        raise ToolDefinitionError(f"tools file {str(path)!r} is not valid JSON: {error}"
+                                  ) from None
+    if isinstance(data, Mapping) and isinstance(data.get("result"), Mapping):
+        data = data["result"]  # a JSON-RPC response to tools/list
+    return import_tools(data, source=source)
+
+
+def _import_one(tool: Any, position: int) -> list[Tool]:
+    if isinstance(tool, Tool):
+        return [tool]
+    if callable(tool) and not isinstance(tool, Mapping):
+        return [from_function(tool)]
+    if not isinstance(tool, Mapping):
+        raise _at(position, f"expected a tool definition, got {type(tool).__name__}")
+    if "functionDeclarations" in tool or "function_declarations" in tool:
+        return from_gemini(tool)
+    if "inputSchema" in tool:
+        return [_mcp_tool(tool, position, None)]
+    if "input_schema" in tool:
+        return [_anthropic_tool(tool, position)]
+    if "type" in tool and tool.get("type") != "function":
+        raise _at(position, f"tool type {tool.get('type')!r} is a provider's built-in tool")
+    return [_openai_tool(tool, position)]
+
+
+def _with_source(tools: list[Tool], source: str | None) -> list[Tool]:
+    if source is None:
+        return tools
+    return [t if t.source != "builtin" else t.model_copy(update={"source": source})
+            for t in tools]
+
+
+def _tool(position: int, **fields: Any) -> Tool:
+    if not isinstance(fields.get("name"), str) or not fields["name"]:
+        raise _at(position, "a tool needs a non-empty 'name'")
+    present = {key: value for key, value in fields.items() if value is not None}
+    try:
+        return Tool(**present)
+    except ToolDefinitionError as error:
+        raise _at(position, str(error)) from None
+    except ValidationError as error:  # a field of the wrong type: the library's own error
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in error.errors())
+        raise _at(position, problems) from None
+
+
+def _positions(tools: Mapping[str, Any] | Iterable[Mapping[str, Any]]
+               ) -> Iterable[tuple[int, Mapping[str, Any]]]:
+    return enumerate([tools] if isinstance(tools, Mapping) else list(tools))
+
+
+def _at(position: int, problem: str) -> ToolDefinitionError:
+    return ToolDefinitionError(f"tool #{position}: {problem}")
+
+
+# --- checking calls -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NotFound:
+    """The call names no declared tool."""
+
+    name: str
+    closest: tuple[str, ...]
+    available: tuple[str, ...]
+
+    @property
+    def message(self) -> str:
+        """What to tell the model."""
+        if self.closest:
+            options = " or ".join(repr(name) for name in self.closest)
+            return f"There is no tool named {self.name!r}. Did you mean {options}?"
+        listed = ", ".join(self.available) or "none"
+        return f"There is no tool named {self.name!r}. The available tools are: {listed}."
+
+
+@dataclass(frozen=True)
+class InvalidArgs:
+    """The call names a tool, but its arguments do not fit the tool's schema."""
+
+    tool: str
+    problems: tuple[str, ...]
+
+    @property
+    def message(self) -> str:
+        """What to tell the model: every problem, then how to proceed."""
+        listed = "\n".join(f"- {problem}" for problem in self.problems)
+        return (f"The arguments for {self.tool!r} are invalid:\n{listed}\n"
+                "Call the tool again with corrected arguments.")
+
+
+CallProblem = NotFound | InvalidArgs
+
+
+def validate_arguments(tool: Tool, arguments: Any) -> list[str]:
+    """What is wrong with ``arguments`` for ``tool``, one sentence each; [] when they fit."""
+    if not isinstance(arguments, Mapping):
+        return [f"the arguments must be a JSON object, got {type(arguments).__name__}"]
+    return argument_problems(tool.parameters, dict(arguments))
+
+
+def find_tool(name: str, tools: Sequence[Tool]) -> Tool | None:
+    """The tool called ``name`` or carrying it as an alias."""
+    return next((tool for tool in tools if name in tool.all_names()), None)
+
+
+def check_call(name: str, arguments: Any, tools: Sequence[Tool]) -> CallProblem | None:
+    """None when the call is fine, else `NotFound` or `InvalidArgs`."""
+    tool = find_tool(name, tools)
+    if tool is None:
+        canonical = {known: t.name for t in tools for known in t.all_names()}
+        # 0.75: a typo scores above 0.9, while names that only share a "get_" prefix stay out
+        matches = difflib.get_close_matches(name, list(canonical), n=6, cutoff=0.75)
+        closest = tuple(dict.fromkeys(canonical[match] for match in matches))[:3]
+        return NotFound(name, closest, tuple(t.name for t in tools))
+    problems = validate_arguments(tool, arguments)
+    return InvalidArgs(tool.name, tuple(problems)) if problems else None

@@ -1,0 +1,124 @@
+"""`Tool`: a tool the model may call, from any provider's definition (pydantic v2)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Self
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from .._errors import ToolDefinitionError
+from ..parsing._coerce import property_schema
+from ._schema import python_type_names_fixed, schema_problem
+
+__all__ = ["Tool"]
+
+_EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
+_OPTIONAL_FIELDS = ("help", "category", "source", "aliases", "is_dangerous")
+
+
+@contextmanager
+def _definition_errors() -> Iterator[None]:
+    """Let a `ToolDefinitionError` raised inside validation out as itself.
+
+    pydantic wraps any ValueError raised by a validator into a ValidationError; a broken
+    schema is reported as the library's own typed error instead.
+    """
+    try:
+        yield
+    except ValidationError as error:
+        for detail in error.errors():
+            cause = detail.get("ctx", {}).get("error")
+            if isinstance(cause, ToolDefinitionError):
+                raise cause from None
+        raise
+
+
+def _not_a_schema(name: Any, schema: Any) -> str:
+    what = "false (a schema no arguments satisfy)" if schema is False else type(schema).__name__
+    return (f"tool {name!r}: parameters must be a JSON Schema object, not {what}; a tool "
+            'without arguments has {"type": "object", "properties": {}}')
+
+
+class Tool(BaseModel):
+    """A tool the model may call.
+
+    Accepts an OpenAI function tool (``{"type": "function", "function": {...}}``), an Anthropic
+    tool (``input_schema``), an MCP tool (``inputSchema``, ``outputSchema``) or a bare
+    ``{"name", "description", "parameters"}`` mapping; `toolcalls.tools` has importers for
+    Gemini declarations and Python functions. ``parameters`` must be a valid JSON Schema of an
+    object: a broken one raises `ToolDefinitionError` saying what to fix. ``true`` (the schema
+    that accepts anything) reads as ``{}``; ``false``, a string, a list or a number raise
+    `ToolDefinitionError` too.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    """The name the model uses to call the tool."""
+    description: str = ""
+    parameters: dict[str, Any] = Field(default_factory=lambda: dict(_EMPTY_SCHEMA))
+    """JSON Schema of the arguments object."""
+    help: str | None = None
+    """Longer usage notes, for when the model asks (lazy tool search) rather than every prompt."""
+    result_schema: dict[str, Any] | None = None
+    """JSON Schema of what the tool returns (MCP ``outputSchema``)."""
+    category: str | None = None
+    """A grouping such as ``files`` or ``issues``, for indexes and search."""
+    source: str = "builtin"
+    """``builtin``, or the name of the MCP server the tool came from."""
+    aliases: tuple[str, ...] = ()
+    """Other names the model may use for this tool; a call by alias is a call to this tool."""
+    is_dangerous: bool = False
+    """It changes or destroys something outside the conversation: hosts may confirm first."""
+
+    def __init__(self, /, **data: Any) -> None:
+        with _definition_errors():
+            super().__init__(**data)
+
+    @classmethod
+    def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> Self:
+        with _definition_errors():
+            return super().model_validate(obj, *args, **kwargs)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _unwrap_provider_shapes(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        if data.get("type") == "function" and isinstance(data.get("function"), dict):
+            data = data["function"]
+        schema = data.get("parameters", data.get("input_schema", data.get("inputSchema")))
+        shaped = {"name": data.get("name"), "description": data.get("description") or ""}
+        if schema is True:  # the JSON Schema that accepts anything, as {} does
+            schema = {}
+        elif schema is not None and not isinstance(schema, dict):
+            raise ToolDefinitionError(_not_a_schema(data.get("name"), schema))
+        if schema is not None:
+            shaped["parameters"] = python_type_names_fixed(schema)
+        result_schema = data.get("result_schema", data.get("outputSchema"))
+        if result_schema is not None:
+            shaped["result_schema"] = result_schema
+        shaped.update({key: data[key] for key in _OPTIONAL_FIELDS if key in data})
+        return shaped
+
+    @model_validator(mode="after")
+    def _check_parameters_schema(self) -> Self:
+        problem = schema_problem(self.parameters)
+        if problem is not None:
+            raise ToolDefinitionError(f"tool {self.name!r}: {problem}")
+        return self
+
+    def all_names(self) -> tuple[str, ...]:
+        """The name followed by the aliases: every name a call may use for this tool."""
+        return (self.name, *self.aliases)
+
+    def property_schema(self, argument: str) -> dict[str, Any] | None:
+        """The JSON Schema of one argument, or None when the tool does not declare it."""
+        return property_schema(self.parameters, argument)
+
+
+# Shown as ``toolcalls.Tool`` (reprs, docs, pickles) however it is reached: `toolcalls` exports
+# it, but loads this module on first use, not at import (it needs pydantic).
+Tool.__module__ = "toolcalls"
