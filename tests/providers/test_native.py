@@ -1,119 +1,48 @@
-"""Native tool calling payloads: tools, calls and results in each provider's exact shape."""
+"""Native tool calling through the dispatch (`toolcalls.providers._native`): every provider.
+
+Each provider's own shapes are tested beside its module (test_openai_chat_api.py, ...).
+"""
 
 from __future__ import annotations
 
+import importlib
 import json
+import pkgutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from schema_strategies import NAMES, tools_strategy
+from weather import CALL, WEATHER
 
+import toolcalls.providers
 from toolcalls.parsing._models import ToolCall
 from toolcalls.providers._native import (
     PROVIDERS,
     native_call_message,
-    native_result_message,
     native_result_messages,
     render_native,
     tools_from_native,
 )
-from toolcalls.tools._gemini import gemini_schema, json_schema_from_gemini
 from toolcalls.tools._importers import import_tools
 from toolcalls.tools._tool import Tool
 
 FIXTURES = Path(__file__).parents[2] / "fixtures"
-WEATHER_SCHEMA = {
-    "type": "object",
-    "properties": {"location": {"type": "string", "description": "City"}},
-    "required": ["location"],
-}
-WEATHER = Tool(name="get_weather", description="Current weather", parameters=WEATHER_SCHEMA)
-CALL = ToolCall(id="call_1", name="get_weather", arguments={"location": "Paris"}, span=(0, 0))
+SHARED = {"_native", "_provider"}  # the dispatch and what a provider module gives it
 
 
-# --- each provider's documented shapes ----------------------------------------------------------
+# --- dispatch ------------------------------------------------------------------------------------
 
 
-def test_openai_chat_completions() -> None:
-    assert render_native([WEATHER], "openai") == {"tools": [{
-        "type": "function",
-        "function": {"name": "get_weather", "description": "Current weather",
-                     "parameters": WEATHER_SCHEMA},
-    }]}
-    assert native_call_message([CALL], "openai") == [{
-        "role": "assistant", "content": None,
-        "tool_calls": [{"id": "call_1", "type": "function",
-                        "function": {"name": "get_weather", "arguments": '{"location": "Paris"}'}}],
-    }]
-    assert native_result_message(CALL, "18°C", "openai") == {
-        "role": "tool", "tool_call_id": "call_1", "content": "18°C"}
-
-
-def test_openai_responses() -> None:
-    assert render_native([WEATHER], "openai_responses") == {"tools": [{
-        "type": "function", "name": "get_weather", "description": "Current weather",
-        "parameters": WEATHER_SCHEMA, "strict": False,
-    }]}
-    assert native_call_message([CALL], "openai_responses", content="Checking.") == [
-        {"type": "message", "role": "assistant",
-         "content": [{"type": "output_text", "text": "Checking."}]},
-        {"type": "function_call", "call_id": "call_1", "name": "get_weather",
-         "arguments": '{"location": "Paris"}'},
-    ]
-    assert native_result_message(CALL, {"celsius": 18}, "openai_responses") == {
-        "type": "function_call_output", "call_id": "call_1", "output": '{"celsius": 18}'}
-
-
-def test_anthropic_messages() -> None:
-    assert render_native([WEATHER], "anthropic") == {"tools": [{
-        "name": "get_weather", "description": "Current weather", "input_schema": WEATHER_SCHEMA,
-    }]}
-    assert native_call_message([CALL], "anthropic", content="Checking.") == [{
-        "role": "assistant",
-        "content": [{"type": "text", "text": "Checking."},
-                    {"type": "tool_use", "id": "call_1", "name": "get_weather",
-                     "input": {"location": "Paris"}}],
-    }]
-    assert native_result_message(CALL, "no such city", "anthropic", is_error=True) == {
-        "role": "user",
-        "content": [{"type": "tool_result", "tool_use_id": "call_1", "content": "no such city",
-                     "is_error": True}],
-    }
-
-
-def test_gemini() -> None:
-    assert render_native([WEATHER, Tool(name="now")], "gemini") == {"tools": [{
-        "functionDeclarations": [
-            {"name": "get_weather", "description": "Current weather", "parameters": {
-                "type": "OBJECT",
-                "properties": {"location": {"type": "STRING", "description": "City"}},
-                "required": ["location"]}},
-            {"name": "now", "description": ""},
-        ]}]}
-    assert native_call_message([CALL], "gemini") == [{
-        "role": "model",
-        "parts": [{"functionCall": {"id": "call_1", "name": "get_weather",
-                                    "args": {"location": "Paris"}}}],
-    }]
-    assert native_result_message(CALL, "18°C", "gemini") == {
-        "role": "user",
-        "parts": [{"functionResponse": {"id": "call_1", "name": "get_weather",
-                                        "response": {"result": "18°C"}}}],
-    }
-    error = native_result_message(CALL, "timeout", "gemini", is_error=True)
-    assert error["parts"][0]["functionResponse"]["response"] == {"error": "timeout"}
-
-
-def test_ollama() -> None:
-    assert render_native([WEATHER], "ollama") == render_native([WEATHER], "openai")
-    assert native_call_message([CALL], "ollama") == [{
-        "role": "assistant", "content": "",
-        "tool_calls": [{"function": {"name": "get_weather", "arguments": {"location": "Paris"}}}],
-    }]
-    assert native_result_message(CALL, "18°C", "ollama") == {
-        "role": "tool", "tool_name": "get_weather", "content": "18°C"}
+def test_every_provider_module_is_in_the_table() -> None:
+    """A provider API is one module, and the dispatch knows each one by its payload name."""
+    package = Path(toolcalls.providers.__file__).parent
+    modules = {info.name for info in pkgutil.iter_modules([str(package)])} - SHARED
+    providers = [importlib.import_module(f"toolcalls.providers.{name}").PROVIDER
+                 for name in sorted(modules)]
+    assert sorted(map(id, providers)) == sorted(map(id, PROVIDERS.values()))
 
 
 def test_several_results_are_grouped_where_the_provider_wants_one_turn() -> None:
@@ -130,47 +59,6 @@ def test_several_results_are_grouped_where_the_provider_wants_one_turn() -> None
 def test_unknown_provider_lists_the_known_ones() -> None:
     with pytest.raises(ValueError, match="openai, openai_responses, anthropic, gemini, ollama"):
         render_native([WEATHER], "cohere")
-
-
-# --- Gemini's schema subset ---------------------------------------------------------------------
-
-
-def test_gemini_schema_inlines_refs_and_guards_recursion() -> None:
-    schema = {
-        "type": "object",
-        "properties": {"node": {"$ref": "#/$defs/Node"}},
-        "$defs": {"Node": {"type": "object", "properties": {
-            "label": {"type": "string"}, "child": {"$ref": "#/$defs/Node"}}}},
-    }
-    node = gemini_schema(schema)["properties"]["node"]
-    assert node["properties"]["label"] == {"type": "STRING"}
-    assert node["properties"]["child"] == {
-        "type": "OBJECT", "description": "(recursive or unresolved type)"}
-    assert "$defs" not in gemini_schema(schema)
-
-
-@pytest.mark.parametrize(
-    ("schema", "expected"),
-    [
-        ({"type": ["string", "null"]}, {"type": "STRING", "nullable": True}),
-        ({"anyOf": [{"type": "integer"}, {"type": "null"}]}, {"type": "INTEGER", "nullable": True}),
-        ({"oneOf": [{"type": "integer"}, {"type": "string"}]},
-         {"anyOf": [{"type": "INTEGER"}, {"type": "STRING"}]}),
-        ({"type": ["integer", "string"]}, {"anyOf": [{"type": "INTEGER"}, {"type": "STRING"}]}),
-        ({"const": "fixed"}, {"type": "STRING", "enum": ["fixed"]}),
-        ({"type": "integer", "enum": [1, 2]}, {"type": "INTEGER", "description": "(one of: 1, 2)"}),
-        ({"type": "string", "format": "uri", "description": "Link"},
-         {"type": "STRING", "description": "Link (format: uri)"}),
-        ({"type": "string", "format": "date-time"}, {"type": "STRING", "format": "date-time"}),
-        ({"allOf": [{"type": "boolean"}], "description": "Flag"},
-         {"type": "BOOLEAN", "description": "Flag"}),
-        ({"type": "object", "properties": {"a": {"type": "string"}},
-          "additionalProperties": False},
-         {"type": "OBJECT", "properties": {"a": {"type": "STRING"}}}),
-    ],
-)
-def test_gemini_schema_subset(schema: dict[str, Any], expected: dict[str, Any]) -> None:
-    assert gemini_schema(schema) == expected
 
 
 # --- goldens over real tool sets ----------------------------------------------------------------
@@ -219,51 +107,12 @@ def test_real_tool_sets_read_back_with_the_same_arguments(provider: str) -> None
 
 # --- round trips --------------------------------------------------------------------------------
 
-NAMES = st.from_regex(r"[a-zA-Z_][a-zA-Z0-9_]{0,20}", fullmatch=True)
-TEXT = st.text(max_size=40)
-
-
-def scalar_schemas() -> st.SearchStrategy[dict[str, Any]]:
-    plain = st.sampled_from(["string", "integer", "number", "boolean"]).map(lambda t: {"type": t})
-    nullable = st.sampled_from(["string", "integer"]).map(lambda t: {"type": [t, "null"]})
-    enum = st.lists(TEXT, min_size=1, max_size=4, unique=True).map(
-        lambda values: {"type": "string", "enum": values})
-    return st.one_of(plain, nullable, enum)
-
-
-def with_description(schema: dict[str, Any], description: str | None) -> dict[str, Any]:
-    return schema if description is None else {**schema, "description": description}
-
-
-def object_schemas(depth: int) -> st.SearchStrategy[dict[str, Any]]:
-    leaf = st.builds(with_description, scalar_schemas(), st.none() | TEXT)
-    child: st.SearchStrategy[dict[str, Any]] = leaf
-    if depth > 0:
-        arrays = leaf.map(lambda item: {"type": "array", "items": item})
-        child = st.one_of(leaf, arrays, object_schemas(depth - 1))
-    return st.dictionaries(NAMES, child, max_size=4).flatmap(
-        lambda properties: st.lists(st.sampled_from(sorted(properties)) if properties
-                                    else st.nothing(), unique=True).map(
-            lambda required: {"type": "object", "properties": properties,
-                              **({"required": required} if required else {})}))
-
-
-tools_strategy = st.builds(Tool, name=NAMES, description=TEXT, parameters=object_schemas(2))
-
-
 @given(tools_strategy, st.sampled_from(list(PROVIDERS)))
 def test_any_tool_round_trips_through_every_provider(tool: Tool, provider: str) -> None:
     payload = json.loads(json.dumps(render_native([tool], provider)))  # as sent on the wire
     (back,) = tools_from_native(payload, provider)
     assert (back.name, back.description, back.parameters) == (
         tool.name, tool.description, tool.parameters)
-
-
-@given(object_schemas(2))
-def test_gemini_schema_conversion_is_reversible_on_the_common_subset(
-    schema: dict[str, Any],
-) -> None:
-    assert json_schema_from_gemini(gemini_schema(schema)) == schema
 
 
 @given(st.dictionaries(NAMES, st.recursive(

@@ -1,6 +1,10 @@
 """Provider APIs (OpenAI Chat and Responses, Anthropic, Gemini, Ollama): the tools, calls and
 results each one is sent, written in its own JSON shape, and tools read back from it.
 
+One private module per provider API (`_openai_chat`, `_openai_responses`, `_anthropic`,
+`_gemini`, `_ollama`) holds its shapes; the functions here take the provider by name
+(`PROVIDERS`) and dispatch to it (`_native`).
+
 >>> from toolcalls import Tool
 >>> from toolcalls.providers import render_native
 >>> render_native([Tool(name="f")], "anthropic")["tools"][0]["name"]

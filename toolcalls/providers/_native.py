@@ -3,8 +3,10 @@
 For each provider, three shapes: the ``tools`` field of the request (`render_native`), the
 assistant turn that carries the model's calls (`native_call_message`), and the turn that hands a
 result back (`native_result_message`, or `native_result_messages` for several results, which
-Anthropic and Gemini want in one turn). One small function per provider and shape, behind the
-`PROVIDERS` table:
+Anthropic and Gemini want in one turn). Each provider API is one module, which writes these
+shapes and reads tools back from its own (`_openai_chat`, `_openai_responses`, `_anthropic`,
+`_gemini`, `_ollama`; the responses issue adds reading responses there); this module only
+looks the provider up in the `PROVIDERS` table:
 
 ================== ===================================== ========================================
 provider           tools                                  calls / results in history
@@ -22,15 +24,13 @@ ollama             as openai (``/api/chat``)              ``tool_calls`` (argume
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..parsing._models import ToolCall
-from ..tools._gemini import gemini_schema
-from ..tools._importers import from_anthropic, from_gemini, from_openai
 from ..tools._tool import Tool
+from . import _anthropic, _gemini, _ollama, _openai_chat, _openai_responses
+from ._provider import Message, NativeProvider, ToolResult
 
 __all__ = [
     "PROVIDERS",
@@ -41,166 +41,14 @@ __all__ = [
     "tools_from_native",
 ]
 
-Message = dict[str, Any]
-
-
-# --- tools in the request -----------------------------------------------------------------------
-
-
-def _openai_tools(tools: Sequence[Tool]) -> Message:
-    return {"tools": [{"type": "function", "function": _function(tool)} for tool in tools]}
-
-
-def _responses_tools(tools: Sequence[Tool]) -> Message:
-    # strict is sent explicitly: a schema that is not strict-compatible is then accepted as is.
-    return {"tools": [{"type": "function", **_function(tool), "strict": False} for tool in tools]}
-
-
-def _anthropic_tools(tools: Sequence[Tool]) -> Message:
-    return {"tools": [{"name": tool.name, "description": tool.description,
-                       "input_schema": tool.parameters} for tool in tools]}
-
-
-def _gemini_tools(tools: Sequence[Tool]) -> Message:
-    return {"tools": [{"functionDeclarations": [_gemini_declaration(t) for t in tools]}]}
-
-
-def _gemini_declaration(tool: Tool) -> Message:
-    declaration: Message = {"name": tool.name, "description": tool.description}
-    # Gemini rejects an OBJECT without properties: a tool without arguments sends no schema.
-    if tool.parameters.get("properties"):
-        declaration["parameters"] = gemini_schema(tool.parameters)
-    return declaration
-
-
-def _function(tool: Tool) -> Message:
-    return {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
-
-
-# --- the assistant turn with calls --------------------------------------------------------------
-
-
-def _openai_calls(calls: Sequence[ToolCall], content: str | None) -> list[Message]:
-    return [{
-        "role": "assistant",
-        "content": content,
-        "tool_calls": [{"id": call.id, "type": "function",
-                        "function": {"name": call.name, "arguments": call.arguments_json()}}
-                       for call in calls],
-    }]
-
-
-def _responses_calls(calls: Sequence[ToolCall], content: str | None) -> list[Message]:
-    items: list[Message] = []
-    if content:
-        items.append({"type": "message", "role": "assistant",
-                      "content": [{"type": "output_text", "text": content}]})
-    items.extend({"type": "function_call", "call_id": call.id, "name": call.name,
-                  "arguments": call.arguments_json()} for call in calls)
-    return items
-
-
-def _anthropic_calls(calls: Sequence[ToolCall], content: str | None) -> list[Message]:
-    blocks: list[Message] = [{"type": "text", "text": content}] if content else []
-    blocks.extend({"type": "tool_use", "id": call.id, "name": call.name,
-                   "input": call.arguments} for call in calls)
-    return [{"role": "assistant", "content": blocks}]
-
-
-def _gemini_calls(calls: Sequence[ToolCall], content: str | None) -> list[Message]:
-    parts: list[Message] = [{"text": content}] if content else []
-    parts.extend({"functionCall": {"id": call.id, "name": call.name, "args": call.arguments}}
-                 for call in calls)
-    return [{"role": "model", "parts": parts}]
-
-
-def _ollama_calls(calls: Sequence[ToolCall], content: str | None) -> list[Message]:
-    return [{
-        "role": "assistant",
-        "content": content or "",
-        "tool_calls": [{"function": {"name": call.name, "arguments": call.arguments}}
-                       for call in calls],
-    }]
-
-
-# --- the turn with results ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Result:
-    call: ToolCall
-    value: Any
-    is_error: bool
-
-
-def _as_text(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-
-
-def _openai_results(results: Sequence[_Result]) -> list[Message]:
-    return [{"role": "tool", "tool_call_id": r.call.id, "content": _as_text(r.value)}
-            for r in results]
-
-
-def _responses_results(results: Sequence[_Result]) -> list[Message]:
-    return [{"type": "function_call_output", "call_id": r.call.id, "output": _as_text(r.value)}
-            for r in results]
-
-
-def _anthropic_results(results: Sequence[_Result]) -> list[Message]:
-    blocks = []
-    for r in results:
-        block: Message = {"type": "tool_result", "tool_use_id": r.call.id,
-                          "content": _as_text(r.value)}
-        if r.is_error:
-            block["is_error"] = True
-        blocks.append(block)
-    return [{"role": "user", "content": blocks}]
-
-
-def _gemini_results(results: Sequence[_Result]) -> list[Message]:
-    return [{"role": "user", "parts": [
-        {"functionResponse": {"id": r.call.id, "name": r.call.name,
-                              "response": _gemini_response(r)}}
-        for r in results]}]
-
-
-def _gemini_response(result: _Result) -> Message:
-    """Gemini wants an object: a non-object result goes under ``result`` (or ``error``)."""
-    if result.is_error:
-        return {"error": result.value}
-    if isinstance(result.value, Mapping):
-        return dict(result.value)
-    return {"result": result.value}
-
-
-def _ollama_results(results: Sequence[_Result]) -> list[Message]:
-    return [{"role": "tool", "tool_name": r.call.name, "content": _as_text(r.value)}
-            for r in results]
-
-
-# --- the table ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class NativeProvider:
-    """How one provider's API spells tools, calls and results."""
-
-    tools: Callable[[Sequence[Tool]], Message]
-    calls: Callable[[Sequence[ToolCall], str | None], list[Message]]
-    results: Callable[[Sequence[_Result]], list[Message]]
-    read_tools: Callable[[Any], list[Tool]]
-
-
 PROVIDERS: Mapping[str, NativeProvider] = {
-    "openai": NativeProvider(_openai_tools, _openai_calls, _openai_results, from_openai),
-    "openai_responses": NativeProvider(
-        _responses_tools, _responses_calls, _responses_results, from_openai),
-    "anthropic": NativeProvider(
-        _anthropic_tools, _anthropic_calls, _anthropic_results, from_anthropic),
-    "gemini": NativeProvider(_gemini_tools, _gemini_calls, _gemini_results, from_gemini),
-    "ollama": NativeProvider(_openai_tools, _ollama_calls, _ollama_results, from_openai),
+    "openai": _openai_chat.PROVIDER,
+    "openai_responses": _openai_responses.PROVIDER,
+    "anthropic": _anthropic.PROVIDER,
+    "gemini": _gemini.PROVIDER,
+    "ollama": _ollama.PROVIDER,
 }
+"""Every provider API by its payload name (`toolcalls.budget` maps service names onto these)."""
 
 
 def _provider(name: str) -> NativeProvider:
@@ -231,7 +79,7 @@ def native_result_message(
     call: ToolCall, result: Any, provider: str, *, is_error: bool = False
 ) -> Message:
     """The turn that gives ``call`` its ``result`` (text, or any JSON value)."""
-    (message,) = _provider(provider).results([_Result(call, result, is_error)])
+    (message,) = _provider(provider).results([ToolResult(call, result, is_error)])
     return message
 
 
@@ -245,7 +93,7 @@ def native_result_messages(
     that failed.
     """
     failed = set(errors)
-    batch = [_Result(call, value, call.id in failed) for call, value in results]
+    batch = [ToolResult(call, value, call.id in failed) for call, value in results]
     return _provider(provider).results(batch)
 
 
