@@ -46,7 +46,7 @@ from ._xmlparams import (
     grammar_tags,
     look_ahead,
 )
-from ._xmlrender import checked_tag, checked_value
+from ._xmlrender import XmlCallStyle, json_unless_string, render_xml_calls
 
 __all__ = ["DeepseekV32Dsml", "TAGS"]
 
@@ -165,12 +165,14 @@ RESULT_START, RESULT_END = "<result>", "</result>"
 RESULTS_START, RESULTS_END = "<function_results>", "</function_results>"
 
 
-def _invoke_tag(name: str) -> str:
-    return checked_tag(_OWN, "call", name, f'{_OWN.call_open} name="{name}">')
-
-
-def _parameter_tag(key: str, string: str) -> str:
-    return checked_tag(_OWN, "param", key, f'{_OWN.param_open} name="{key}" string="{string}">')
+STYLE = XmlCallStyle(
+    _OWN,
+    call_header=' name="{name}">',
+    param_header=' name="{name}" string="{string}">',  # "false": the value is JSON
+    value=json_unless_string,
+    content_separator="\n\n",
+)
+_invoke_tag, _parameter_tag = STYLE.call_tag, STYLE.param_tag
 
 
 TOOLS_PREAMBLE = (
@@ -189,19 +191,6 @@ TOOLS_PREAMBLE = (
     "Here are the functions available in JSONSchema format:\n<functions>\n"
 )
 TOOLS_END = "</functions>\n"
-
-
-def _render_parameter(key: str, value: Any) -> str:
-    # Strings as they are (string="true"), anything else as JSON (string="false").
-    is_string = isinstance(value, str)
-    written = value if is_string else tojson(value)
-    tag = _parameter_tag(key, "true" if is_string else "false")
-    return f"{tag}{checked_value(_OWN, key, written)}{_OWN.param_close}\n"
-
-
-def _render_call(call: ToolCall) -> str:
-    parameters = "".join(_render_parameter(k, v) for k, v in call.arguments.items())
-    return f"{_invoke_tag(call.name)}\n{parameters}{_OWN.call_close}\n"
 
 
 def _invoke(tags: XmlTags) -> ReaderFactory:
@@ -238,8 +227,7 @@ class DeepseekV32Dsml(Format):
         return f"{TOOLS_PREAMBLE}{listed}{TOOLS_END}"
 
     def render_calls(self, calls: Sequence[ToolCall], content: str = "") -> str:
-        block = f"{CALLS_START}\n{''.join(map(_render_call, calls))}{CALLS_END}"
-        return f"{content}\n\n{block}" if content else block
+        return render_xml_calls(STYLE, calls, content)
 
     def render_result(self, call: ToolCall, result: str) -> str:
         # One result of the turn's <function_results> block, which the template opens

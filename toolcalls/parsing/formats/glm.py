@@ -34,7 +34,7 @@ from ._jsoncall import JsonCall, JsonCallReader
 from ._results import result_block, wrap_result
 from ._template_json import openai_tool, tojson
 from ._xmlparams import Tag, XmlCallReader, XmlTags, grammar_tags
-from ._xmlrender import checked_tag, checked_value, json_unless_string
+from ._xmlrender import XmlCallStyle, json_unless_string, render_xml_calls
 
 __all__ = ["Glm45", "Glm47", "TAGS"]
 
@@ -99,9 +99,21 @@ TOOLS_INSTRUCTIONS = (
 )
 
 
-def _argument(key: str, value: str, gap: str) -> str:
-    written_key = f"{TAGS.param_open}{key}{ARG_KEY_END}"
-    return f"{gap}{written_key}{gap}{TAGS.value_open}{value}{TAGS.param_close}"
+def _style(gap: str) -> XmlCallStyle:
+    # The name runs up to the first tag; the template trims the content, and writes `gap`
+    # between tags, calls, and the content and the calls.
+    return XmlCallStyle(
+        TAGS, call_header="{name}", param_header="{name}" + ARG_KEY_END,
+        value=json_unless_string, gap=gap, content_separator=gap, strip_content=True,
+    )
+
+
+STYLES = {gap: _style(gap) for gap in ("\n", "")}
+"""By `_Glm.gap`: GLM-4.5/4.6 write a newline between tags, GLM-4.7 nothing."""
+
+
+def _argument(key: str, value: str, style: XmlCallStyle) -> str:
+    return style.gap + style.parameter(f"{TAGS.param_open}{key}{ARG_KEY_END}", value)
 
 
 class _Glm(Format):
@@ -120,7 +132,7 @@ class _Glm(Format):
             return ""
         listed = "".join(tojson(openai_tool(tool)) + "\n" for tool in tools)
         arguments = "".join(
-            _argument(f"{{arg-key-{n}}}", f"{{arg-value-{n}}}", self.gap) for n in (1, 2)
+            _argument(f"{{arg-key-{n}}}", f"{{arg-value-{n}}}", STYLES[self.gap]) for n in (1, 2)
         )
         example = (
             f"{TOOL_CALL_START}{{function-name}}{arguments}{self.gap}...{self.gap}{TOOL_CALL_END}"
@@ -128,24 +140,10 @@ class _Glm(Format):
         return f"{TOOLS_PREAMBLE}{listed}{TOOLS_INSTRUCTIONS}{example}"
 
     def render_calls(self, calls: Sequence[ToolCall], content: str = "") -> str:
-        written = [self._render_call(call) for call in calls]
-        # The template trims the content; a newline (GLM-4.5/4.6) or nothing separates parts.
-        return self.gap.join([content.strip(), *written] if content.strip() else written)
+        return render_xml_calls(STYLES[self.gap], calls, content)
 
     def render_result(self, call: ToolCall, result: str) -> str:
         return wrap_result(RESULT_START + self.gap, self.gap + RESULT_END, result)
-
-    def _render_call(self, call: ToolCall) -> str:
-        checked_tag(TAGS, "call", call.name, TOOL_CALL_START + call.name + self.gap)
-        arguments = "".join(
-            _argument(key, self._render_value(key, value), self.gap)
-            for key, value in call.arguments.items()
-        )
-        return f"{TOOL_CALL_START}{call.name}{arguments}{self.gap}{TOOL_CALL_END}"
-
-    def _render_value(self, key: str, value: object) -> str:
-        checked_tag(TAGS, "param", key, f"{TAGS.param_open}{key}{ARG_KEY_END}")
-        return checked_value(TAGS, key, json_unless_string(value))
 
 
 class Glm45(_Glm):

@@ -27,7 +27,7 @@ from ._blocks import SectionClose
 from ._results import result_block, wrap_result
 from ._template_json import bare_tool, tojson
 from ._xmlparams import ATTRIBUTES, AttributeTags, SectionOpen, XmlCallReader, XmlTags, grammar_tags
-from ._xmlrender import checked_tag, checked_value, json_unless_string
+from ._xmlrender import XmlCallStyle, json_unless_string, render_xml_calls
 
 __all__ = ["MinimaxM2", "TAGS"]
 
@@ -59,17 +59,17 @@ def _section(ctx: Engine, opener: str) -> SectionOpen:
 RESULT_START, RESULT_END = "<response>", "</response>"
 
 
-def _invoke_tag(name: str) -> str:
-    return checked_tag(TAGS, "call", name, f'{INVOKE_START}name="{name}">')
+STYLE = XmlCallStyle(
+    TAGS, call_header='name="{name}">', param_header='name="{name}">', value=json_unless_string
+)
 
 
 def _parameter(key: str, value: str) -> str:
-    opener = checked_tag(TAGS, "param", key, f'{TAGS.param_open}name="{key}">')
-    return f"{opener}{value}{TAGS.param_close}\n"
+    return STYLE.parameter(STYLE.param_tag(key), value) + STYLE.gap
 
 
 _EXAMPLE = (
-    f"{TOOL_CALL_START}\n{_invoke_tag('tool-name-1')}\n"
+    f"{TOOL_CALL_START}\n{STYLE.call_tag('tool-name-1')}\n"
     f"{_parameter('param-key-1', 'param-value-1')}{_parameter('param-key-2', 'param-value-2')}"
     f"...\n{TAGS.call_close}\n{TOOL_CALL_END}"
 )
@@ -81,14 +81,6 @@ TOOLS_INSTRUCTIONS = (
     "</tools>\n\nWhen making tool calls, use XML format to invoke tools and pass parameters:\n\n"
     + _EXAMPLE
 )
-
-
-def _render_call(call: ToolCall) -> str:
-    parameters = "".join(
-        _parameter(key, checked_value(TAGS, key, json_unless_string(value)))
-        for key, value in call.arguments.items()
-    )
-    return f"{_invoke_tag(call.name)}\n{parameters}{TAGS.call_close}\n"
 
 
 class MinimaxM2(Format):
@@ -117,8 +109,7 @@ class MinimaxM2(Format):
         return f"{TOOLS_PREAMBLE}{listed}{TOOLS_INSTRUCTIONS}"
 
     def render_calls(self, calls: Sequence[ToolCall], content: str = "") -> str:
-        block = f"{TOOL_CALL_START}\n{''.join(map(_render_call, calls))}{TOOL_CALL_END}"
-        return f"{content}\n{block}" if content else block
+        return render_xml_calls(STYLE, calls, content)
 
     def render_result(self, call: ToolCall, result: str) -> str:
         return wrap_result(RESULT_START, RESULT_END, result)

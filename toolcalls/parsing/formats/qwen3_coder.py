@@ -34,7 +34,7 @@ from ._blocks import SectionClose
 from ._results import result_block, wrap_result
 from ._template_json import tojson
 from ._xmlparams import SectionOpen, Tag, XmlCallReader, XmlTags, grammar_tags
-from ._xmlrender import checked_tag, checked_value, jinja_string
+from ._xmlrender import XmlCallStyle, jinja_string, render_xml_calls
 
 __all__ = ["Qwen3Coder", "TAGS"]
 
@@ -131,15 +131,16 @@ def _render_tool(tool: Tool) -> str:
     )
 
 
-def _render_call(call: ToolCall) -> str:
-    opener = checked_tag(TAGS, "call", call.name, f"{FUNCTION_START}{call.name}>")
-    parameters = "".join(
-        checked_tag(TAGS, "param", key, f"{TAGS.param_open}{key}>")
-        + checked_value(TAGS, key, _template_value(value), framing="\n")
-        + f"{TAGS.param_close}\n"
-        for key, value in call.arguments.items()
-    )
-    return f"{TOOL_CALL_START}\n{opener}\n{parameters}{TAGS.call_close}\n{TOOL_CALL_END}"
+STYLE = XmlCallStyle(
+    TAGS,
+    call_header="{name}>",
+    param_header="{name}>",
+    value=_template_value,
+    value_framing="\n",  # every value on lines of its own
+    section_per_call=True,  # <tool_call> around each call
+    content_separator="\n\n",  # the template trims the content; a blank line, then the calls
+    strip_content=True,
+)
 
 
 class Qwen3Coder(Format):
@@ -173,9 +174,7 @@ class Qwen3Coder(Format):
         return f"{TOOLS_PREAMBLE}<tools>{listed}\n</tools>{TOOLS_INSTRUCTIONS}"
 
     def render_calls(self, calls: Sequence[ToolCall], content: str = "") -> str:
-        # The template trims the content and puts a blank line between it and the calls.
-        prose = f"{content.strip()}\n\n" if content.strip() else ""
-        return prose + "\n".join(_render_call(call) for call in calls)
+        return render_xml_calls(STYLE, calls, content)
 
     def render_result(self, call: ToolCall, result: str) -> str:
         return wrap_result(f"{RESULT_START}\n", f"\n{RESULT_END}", result)
