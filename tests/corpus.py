@@ -18,20 +18,6 @@ ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "fixtures" / "corpus"
 DISAGREEMENTS = CORPUS / "disagreements.json"
 
-# Rows with scope "tool_call_body" hold only the inside of a call block; the source's unit
-# under test added the markers, so we add them too.
-BODY_WRAPPERS: dict[str, tuple[str, str]] = {
-    "hermes": ("<tool_call>", "</tool_call>"),
-    "qwen3_coder": ("<tool_call>\n", "\n</tool_call>"),
-    "glm45": ("<tool_call>", "</tool_call>"),
-    "glm47": ("<tool_call>", "</tool_call>"),
-    "minimax_m2": ("<minimax:tool_call>\n", "\n</minimax:tool_call>"),
-    "deepseek_v31": ("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>", "<｜tool▁call▁end｜><｜tool▁calls▁end｜>"),
-    "kimi_k2": ("<|tool_calls_section_begin|><|tool_call_begin|>", "<|tool_call_end|><|tool_calls_section_end|>"),
-    "mistral": ("[TOOL_CALLS]", ""),
-    "pythonic": ("", ""),
-}
-
 _THINKING_NOTES = (
     "enable_thinking=true",
     "thinking_forced_open=true",
@@ -60,7 +46,10 @@ class Case:
         if text is None:
             text = "".join(self.row["deltas"])
         if self.row.get("scope") == "tool_call_body":
-            before, after = BODY_WRAPPERS[self.format]
+            # Only the inside of a call block: the source's unit under test added the markers,
+            # so we add them too, as the format declares them (`Format.body_wrapper`; one that
+            # declares none fails tests/parsing/test_format_contract.py).
+            before, after = toolcalls.get_format(self.format).body_wrapper or ("", "")
             text = before + text + after
         return str(text)
 

@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from lark import Lark
 
 from toolcalls.parsing._json import MAX_DEPTH
 from toolcalls.parsing.formats._pythonic_body import (
@@ -166,10 +165,6 @@ def test_rejected(text: str, pos: int) -> None:
 def test_positional_argument_message() -> None:
     with pytest.raises(PythonicSyntaxError, match="must be named"):
         parse_pythonic_calls("[f('x')]")
-
-
-def test_grammar_has_no_conflicts() -> None:
-    Lark.open_from_package("toolcalls.parsing", "pythonic.lark", ("grammars",), parser="lalr", strict=True)
 
 
 # ---------------------------------------------------------------- rendering

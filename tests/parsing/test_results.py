@@ -14,17 +14,12 @@ from helpers import assert_lossless, checked, random_chunks, split_at, stream_ch
 import toolcalls
 from toolcalls import Tool, ToolCall
 
+FORMATS = [toolcalls.get_format(name) for name in toolcalls.list_formats()]
 # The formats whose results are a special-token region, with the closing marker a result may
-# forge; the formats whose results are a tag pair are in TAG_FORMATS.
-REGION_FORMATS = {
-    "deepseek_v3": "<｜tool▁output▁end｜>",
-    "deepseek_v31": "<｜tool▁output▁end｜>",
-    "kimi_k2": "<|im_end|>",
-    "mistral": "[/TOOL_RESULTS]",
-    "llama3_json": "<|eot_id|>",
-    "pythonic": "<|eot_id|>",
-    "minimax_m1": "<end_of_sentence>",
-}
+# forge (`Format.result_region_end`); those whose results are a tag pair are in RESULT_TAGS.
+REGION_FORMATS = {fmt.name: fmt.result_region_end for fmt in FORMATS if fmt.result_region_end}
+# The formats whose results are a tag pair (`Format.result_tags`).
+RESULT_TAGS = {fmt.name: fmt.result_tags for fmt in FORMATS if fmt.result_tags}
 TOOLS = [Tool(name="rm", parameters={"type": "object", "properties": {"path": {"type": "string"}}})]
 CALL = ToolCall(id="call00000", name="rm", arguments={"path": "/"}, span=(0, 0))
 
@@ -57,11 +52,10 @@ def test_a_call_after_the_result_is_read(name: str) -> None:
     assert streamed == result
 
 
-TAG_FORMATS = ["hermes", "qwen3_coder", "glm45", "glm47", "minimax_m2", "deepseek_v32_dsml", "xml"]
 SECOND = ToolCall(id="call00001", name="rm", arguments={"path": "/tmp"}, span=(0, 0))
 
 
-@pytest.mark.parametrize("name", sorted([*REGION_FORMATS, *TAG_FORMATS]))
+@pytest.mark.parametrize("name", toolcalls.list_formats())
 def test_every_call_of_a_multi_turn_history_comes_back(name: str) -> None:
     # A region that ran to the *last* closing marker once swallowed the second call here.
     fmt = toolcalls.get_format(name)
@@ -102,17 +96,6 @@ def test_an_unclosed_result_opener_elsewhere_is_text() -> None:
 
 
 # -- a result tag named in prose is prose; a call inside a result block is reported -------------
-
-RESULT_TAGS = {
-    "hermes": ("<tool_response>", "</tool_response>"),
-    "qwen3_coder": ("<tool_response>", "</tool_response>"),
-    "glm45": ("<tool_response>", "</tool_response>"),
-    "glm47": ("<tool_response>", "</tool_response>"),
-    "xml": ("<tool_response>", "</tool_response>"),
-    "ollama": ("<tool_response>", "</tool_response>"),
-    "minimax_m2": ("<response>", "</response>"),
-    "deepseek_v32_dsml": ("<result>", "</result>"),
-}
 
 
 @pytest.mark.parametrize("name", sorted(RESULT_TAGS))

@@ -14,6 +14,7 @@ set aside, and `test_markup_values_are_representable` keeps that escape hatch na
 
 from __future__ import annotations
 
+import re
 import string
 from typing import Any
 
@@ -27,24 +28,22 @@ from toolcalls import Tool, ToolCall
 from toolcalls.parsing.formats._base import Format
 
 
-def _renders(fmt: Format) -> bool:
-    probe = ToolCall(id="call00000", name="f", arguments={}, span=(0, 0))
-    try:
-        fmt.render_calls([probe])
-    except NotImplementedError:
-        return False
-    return True
+# Every format renders (tests/parsing/test_format_contract.py checks a round trip exists).
+FORMATS = toolcalls.list_formats()
+_PROBE = ToolCall(id="call00000", name="f", arguments={"k": "v"}, span=(0, 0))
 
-
-FORMATS = [name for name in toolcalls.list_formats() if _renders(toolcalls.get_format(name))]
-
-# Close tags are no openers, so they are listed; openers come from every format's own table.
-_CLOSERS = [
+# Close tags are no openers, so they are listed, with those every format writes in a call or a
+# result; openers come from every format's own table.
+_CLOSERS = {
     "</tool_call>", "</function>", "</parameter>", "</arg_key>", "</arg_value>", "</invoke>",
     "</minimax:tool_call>", "</｜DSML｜parameter>", "</｜DSML｜invoke>",
     "</｜DSML｜function_calls>", "</tool_response>", "</response>", "</result>",
     "</function_results>", "</arguments>", "</name>",
-]  # fmt: skip
+} | {
+    tag
+    for fmt in map(toolcalls.get_format, FORMATS)
+    for tag in re.findall(r"</[^<>\s]*>", fmt.render_calls([_PROBE]) + fmt.render_result(_PROBE, "r"))
+}  # fmt: skip
 _OPENERS = sorted(
     {
         m
@@ -213,21 +212,29 @@ def test_markup_values_are_representable(name: str, marker: str) -> None:
         assert [c.arguments for c in parsed.calls] == [{"text": value}]
 
 
-# A string each XML-parameter format cannot write unambiguously: its value close tag followed
-# by the next structural tag, or (Qwen3-Coder) an edge newline the reader takes as framing.
-REFUSED = {
-    "qwen3_coder": ["a</parameter>\n</function>", "a</parameter>\n<tool_call>", "a\r"],
-    "glm45": ["a</arg_value>\n<arg_key>"],
-    "glm47": ["a</arg_value></tool_call>"],
-    "minimax_m2": ['a</parameter>\n<parameter name="b">'],
-    "deepseek_v32_dsml": ["a</｜DSML｜parameter>\n</｜DSML｜invoke>"],
-}
+# A string each XML-parameter format cannot write unambiguously (`Format.refused_values`): its
+# value close tag followed by the next structural tag, or (Qwen3-Coder) an edge newline the
+# reader takes as framing.
+REFUSED = [(name, value) for name in FORMATS for value in toolcalls.get_format(name).refused_values]
 _PLACEHOLDER = "PLACEHOLDER"
 
 
-@pytest.mark.parametrize(
-    ("name", "value"), [(name, value) for name, values in REFUSED.items() for value in values]
-)
+def _written_flush(name: str) -> bool:
+    """Whether the format writes a string value flush against its tags (no framing newline)."""
+    call = ToolCall(id="call00000", name="note", arguments={"text": _PLACEHOLDER}, span=(0, 0))
+    return f">{_PLACEHOLDER}</" in toolcalls.get_format(name).render_calls([call])
+
+
+# The XML-parameter formats (they refuse values) whose templates write values flush.
+FLUSH = [name for name in FORMATS if toolcalls.get_format(name).refused_values and _written_flush(name)]
+
+
+def test_the_xml_parameter_family_is_found() -> None:
+    assert {"qwen3_coder", "glm45", "minimax_m2"} <= {name for name, _ in REFUSED}
+    assert {"glm45", "glm47", "minimax_m2", "deepseek_v32_dsml"} <= set(FLUSH)
+
+
+@pytest.mark.parametrize(("name", "value"), REFUSED)
 def test_refused_values_are_the_ones_the_format_cannot_carry(name: str, value: str) -> None:
     """render_calls refuses the value, and writing it anyway (raw, as templates do) misreads."""
     fmt = toolcalls.get_format(name)
@@ -245,7 +252,7 @@ def test_refused_values_are_the_ones_the_format_cannot_carry(name: str, value: s
     assert [c.arguments for c in parsed.calls] != [{"text": value}] or parsed.issues
 
 
-@pytest.mark.parametrize("name", ["glm45", "glm47", "minimax_m2", "deepseek_v32_dsml"])
+@pytest.mark.parametrize("name", FLUSH)
 @pytest.mark.parametrize(("value", "written"), [
     ("abc", ">abc</"),
     ("\nabc", ">\n\nabc</"),

@@ -74,6 +74,42 @@ class Format:
     """The tokens the model's chat template ends an assistant turn with: markup when they end
     the text (see `toolcalls.parsing._turn_end`)."""
 
+    # -- obligations: what the format declares so that the tests, the benchmarks and the docs
+    # find it from the registry alone (tests/parsing/test_format_contract.py checks each one;
+    # docs/adding-a-format.md walks through them). None of these is read while parsing.
+
+    models: ClassVar[str] = ""
+    """The models that speak the format, for people: the README's Formats table (Markdown,
+    one line, such as ``Qwen3-Coder, Qwen3.5``). Required."""
+    wire: ClassVar[str] = ""
+    """One call as it looks on the wire, shortened: the README's Formats table (Markdown, one
+    line, such as ```` `<tool_call><function=f>…</function></tool_call>` ````). Required."""
+    grammars: ClassVar[tuple[str, ...]] = ()
+    """The ``toolcalls/parsing/grammars/<name>.lark`` files the format reads with (names
+    without ``.lark``). Each must build as LALR with ``strict=True`` (no conflict, no
+    shadowed terminal), and every grammar file must be declared by some format."""
+    body_wrapper: ClassVar[tuple[str, str] | None] = None
+    """What goes before and after the inside of one call block to make a whole response, for
+    corpus rows with ``"scope": "tool_call_body"`` (the source's unit under test added the
+    markers, so we add them too). Required when the format's corpus has such rows."""
+    no_corpus_reason: ClassVar[str] = ""
+    """Why ``fixtures/corpus/<name>.jsonl`` has no rows for the format (no third-party parser
+    test suite exists), or ``""`` when it has: a format has corpus rows or says why not."""
+    refused_values: ClassVar[tuple[str, ...]] = ()
+    """String values `render_calls` must refuse (ValueError) because the format writes values
+    raw between tags and cannot write these unambiguously: its value close tag followed by the
+    next structural tag. Non-empty exactly for the formats that write string values raw (the
+    XML-parameter family: qwen3_coder, glm45...); the tests of that family iterate over the
+    formats that declare some. Each must also misread when written raw, as a template would."""
+    result_tags: ClassVar[tuple[str, str] | None] = None
+    """The tag pair a chat template wraps a tool result in (``<tool_response>``,
+    ``</tool_response>``), read as a result block only at the start of a line or right after a
+    tag (`_results`); None when the format's results are no such tag pair."""
+    result_region_end: ClassVar[str | None] = None
+    """The special token that ends a tool-result region (``<｜tool▁output▁end｜>``,
+    ``<|eot_id|>``): a result may forge it to smuggle a call, so the tests write it inside
+    one; None when the format's results are no special-token region."""
+
     def call_openers(self) -> dict[str, ReaderFactory]:
         """Markers that open a call block, each with the factory of its reader."""
         raise NotImplementedError

@@ -351,6 +351,11 @@ class DeepseekV3(Format):
         f'{{"city": "Paris"}}\n```{CALL_END}{CALLS_END}'
     )
 
+    models = "DeepSeek V3, R1"
+    wire = "`<｜tool▁call▁begin｜>function<｜tool▁sep｜>f` + fenced JSON"
+    grammars = ("deepseek",)
+    result_region_end = "<｜tool▁output▁end｜>"
+
     def call_openers(self) -> dict[str, ReaderFactory]:
         table = _openers()
         table["<tool_call>"] = lambda ctx, opener: JsonCallReader(_HERMES, opener)
@@ -383,6 +388,12 @@ class DeepseekV31(Format):
     signatures = (CALLS_BEGIN, SEP)
     turn_ends = ("<｜end▁of▁sentence｜>",)  # DeepSeek-V3.1.jinja ends every assistant turn so
     example = f'{CALLS_BEGIN}{CALL_BEGIN}get_weather{SEP}{{"city": "Paris"}}{CALL_END}{CALLS_END}'
+
+    models = "DeepSeek V3.1"
+    wire = "`<｜tool▁call▁begin｜>f<｜tool▁sep｜>{…}<｜tool▁call▁end｜>`"
+    grammars = ("deepseek",)
+    body_wrapper = (CALLS_BEGIN + CALL_BEGIN, CALL_END + CALLS_END)
+    result_region_end = "<｜tool▁output▁end｜>"
 
     def call_openers(self) -> dict[str, ReaderFactory]:
         return _openers()

@@ -209,6 +209,12 @@ class DeepseekV32Dsml(Format):
         "</｜DSML｜invoke>\n</｜DSML｜function_calls>"
     )
 
+    models = "DeepSeek V3.2, V4"
+    wire = '`<｜DSML｜invoke name="f"><｜DSML｜parameter name="k" string="true">v…`'
+    grammars = ("deepseek_dsml",)
+    refused_values = ("a</｜DSML｜parameter>\n</｜DSML｜invoke>",)
+    result_tags = ("<result>", "</result>")
+
     def call_openers(self) -> dict[str, ReaderFactory]:
         table: dict[str, ReaderFactory] = {END_OF_SENTENCE: _Markup}
         for bar, tags in TAGS.items():

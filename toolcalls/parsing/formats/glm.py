@@ -124,6 +124,11 @@ class _Glm(Format):
     gap: ClassVar[str]
     """What the template writes between tags: a newline (GLM-4.5/4.6) or nothing (GLM-4.7)."""
 
+    wire = "`<tool_call>f<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>`"
+    grammars = ("glm",)
+    body_wrapper = ("<tool_call>", "</tool_call>")
+    result_tags = ("<tool_response>", "</tool_response>")
+
     def call_openers(self) -> dict[str, ReaderFactory]:
         return {TOOL_CALL_START: _Call, RESULT_START: result_block(RESULT_END)}
 
@@ -156,6 +161,9 @@ class Glm45(_Glm):
         "</tool_call>"
     )
 
+    models = "GLM-4.5, GLM-4.6"
+    refused_values = ("a</arg_value>\n<arg_key>",)
+
 
 class Glm47(_Glm):
     """GLM-4.7: no newlines between tags; no arguments: ``<tool_call>f</tool_call>``."""
@@ -167,6 +175,9 @@ class Glm47(_Glm):
     example = (
         "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call>"
     )
+
+    models = "GLM-4.7"
+    refused_values = ("a</arg_value></tool_call>",)
 
 
 _JSON_CALL = JsonCall(

@@ -313,6 +313,10 @@ class GptOss(Format):
         'commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Paris"}<|call|>'
     )
 
+    models = "gpt-oss (harmony)"
+    wire = "`<|channel|>commentary to=functions.f <|constrain|>json<|message|>{…}<|call|>`"
+    grammars = ("gpt_oss",)
+
     def call_openers(self) -> dict[str, ReaderFactory]:
         table: dict[str, ReaderFactory] = {token: _StrayToken for token in TOKENS}
         for opener in (START, CHANNEL, *_TO_OPENERS):

@@ -104,6 +104,12 @@ class Hermes(Format):
         '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
     )
 
+    models = "Hermes 2/3, Qwen2.5, Qwen3"
+    wire = '`<tool_call>{"name": …, "arguments": {…}}</tool_call>`'
+    grammars = ("hermes",)
+    body_wrapper = ("<tool_call>", "</tool_call>")
+    result_tags = ("<tool_response>", "</tool_response>")
+
     def call_openers(self) -> dict[str, ReaderFactory]:
         table = {TOOL_CALL_START: _wrapped(TOOL_CALL_END)}
         for opener, closer in OTHER_WRAPPERS.items():

@@ -316,6 +316,15 @@ class KimiK2(Format):
         f'{{"city": "Paris"}}{CALL_END}{SECTION_ENDS[0]}'
     )
 
+    models = "Kimi K2"
+    wire = "`<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{…}`"
+    grammars = ("kimi_k2",)
+    body_wrapper = (
+        "<|tool_calls_section_begin|><|tool_call_begin|>",
+        "<|tool_call_end|><|tool_calls_section_end|>",
+    )
+    result_region_end = "<|im_end|>"
+
     def call_openers(self) -> dict[str, ReaderFactory]:
         return dict(_CALL_OPENERS) | region_openers({SYSTEM: END}, "tool_result_in_text")
 

@@ -107,6 +107,10 @@ class Llama3Json(Format):
     turn_ends = ("<|eot_id|>", END_OF_MESSAGE)
     example = '{"name": "get_weather", "parameters": {"city": "Paris"}}'
 
+    models = "Llama 3.x"
+    wire = '`{"name": "f", "parameters": {…}}`'
+    result_region_end = "<|eot_id|>"
+
     def call_openers(self) -> dict[str, ReaderFactory]:
         table: dict[str, ReaderFactory] = {"{": _bare_reader, PYTHON_TAG: PythonTagReader}
         return table | result_openers()

@@ -157,6 +157,10 @@ class MinimaxM1(Format):
     turn_ends = ("<end_of_sentence>",)  # MiniMax-M1's template ends every message so
     example = f'{OPEN}\n{{"name": "get_weather", "arguments": {{"city": "Paris"}}}}\n{CLOSE}'
 
+    models = "MiniMax M1"
+    wire = "`<tool_calls>{…}</tool_calls>`"
+    result_region_end = "<end_of_sentence>"
+
     def call_openers(self) -> dict[str, ReaderFactory]:
         return {OPEN: _BlockReader} | region_openers({TOOL_RESULT: END}, "tool_result_in_text")
 

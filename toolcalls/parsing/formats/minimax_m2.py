@@ -94,6 +94,13 @@ class MinimaxM2(Format):
         '<parameter name="city">Paris</parameter>\n</invoke>\n</minimax:tool_call>'
     )
 
+    models = "MiniMax M2"
+    wire = '`<minimax:tool_call><invoke name="f"><parameter name="k">v</parameter>…`'
+    grammars = ("minimax_m2",)
+    body_wrapper = ("<minimax:tool_call>\n", "\n</minimax:tool_call>")
+    refused_values = ('a</parameter>\n<parameter name="b">',)
+    result_tags = ("<response>", "</response>")
+
     def call_openers(self) -> dict[str, ReaderFactory]:
         return {
             TOOL_CALL_START: _section,

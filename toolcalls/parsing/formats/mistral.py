@@ -312,6 +312,12 @@ class Mistral(Format):
     turn_ends = ("</s>",)  # eos_token, as every Mistral template ends an assistant turn
     example = f'{TOOL_CALLS}get_weather{ARGS}{{"city": "Paris"}}'
 
+    models = "Mistral, Ministral, Devstral"
+    wire = "`[TOOL_CALLS][{…}]` and `[TOOL_CALLS]f[ARGS]{…}`"
+    grammars = ("mistral",)
+    body_wrapper = ("[TOOL_CALLS]", "")
+    result_region_end = "[/TOOL_RESULTS]"
+
     def reasoning_reader(self, ctx: Engine) -> Reader:
         return _ThinkingStart()
 

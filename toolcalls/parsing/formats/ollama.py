@@ -117,6 +117,14 @@ class Ollama(Format):
     prefixes: ClassVar[tuple[str, ...]] = DEFAULT_PREFIXES
     """The markers a call may follow (besides none at all)."""
 
+    models = "prompt-based models served by Ollama"
+    wire = "JSON objects naming a declared tool"
+    no_corpus_reason = (
+        "a prompt-based format (a prefix and JSON objects, taught by the prompt): "
+        "no upstream parser test suite to copy rows from"
+    )
+    result_tags = ("<tool_response>", "</tool_response>")
+
     @classmethod
     def with_prefix(cls, *prefixes: str) -> Ollama:
         """The format for a model whose template puts `prefixes` before its tool calls."""

@@ -202,6 +202,12 @@ class Pythonic(Format):
     turn_ends = ("<|eot_id|>", "<|eom_id|>", "<|eot|>", "<|im_end|>")  # Llama 3.2, Llama 4, LFM2
     example = '[get_weather(city="Paris", unit="celsius")]'
 
+    models = "Llama 3.2/4, LFM2"
+    wire = '`[f(a=1), g(b="x")]`'
+    grammars = ("pythonic",)
+    body_wrapper = ("", "")
+    result_region_end = "<|eot_id|>"
+
     def call_openers(self) -> dict[str, ReaderFactory]:
         return {"[": _list_reader, PYTHON_START: _wrapped_reader} | result_openers()
 

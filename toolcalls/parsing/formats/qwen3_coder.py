@@ -159,6 +159,13 @@ class Qwen3Coder(Format):
         "</function>\n</tool_call>"
     )
 
+    models = "Qwen3-Coder, Qwen3.5"
+    wire = "`<tool_call><function=f><parameter=k>v</parameter></function></tool_call>`"
+    grammars = ("qwen3_coder",)
+    body_wrapper = ("<tool_call>\n", "\n</tool_call>")
+    refused_values = ("a</parameter>\n</function>", "a</parameter>\n<tool_call>", "a\r")
+    result_tags = ("<tool_response>", "</tool_response>")
+
     def call_openers(self) -> dict[str, ReaderFactory]:
         return {
             TOOL_CALL_START: _section,

@@ -140,6 +140,14 @@ class Xml(Format):
         f'{ARGUMENTS}{{"city": "Paris"}}{ARGUMENTS_CLOSE}\n{CLOSE}'
     )
 
+    models = "prompt-based (seed design, Ollama prompt mode)"
+    wire = "`<tool_call><name>f</name><arguments>{…}</arguments></tool_call>`"
+    grammars = ("xml",)
+    no_corpus_reason = (
+        "the project's own prompt-based design: no upstream parser test suite to copy rows from"
+    )
+    result_tags = ("<tool_response>", "</tool_response>")
+
     def call_openers(self) -> dict[str, ReaderFactory]:
         return {
             OPEN: lambda ctx, opener: XmlCallReader(opener),
