@@ -173,7 +173,7 @@ def measure_peer(
     python = Path(os.environ.get("PEERS_VENV", "/tmp/peers/venv")) / "bin" / "python"
     command = [
         str(python), str(inputs.peers_dir() / "peer_bench.py"), "--worker", peer,
-        "--format", str(inputs.PEER_NAMES[fmt]), "--repeats", str(repeats),
+        "--format", str(inputs.peer_name(fmt)), "--repeats", str(repeats),
         "--delta", str(STREAM_DELTA), "--max-seconds", str(max_seconds),
         "--sizes", f"4096,{RATIO_SIZE}",
     ]
@@ -326,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
         started = time.time()
         ours = measure_ours(fmt, args.repeats, scaling=not args.no_scaling)
         peers = []
-        if not args.no_peers and inputs.PEER_NAMES[fmt]:
+        if not args.no_peers and inputs.peer_name(fmt):
             peers = [measure_peer(p, fmt, args.repeats, args.max_seconds, args.peer_timeout)
                      for p in PEERS]
         rows.append(row(ours, peers))

@@ -5,7 +5,8 @@ The generator is imported from the peers directory at bench time (``$TOOLCALLS_P
 default ``../shared/peers`` next to this checkout), never copied. It knows the formats both peers
 parse; for the three only we parse (``minimax_m1``, ``ollama``, ``xml``) this module adds a
 renderer each, written from the format's documented wire shape, so every format gets the same
-kinds of inputs (same prose, same calls, same sizes).
+kinds of inputs (same prose, same calls, same sizes). A format registered since is rendered by
+its own `Format.render_calls`, and has no peer until `PEER_NAMES` names one.
 
 - `batch_cases`: the cases of ``peer_bench.py``'s batch runs, built exactly as its worker builds
   them (short: 200 responses of ~300 chars with one call; long: 20 of ~20 KB with 8 calls).
@@ -20,14 +21,17 @@ import json
 import os
 import random
 import sys
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import toolcalls
+
 __all__ = [
     "PEER_NAMES",
     "OUR_FORMATS",
+    "peer_name",
     "peers_dir",
     "batch_cases",
     "expected_calls",
@@ -36,7 +40,8 @@ __all__ = [
     "tool_defs",
 ]
 
-# Our format name -> the name peer_gen.py / peer_parse.py use (None: the peers have no parser).
+# Our format name -> the name peer_gen.py / peer_parse.py use (None, or not listed: the peers
+# have no parser). Data about the peers: the formats benchmarked are the registry's.
 PEER_NAMES: dict[str, str | None] = {
     "deepseek_v3": "deepseek_v3",
     "deepseek_v31": "deepseek_v31",
@@ -55,7 +60,7 @@ PEER_NAMES: dict[str, str | None] = {
     "qwen3_coder": "qwen3_coder",
     "xml": None,
 }
-OUR_FORMATS = tuple(PEER_NAMES)
+OUR_FORMATS = tuple(toolcalls.list_formats())
 
 N_SHORT, N_LONG = 200, 20
 """As in peer_bench.py."""
@@ -80,6 +85,9 @@ def _gen() -> ModuleType:
     gen = _peer_module("peer_gen")
     for name, render in _OUR_RENDERERS.items():
         gen.RENDER.setdefault(name, render)
+    for name in OUR_FORMATS:
+        if peer_name(name) is None and name not in gen.RENDER:
+            gen.RENDER[name] = partial(_registered, name)
     return gen
 
 
@@ -88,8 +96,13 @@ def tool_defs() -> list[dict[str, Any]]:
     return _gen().tool_defs()  # type: ignore[no-any-return]
 
 
+def peer_name(fmt: str) -> str | None:
+    """The peers' name of `fmt`, or None when they parse no such format."""
+    return PEER_NAMES.get(fmt)
+
+
 def _generator_name(fmt: str) -> str:
-    return PEER_NAMES[fmt] or fmt
+    return peer_name(fmt) or fmt
 
 
 def batch_cases(fmt: str, kind: str) -> list[tuple[str, list[tuple[str, dict[str, Any]]]]]:
@@ -121,8 +134,8 @@ def sized_text(fmt: str, size: int) -> tuple[str, list[tuple[str, dict[str, Any]
 @cache
 def _tokenizer(fmt: str) -> Any:
     parse = _peer_module("peer_parse")
-    peer_name = PEER_NAMES[fmt]
-    specials = parse.FORMATS[peer_name]["specials"] if peer_name else []
+    peer = peer_name(fmt)
+    specials = parse.FORMATS[peer]["specials"] if peer else []
     return parse.FakeTokenizer(specials)
 
 
@@ -165,3 +178,12 @@ def _xml(content: str, calls: list[tuple[str, dict[str, Any]]]) -> str:
 
 
 _OUR_RENDERERS = {"minimax_m1": _minimax_m1, "ollama": _ollama, "xml": _xml}
+
+
+def _registered(fmt: str, content: str, calls: list[tuple[str, dict[str, Any]]]) -> str:
+    """A format the peers do not parse and no renderer above writes: its own `render_calls`."""
+    written = [
+        toolcalls.ToolCall(id=f"call{index:05d}", name=name, arguments=arguments, span=(0, 0))
+        for index, (name, arguments) in enumerate(calls)
+    ]
+    return toolcalls.get_format(fmt).render_calls(written, content)

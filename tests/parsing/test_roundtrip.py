@@ -27,7 +27,6 @@ import toolcalls
 from toolcalls import Tool, ToolCall
 from toolcalls.parsing.formats._base import Format
 
-
 # Every format renders (tests/parsing/test_format_contract.py checks a round trip exists).
 FORMATS = toolcalls.list_formats()
 _PROBE = ToolCall(id="call00000", name="f", arguments={"k": "v"}, span=(0, 0))
@@ -42,7 +41,8 @@ _CLOSERS = {
 } | {
     tag
     for fmt in map(toolcalls.get_format, FORMATS)
-    for tag in re.findall(r"</[^<>\s]*>", fmt.render_calls([_PROBE]) + fmt.render_result(_PROBE, "r"))
+    for written in (fmt.render_calls([_PROBE]), fmt.render_result(_PROBE, "r"))
+    for tag in re.findall(r"</[^<>\s]*>", written)
 }  # fmt: skip
 _OPENERS = sorted(
     {
@@ -226,7 +226,7 @@ def _written_flush(name: str) -> bool:
 
 
 # The XML-parameter formats (they refuse values) whose templates write values flush.
-FLUSH = [name for name in FORMATS if toolcalls.get_format(name).refused_values and _written_flush(name)]
+FLUSH = [n for n in FORMATS if toolcalls.get_format(n).refused_values and _written_flush(n)]
 
 
 def test_the_xml_parameter_family_is_found() -> None:
