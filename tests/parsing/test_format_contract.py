@@ -155,3 +155,14 @@ def test_refused_values_are_refused(name: str) -> None:
         call = ToolCall(id="call00000", name="write_note", arguments={"text": value}, span=(0, 0))
         with pytest.raises(ValueError, match="text"):
             toolcalls.get_format(name).render_calls([call])
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_calls_in_reasoning_are_read_as_it_declares(name: str) -> None:
+    fmt = toolcalls.get_format(name)
+    if fmt.reasoning_tags is None:
+        assert not fmt.calls_in_reasoning, f"{name} has no reasoning block to read calls in"
+        return
+    start, end = fmt.reasoning_tags
+    result = toolcalls.parse(f"{start}maybe {fmt.render_calls(CALLS[1:])}{end}", name)
+    assert bool(result.calls) == fmt.calls_in_reasoning, (name, result.calls)

@@ -107,8 +107,6 @@ def _unknown_message(key: str) -> str:
 
 _PLAIN_TEXT_SIGNS = frozenset({'"name"', '"parameters"', '"arguments"', "```json"})
 """Signatures that ordinary text has too (JSON keys, a Markdown fence): not markup."""
-_BARE_CALLS = ("llama3_json", "pythonic")
-"""Formats whose calls may stand with no markup at all (a JSON object, a Python call list)."""
 _NAMES_A_TOOL = 0.25
 """The score of a bare-call format when the text names a declared tool (below any marker)."""
 
@@ -159,8 +157,9 @@ def _scores(text: str, tools: Sequence[Tool]) -> dict[str, float]:
     """The formats with a sign in `text`, by how sure their markers make us."""
     scores = {name: type(_load(name)).detect(text) for name in list_formats()}
     if any(tool.name in text for tool in tools):
-        for name in _BARE_CALLS:
-            scores[name] = max(scores[name], _NAMES_A_TOOL)
+        for name in scores:
+            if type(_load(name)).bare_calls:  # calls with no markup (`Format.bare_calls`)
+                scores[name] = max(scores[name], _NAMES_A_TOOL)
     return {name: score for name, score in scores.items() if score > 0}
 
 

@@ -73,6 +73,13 @@ class Format:
     turn_ends: ClassVar[tuple[str, ...]] = ()
     """The tokens the model's chat template ends an assistant turn with: markup when they end
     the text (see `toolcalls.parsing._turn_end`)."""
+    bare_calls: ClassVar[bool] = False
+    """Calls may stand with no markup at all (a JSON object, a Python call list): `detect`
+    gives the format a score when the text names a declared tool."""
+    calls_in_reasoning: ClassVar[bool] = False
+    """Calls inside a reasoning block are read as calls (with a ``call_in_reasoning`` issue),
+    as Kimi K2 Thinking calls tools while it reasons; otherwise a call rehearsed in the
+    response's own reasoning is reasoning."""
 
     # -- obligations: what the format declares so that the tests, the benchmarks and the docs
     # find it from the registry alone (tests/parsing/test_format_contract.py checks each one;

@@ -316,6 +316,7 @@ class KimiK2(Format):
         f'{{"city": "Paris"}}{CALL_END}{SECTION_ENDS[0]}'
     )
 
+    calls_in_reasoning = True
     models = "Kimi K2"
     wire = "`<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{…}`"
     grammars = ("kimi_k2",)

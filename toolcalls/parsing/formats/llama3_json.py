@@ -107,6 +107,7 @@ class Llama3Json(Format):
     turn_ends = ("<|eot_id|>", END_OF_MESSAGE)
     example = '{"name": "get_weather", "parameters": {"city": "Paris"}}'
 
+    bare_calls = True
     models = "Llama 3.x"
     wire = '`{"name": "f", "parameters": {…}}`'
     result_region_end = "<|eot_id|>"

@@ -202,6 +202,7 @@ class Pythonic(Format):
     turn_ends = ("<|eot_id|>", "<|eom_id|>", "<|eot|>", "<|im_end|>")  # Llama 3.2, Llama 4, LFM2
     example = '[get_weather(city="Paris", unit="celsius")]'
 
+    bare_calls = True
     models = "Llama 3.2/4, LFM2"
     wire = '`[f(a=1), g(b="x")]`'
     grammars = ("pythonic",)
