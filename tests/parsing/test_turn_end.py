@@ -6,6 +6,7 @@ else the token is text like any other.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -60,7 +61,23 @@ def test_a_token_after_the_calls_is_markup(name: str, token: str) -> None:
     assert result.content == ""
 
 
-CUT_OPEN = {  # a call whose close tag the model skipped before ending its turn
+_CALL = toolcalls.ToolCall(id="call00000", name="f", arguments={"a": 1}, span=(0, 0))
+
+
+def _cut_before_last_close_tag(name: str) -> str | None:
+    """A call as `name` renders it, cut before its last close tag (None: it ends with none)."""
+    rendered = toolcalls.get_format(name).render_calls([_CALL])
+    last = re.search(r"</[^<>]+>\s*$", rendered)
+    return rendered[: last.start()] if last else None
+
+
+# A call whose close tag the model skipped before ending its turn: in every format whose calls
+# end with a close tag, as it renders them, and as models were seen to write them.
+CUT_OPEN = [
+    (name, cut)
+    for name in toolcalls.list_formats()
+    if toolcalls.get_format(name).turn_ends and (cut := _cut_before_last_close_tag(name))
+] + list({
     "hermes": '<tool_call>\n{"name": "f", "arguments": {"a": 1}}\n',
     "qwen3_coder": "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n",
     "glm47": "<tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value>",
@@ -68,21 +85,24 @@ CUT_OPEN = {  # a call whose close tag the model skipped before ending its turn
     "kimi_k2": "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0"
     '<|tool_call_argument_begin|>{"a": 1}',
     "xml": '<tool_call><name>f</name><arguments>{"a": 1}</arguments>',
-}
+}.items())
 
 
-@pytest.mark.parametrize("name", sorted(CUT_OPEN))
-def test_a_call_left_open_is_the_call_the_text_ends_in(name: str) -> None:
+@pytest.mark.parametrize(("name", "text"), CUT_OPEN)
+def test_a_call_left_open_is_the_call_the_text_ends_in(name: str, text: str) -> None:
     token = toolcalls.get_format(name).turn_ends[0]
-    result = assert_read_without_it(name, CUT_OPEN[name], token)
+    result = assert_read_without_it(name, text, token)
     assert [c.name for c in result.calls] + [c.name for c in result.incomplete] == ["f"]
     assert token not in result.content
 
 
-@pytest.mark.parametrize("name", ["hermes", "qwen3_coder", "kimi_k2", "deepseek_v31", "glm45"])
+@pytest.mark.parametrize("name", sorted({name for name, _ in ENDING}))
 def test_open_reasoning_ends_before_the_token(name: str) -> None:
-    token = toolcalls.get_format(name).turn_ends[0]
-    result = assert_read_without_it(name, "<think>Still thinking", token)
+    fmt = toolcalls.get_format(name)
+    if fmt.reasoning_tags is None:
+        pytest.skip(f"{name} has no reasoning block")
+    token = fmt.turn_ends[0]
+    result = assert_read_without_it(name, f"{fmt.reasoning_tags[0]}Still thinking", token)
     assert result.reasoning == "Still thinking"
 
 
