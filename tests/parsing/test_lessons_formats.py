@@ -7,13 +7,14 @@ Every case is checked in one piece, one character at a time and at every 2-way s
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
 from helpers import checked, stream_chunks
 
 import toolcalls
-from toolcalls import ArgumentsDelta, ParseResult
+from toolcalls import ArgumentsDelta, ParseResult, ToolCall
 
 DSML = "｜DSML｜"
 
@@ -104,9 +105,17 @@ STREAMED_VALUES = {
 }
 
 
-@pytest.mark.parametrize("fmt", sorted(STREAMED_VALUES))
-def test_09_19_long_string_values_stream_as_they_arrive(fmt: str) -> None:
-    text = STREAMED_VALUES[fmt]
+_LONG_CALL = ToolCall(id="call00000", name="w", arguments={"s": LONG}, span=(0, 0))
+# Each format's own rendering of the call, and the hand-written spellings above.
+STREAMED = [
+    (fmt, toolcalls.get_format(fmt).render_calls([_LONG_CALL])) for fmt in toolcalls.list_formats()
+] + sorted(STREAMED_VALUES.items())
+STREAMED_IDS = [f"{fmt}-{'rendered' if i < len(STREAMED) - len(STREAMED_VALUES) else 'written'}"
+                for i, (fmt, _) in enumerate(STREAMED)]
+
+
+@pytest.mark.parametrize(("fmt", "text"), STREAMED, ids=STREAMED_IDS)
+def test_09_19_long_string_values_stream_as_they_arrive(fmt: str, text: str) -> None:
     parser = toolcalls.stream(fmt, tools=[tool("w", s="string")])
     streamed, longest_silence, silence = "", 0, 0
     for start in range(0, len(text), 4):
@@ -182,9 +191,28 @@ OWN_TAGS = {
 }
 
 
-@pytest.mark.parametrize("fmt", sorted(OWN_TAGS))
-def test_14_15_raw_text_and_the_formats_own_close_tags_are_data(fmt: str) -> None:
-    result = checked(fmt, OWN_TAGS[fmt])
+def _own_close_tag_in_value(fmt: str) -> str:
+    """`fmt`'s rendered call whose value, written raw, is SPECIALS, the format's own value
+    close tag, then text: a close tag that no structural tag follows is data."""
+    call = ToolCall(id="call00000", name="sh", arguments={"cmd": "VALUE"}, span=(0, 0))
+    rendered = toolcalls.get_format(fmt).render_calls([call])
+    after = rendered[rendered.index("VALUE") + len("VALUE") :]
+    close = re.match(r"\n?(</[^<>]+>)", after)
+    assert close is not None, rendered
+    return re.sub("\n?VALUE\n?", lambda _: f"{SPECIALS} {close.group(1)} x", rendered, count=1)
+
+
+# Every XML-parameter format (`Format.refused_values`) as it renders, and hand-written calls.
+OWN_TAG_CASES = [
+    (fmt, _own_close_tag_in_value(fmt))
+    for fmt in toolcalls.list_formats()
+    if toolcalls.get_format(fmt).refused_values
+] + sorted(OWN_TAGS.items())
+
+
+@pytest.mark.parametrize(("fmt", "text"), OWN_TAG_CASES)
+def test_14_15_raw_text_and_the_formats_own_close_tags_are_data(fmt: str, text: str) -> None:
+    result = checked(fmt, text)
     assert [c.name for c in result.calls] == ["sh"]
     value = result.calls[0].arguments["cmd"]
     assert value.startswith(SPECIALS), value
