@@ -27,6 +27,17 @@ _THINKING_NOTES = (
 )
 
 
+def registered_name(row_format: str) -> str | None:
+    """The registered format a row's ``format`` names, by name or alias (``deepseek_v4_dsml``
+    is an alias of ``deepseek_v32_dsml``); None for one toolcalls does not read (``olmo3``)."""
+    if row_format in toolcalls.list_formats():
+        return row_format
+    try:
+        return toolcalls.get_format(row_format).name
+    except toolcalls.UnknownFormatError:
+        return None
+
+
 @dataclass
 class Case:
     row: dict[str, Any]
@@ -37,8 +48,7 @@ class Case:
 
     @property
     def format(self) -> str:
-        fmt = str(self.row["format"])
-        return "deepseek_v32_dsml" if fmt == "deepseek_v4_dsml" else fmt
+        return registered_name(str(self.row["format"])) or str(self.row["format"])
 
     @property
     def text(self) -> str:
@@ -143,8 +153,8 @@ def load_cases(formats: list[str] | None = None) -> list[Case]:
     for path in sorted(CORPUS.glob("*.jsonl")):
         for line in path.read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
-            fmt = "deepseek_v32_dsml" if row["format"] == "deepseek_v4_dsml" else row["format"]
-            if fmt in toolcalls.list_formats() and (formats is None or fmt in formats):
+            fmt = registered_name(row["format"])
+            if fmt is not None and (formats is None or fmt in formats):
                 cases.append(Case(row))
     return cases
 

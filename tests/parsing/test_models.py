@@ -9,6 +9,7 @@ import pickle
 from pathlib import Path
 
 import pytest
+from corpus import registered_name
 
 import toolcalls
 from toolcalls.parsing._engine import built
@@ -58,7 +59,7 @@ def _corpus_texts() -> list[tuple[str, str]]:
             text = row.get("text")
             if text is None:
                 text = "".join(row.get("deltas", []))
-            rows.append((row["format"].replace("deepseek_v4_dsml", "deepseek_v32_dsml"), text))
+            rows.append((registered_name(row["format"]) or row["format"], text))
     return rows
 
 
