@@ -9,8 +9,13 @@ split (`helpers.checked`).
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from helpers import checked
+
+import toolcalls
+from toolcalls import ToolCall
 
 DSML = "｜DSML｜"
 TOOLS = [
@@ -131,6 +136,25 @@ CASES = {
         "<|start|>assistant<|channel|>commentary to=functions.g <|constrain|>json"
         "<|message|>{}<|call|>",
     ),
+}
+
+_F = ToolCall(id="call00000", name="f", arguments={"a": 1}, span=(0, 0))
+_G = ToolCall(id="call00001", name="g", arguments={}, span=(0, 0))
+
+
+def _rendered_without_last_close_tag(fmt: str) -> str:
+    """`fmt`'s rendered call of f, cut before its last close tag, then its rendered call of g."""
+    first = toolcalls.get_format(fmt).render_calls([_F])
+    last = re.search(r"</[^<>]+>\s*$", first)
+    assert last is not None, first
+    return first[: last.start()] + toolcalls.get_format(fmt).render_calls([_G])
+
+
+# And every XML-parameter format (`Format.refused_values`) as it renders its calls.
+CASES |= {
+    f"{fmt}_rendered": (fmt, _rendered_without_last_close_tag(fmt))
+    for fmt in toolcalls.list_formats()
+    if toolcalls.get_format(fmt).refused_values
 }
 
 
