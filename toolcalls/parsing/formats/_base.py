@@ -82,8 +82,11 @@ class Format:
     response's own reasoning is reasoning."""
 
     # -- obligations: what the format declares so that the tests, the benchmarks and the docs
-    # find it from the registry alone (tests/parsing/test_format_contract.py checks each one;
-    # docs/adding-a-format.md walks through them). None of these is read while parsing.
+    # find it from the registry alone (tests/parsing/test_format_contract.py checks each one).
+    # None of these is read while parsing. Its files go by its registry name: golden pairs in
+    # fixtures/<name>/ (<case>.txt, <case>.json), corpus rows in fixtures/corpus/<name>.jsonl,
+    # and, optionally, the model's chat template in fixtures/render/<name>/template.jinja.
+    # Generated from these: the README's Formats table (`python tests/generate.py`).
 
     models: ClassVar[str] = ""
     """The models that speak the format, for people: the README's Formats table (Markdown,
