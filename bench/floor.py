@@ -9,7 +9,7 @@ microseconds. This measures, in one run on the same inputs:
   the top-level call (format lookup, tools recognized);
 - **floor**: what no parser returning issue 2's models can skip: one regex over the text,
   `json.loads` of the arguments, one `ToolCall` and one `ParseResult` (pydantic, built as the
-  engine builds them: `_engine.built`, no validation of values it typed itself);
+  engine builds them: `_build.built`, no validation of values it typed itself);
 - **models only**: the two pydantic constructions alone;
 - **peers**: vLLM's and SGLang's batch parse (their own process, as `compare.py` runs them).
 
@@ -36,7 +36,7 @@ import inputs  # noqa: E402
 from compare import measure_peer  # noqa: E402
 
 import toolcalls  # noqa: E402
-from toolcalls.parsing._engine import built
+from toolcalls.parsing._build import built
 from toolcalls.parsing._models import ParseResult, ToolCall
 
 __all__ = ["FLOORS", "main"]

@@ -21,7 +21,7 @@ Three targets of issue 3, measured on the inputs of ``bench/inputs.py`` (the pee
   of ``--limit-x`` times the size (plus 1 GB): a format over it is reported, not waited for.
 - **silence**: the 64 KB and 1 MB responses streamed in one-character deltas (special tokens
   whole, as the peers get them). After each delta, silence = characters received minus
-  `Engine.at()`, the offset up to which the engine has accounted for the text (as content,
+  `ReaderContext.at()`, the offset up to which the engine has accounted for the text (as content,
   reasoning, markup or call; text and reasoning are emitted as they are accounted, and a
   string argument's characters as they are consumed). Target: never above the longest marker
   of the format, which is the longest of its openers and of every marker a reader held text
@@ -52,7 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import inputs  # noqa: E402
 
 import toolcalls  # noqa: E402
-from toolcalls.parsing import _engine
+from toolcalls.parsing import reader
 from toolcalls.parsing._registry import get_format
 
 __all__ = ["import_ms", "main", "measure_memory", "measure_silence"]
@@ -168,7 +168,7 @@ class MarkerWatch:
 
     def __init__(self) -> None:
         self.longest = 0
-        original = _engine.holdback
+        original = reader.holdback
 
         def watched(buf: str, start: int, prefixes: frozenset[str], longest: int) -> int:
             self.longest = max(self.longest, longest)
@@ -220,14 +220,15 @@ def measure_silence(fmt: str, sizes: Sequence[int], watch: MarkerWatch) -> Silen
         text, calls = inputs.sized_text(fmt, size)
         value_start, value_end = _value_span(text, calls[-1][1]["content"])
         parser = parser_format.stream(tools=tools)
+        engine = parser._engine  # what it has accounted for and who holds the rest: the report
         received = quiet = 0
         for piece in inputs.split(fmt, text, 1):
             events = parser.feed(piece)
             received += len(piece)
-            held = received - parser.at()
+            held = received - engine.at()
             quiet = 0 if events else quiet + len(piece)
             if held > out.held:
-                reader = parser._reader  # which reader holds the text: for the report only
+                reader = engine._reader  # which reader holds the text
                 out.held, out.held_text = held, text[received - held : received]
                 out.held_by = type(reader).__name__ if reader is not None else "engine"
             if value_start < received <= value_end:

@@ -44,7 +44,7 @@ def test_import_loads_no_format_and_no_engine() -> None:
     ("use", "loads"),
     [
         ("toolcalls.Tool", "pydantic"),
-        ("toolcalls.StreamParser", "toolcalls.parsing._engine"),
+        ("toolcalls.StreamParser", "toolcalls.parsing.stream"),
         ("toolcalls.Tool(name='f')", "jsonschema"),
         ("toolcalls.parse('<tool_call>{\"name\": \"f\"}</tool_call>', 'hermes')", "lark"),
         ("toolcalls.budget.count_tokens('hi')", "tiktoken"),

@@ -53,11 +53,11 @@ if TYPE_CHECKING:  # what type checkers see; at run time these load on first use
     from . import providers as providers
     from . import tools as tools
     from .budget._render import render as render
-    from .parsing._engine import Engine as StreamParser
     from .parsing._models import IncompleteCall as IncompleteCall
     from .parsing._models import ParseIssue as ParseIssue
     from .parsing._models import ParseResult as ParseResult
     from .parsing._models import ToolCall as ToolCall
+    from .parsing.stream import StreamParser as StreamParser
     from .tools._tool import Tool as Tool
 
 __version__ = "0.1.0"
@@ -68,7 +68,7 @@ _LAZY = {
     "IncompleteCall": ".parsing._models",
     "ParseIssue": ".parsing._models",
     "ParseResult": ".parsing._models",
-    "StreamParser": ".parsing._engine:Engine",
+    "StreamParser": ".parsing.stream",
     "Tool": ".tools._tool",
     "ToolCall": ".parsing._models",
     "render": ".budget._render",

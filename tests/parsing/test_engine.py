@@ -15,7 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import toolcalls
-from toolcalls.parsing._engine import Engine, Openers, _OpenerSearch, holdback
+from toolcalls.parsing._engine import Engine, _OpenerSearch
+from toolcalls.parsing.reader import Openers, holdback
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 FORMATS = toolcalls.list_formats()
@@ -116,11 +117,11 @@ def test_an_opener_search_that_remembers_finds_what_the_regex_finds(fmt: str) ->
 def _scanned(fmt: str, text: str, delta: int | None) -> int:
     """Characters the engine searched for openers and closing markers, parsing `text` whole
     (`delta` None) or streaming it in `delta`-character pieces."""
-    parser: Engine = toolcalls.get_format(fmt).stream()
+    parser = Engine(toolcalls.get_format(fmt))
     for start in range(0, len(text), delta or len(text)):
         parser.feed(text[start : start + (delta or len(text))])
     parser.close()
-    return parser._search.scanned
+    return parser._search.scanned + parser._found_scanned
 
 
 @pytest.mark.parametrize(
@@ -161,7 +162,7 @@ def test_the_final_result_of_a_batch_parse_owns_its_lists() -> None:
     """`take_result` hands the parser's lists over instead of copying them: only after `close`,
     and the result equals the copied `result()`."""
     fmt = toolcalls.get_format("hermes")
-    parser = fmt.stream()
+    parser = Engine(fmt)
     parser.feed('<tool_call>{"name": "f", "arguments": {}}</tool_call>')
     with pytest.raises(RuntimeError, match="before close"):
         parser.take_result()

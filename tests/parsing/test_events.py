@@ -7,13 +7,13 @@ import pickle
 
 import pytest
 
-from toolcalls.parsing import _engine
+from toolcalls.parsing import _build
 from toolcalls.parsing._events import ArgumentsDelta, ReasoningDelta, TextDelta
 
 MADE = [
-    (_engine._text_delta("héllo"), TextDelta("héllo")),
-    (_engine._reasoning_delta("hmm"), ReasoningDelta("hmm")),
-    (_engine._arguments_delta(3, '{"a": '), ArgumentsDelta(3, '{"a": ')),
+    (_build.text_delta("héllo"), TextDelta("héllo")),
+    (_build.reasoning_delta("hmm"), ReasoningDelta("hmm")),
+    (_build.arguments_delta(3, '{"a": '), ArgumentsDelta(3, '{"a": ')),
 ]
 
 
@@ -31,7 +31,7 @@ def test_a_made_event_is_the_constructed_one(made: object, constructed: object) 
 
 
 def test_made_events_match_their_class_patterns() -> None:
-    match _engine._arguments_delta(1, "x"):
+    match _build.arguments_delta(1, "x"):
         case ArgumentsDelta(index=1, fragment="x", kind="arguments_delta"):
             pass
         case _:

@@ -12,7 +12,7 @@ import pytest
 from corpus import registered_name
 
 import toolcalls
-from toolcalls.parsing._engine import built
+from toolcalls.parsing._build import built
 from toolcalls.parsing._models import IncompleteCall, ParseIssue, ParseResult, ToolCall
 
 CORPUS = Path(__file__).resolve().parents[2] / "fixtures" / "corpus"

@@ -24,7 +24,6 @@ from ._events import (
 from ._registry import detect, get_format, list_formats
 
 if TYPE_CHECKING:
-    from ._engine import Engine as StreamParser
     from ._models import IncompleteCall as IncompleteCall
     from ._models import ParseIssue as ParseIssue
     from ._models import ParseResult as ParseResult
@@ -32,10 +31,11 @@ if TYPE_CHECKING:
     from ._models import Span as Span
     from ._models import ToolCall as ToolCall
     from .formats._base import Format as Format
+    from .stream import StreamParser as StreamParser
 
 # The models need pydantic (~150 ms to import): they load on first use (`toolcalls._lazy`).
 _LAZY = {
-    "StreamParser": "._engine:Engine",
+    "StreamParser": ".stream",
     "IncompleteCall": "._models",
     "ParseIssue": "._models",
     "ParseResult": "._models",

@@ -11,9 +11,9 @@ from ._registry import detect_parsed, get_format
 
 if TYPE_CHECKING:  # pydantic costs ~150 ms to import: it loads on the first parse, not here
     from ..tools._tool import Tool
-    from ._engine import Engine
     from ._models import ParseResult
     from .formats._base import Format
+    from .stream import StreamParser
 
 __all__ = ["Parser", "parse", "parser", "stream", "to_tools"]
 
@@ -186,7 +186,7 @@ def stream(
     tools: ToolsLike = None,
     strict: bool = False,
     thinking: bool = False,
-) -> Engine:
+) -> StreamParser:
     """A `StreamParser` for one response: ``feed(chunk)``, ``close()``, then ``result()``."""
     return _streamed(format).stream(tools=_read(tools), strict=strict, thinking=thinking)
 
@@ -233,7 +233,7 @@ class Parser:
             return _parse_detected(text, self.tools, self.strict, self.thinking)
         return self.format.parse(text, tools=self.tools, strict=self.strict, thinking=self.thinking)
 
-    def stream(self) -> Engine:
+    def stream(self) -> StreamParser:
         """A new `StreamParser` for one response (``UnknownFormatError`` for ``"auto"``)."""
         return _streamed(self.format).stream(
             tools=self.tools, strict=self.strict, thinking=self.thinking

@@ -13,138 +13,27 @@ block (readers with ``trims_after``). Content keeps everything else, byte for by
 
 from __future__ import annotations
 
-import difflib
-import functools
 import re
-from collections.abc import Callable, Iterable, Sequence
-from enum import Enum
-from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Final
 
-from .._errors import IncompleteToolCallError, InvalidArgumentsError, ParseError, UnknownToolError
 from ..tools._tool import Tool
-from ._events import (
-    ArgumentsDelta,
-    Event,
-    ReasoningDelta,
-    TextDelta,
-    ToolCallEnd,
-    ToolCallFailed,
-    ToolCallStart,
-)
-from ._json import canonical
+from ._build import built
+from ._events import Event
 from ._models import IncompleteCall, ParseIssue, ParseResult, SegmentKind, ToolCall
-from ._text import BLANKS, TextBuilder, skip_blanks
+from ._text import BLANKS, skip_blanks
 from ._turn_end import TurnEnds
+from .reader import Openers, Reader, ReaderContext, Status, holdback
 
 if TYPE_CHECKING:
-    from pydantic import BaseModel
-
     from .formats._base import Format
 
-__all__ = ["Engine", "Reader", "Status", "holdback"]
+__all__ = ["Engine"]
 
 _IN_PLACE_FROM = 1024
 """Held characters from which `Engine._append` extends the buffer in place."""
 _COMPACT_FROM = 4096
 """Consumed characters a buffer extended in place may keep before they are dropped."""
-
-
-class Status(Enum):
-    """What a reader tells the engine after a step."""
-
-    MORE = "more"
-    """Consumed what it could; call again with more text (or at the end)."""
-    DONE = "done"
-    """The block is over; the engine resumes scanning at `pos`."""
-    REJECT = "reject"
-    """Not a block after all: the opener is content. Scanning resumes at the reader's
-    ``resume`` attribute (an absolute offset) when it has one, else just after the opener."""
-
-
-class Reader(Protocol):
-    """Reads one block (a call, a section of calls, a reasoning span) from the engine buffer."""
-
-    def read(self, ctx: Engine, eof: bool) -> Status: ...
-
-
-ReaderFactory = Callable[["Engine", str], Reader]
-"""Called with the engine and the opener that matched; `ctx.pos` is at the opener."""
-
-
-def holdback(buf: str, start: int, prefixes: frozenset[str], longest: int) -> int:
-    """Index where a tail of ``buf[start:]`` that could begin a marker starts (or len)."""
-    end = len(buf)
-    # One regex search over the last `longest` characters: twice as fast as trying each tail
-    # size (this runs on every delta; a sixth of streaming a long Qwen3-Coder value).
-    found = _tail_pattern(prefixes).search(buf, max(start, end - longest))
-    return end if found is None else found.start()
-
-
-@functools.lru_cache(maxsize=256)
-def _tail_pattern(prefixes: frozenset[str]) -> re.Pattern[str]:
-    """Matches a string of `prefixes` that runs to the end of the text."""
-    ordered = sorted(prefixes, key=len, reverse=True)
-    return re.compile("(?:" + "|".join(map(re.escape, ordered)) + r")\Z")
-
-
-_Model = TypeVar("_Model", bound="BaseModel")
-# Final: compiled, a final module name is read from a C static, not looked up in the module's
-# dict on every use (five lookups per `built`, two `built` per short parse).
-_new: Final = object.__new__
-_set_slot: Final = object.__setattr__
-
-
-def built(model: type[_Model], fields: dict[str, Any]) -> _Model:
-    """An instance of `model` from `fields` the parser made itself, already of their types.
-
-    The engine builds every `ToolCall`, `ParseResult`, `IncompleteCall` and `ParseIssue` from
-    values it typed itself (str, int spans, dicts decoded from JSON), so validating them again
-    is wasted work: this is what pydantic's `model_construct` does, without its Python loop
-    over defaults (0.8 instead of 1.5 µs for a `ToolCall` validated, 2.0 with `model_construct`;
-    a short parse makes two). `fields` must name every field; it becomes the instance's dict.
-    tests/parsing/test_models.py checks that the result is indistinguishable from a validated one.
-    """
-    instance: _Model = _new(model)  # pydantic models have no __new__ of their own
-    _set_slot(instance, "__dict__", fields)
-    _set_slot(instance, "__pydantic_fields_set__", set(fields))
-    _set_slot(instance, "__pydantic_extra__", None)
-    _set_slot(instance, "__pydantic_private__", None)
-    return instance
-
-
-# The events a stream makes one of per delta, made without their dataclass __init__: a Python
-# frame that sets each frozen field through object.__setattr__ (340-430 ns, a fifth of streaming
-# a long Hermes value in 4-character deltas). The slots are set directly instead, as __init__
-# sets them; tests/parsing/test_events.py checks the events are equal, alike and frozen all the same.
-_set_text: Final = TextDelta.__dict__["text"].__set__
-_set_text_kind: Final = TextDelta.__dict__["kind"].__set__
-_set_reasoning: Final = ReasoningDelta.__dict__["text"].__set__
-_set_reasoning_kind: Final = ReasoningDelta.__dict__["kind"].__set__
-_set_index: Final = ArgumentsDelta.__dict__["index"].__set__
-_set_fragment: Final = ArgumentsDelta.__dict__["fragment"].__set__
-_set_fragment_kind: Final = ArgumentsDelta.__dict__["kind"].__set__
-
-
-def _text_delta(text: str) -> TextDelta:
-    event: TextDelta = _new(TextDelta)
-    _set_text(event, text)
-    _set_text_kind(event, "text")
-    return event
-
-
-def _reasoning_delta(text: str) -> ReasoningDelta:
-    event: ReasoningDelta = _new(ReasoningDelta)
-    _set_reasoning(event, text)
-    _set_reasoning_kind(event, "reasoning")
-    return event
-
-
-def _arguments_delta(index: int, fragment: str) -> ArgumentsDelta:
-    event: ArgumentsDelta = _new(ArgumentsDelta)
-    _set_index(event, index)
-    _set_fragment(event, fragment)
-    _set_fragment_kind(event, "arguments_delta")
-    return event
 
 
 _TRIMS_AFTER: Final[dict[type, bool]] = {}
@@ -164,40 +53,10 @@ def _trims_after(reader: Reader) -> bool:
     return trims
 
 
-_LAST_TOOLS: Final[list[tuple[tuple[Tool, ...], dict[str, Tool]]]] = [((), {})]
-"""The tools of the last parse and their table by name, for `_tool_table`."""
-
-
-def _tool_table(tools: Sequence[Tool]) -> dict[str, Tool]:
-    """The tools by name. A server passes the same tools with every response, so the table of
-    the last ones is reused while they are the very same objects (a `Tool` is frozen; a list
-    that changed since gets a new table): a table for 4 tools cost 2% of a short parse."""
-    given = tuple(tools)
-    last, table = _LAST_TOOLS[0]
-    if not _same_objects(given, last):
-        table = {tool.name: tool for tool in given}
-        _LAST_TOOLS[0] = (given, table)  # one assignment: another thread sees old or new
-    return table
-
-
-def _same_objects(a: tuple[Tool, ...], b: tuple[Tool, ...]) -> bool:
-    if len(a) != len(b):
-        return False
-    for i in range(len(a)):  # not zip(..., strict=True): compiled, a call with keywords
-        if a[i] is not b[i]:
-            return False
-    return True
-
-
-_ISSUE_ERRORS: dict[str, type[ParseError]] = {
-    "truncated_call": IncompleteToolCallError,
-    "invalid_arguments": InvalidArgumentsError,
-    "unknown_tool": UnknownToolError,
-}
-
-
-class Engine:
-    """The `StreamParser` of every format: ``feed(chunk)``, ``close()``, ``result()``."""
+class Engine(ReaderContext):
+    """The driving part of a parse: feeds the text, finds openers, runs their readers, holds
+    back what may still change, and makes the result. Public as `toolcalls.StreamParser`
+    (`toolcalls.parsing.stream`); readers see it only as a `ReaderContext`."""
 
     def __init__(
         self,
@@ -207,41 +66,15 @@ class Engine:
         strict: bool = False,
         thinking: bool = False,
     ) -> None:
-        self.format = fmt
-        self.emits = True
-        """Whether to make events: a batch parse wants only the result, and building the
-        events (argument fragments re-serialized as JSON) is a fifth of its time."""
-        self.tools = _tool_table(tools)
-        """The declared tools by name (read only: the table may be shared, see `_tool_table`)."""
-        self.strict = strict
-        self.buf = ""
-        self.pos = 0
-        """Index in `buf` of the first character not yet accounted for."""
-        self.off = 0
-        """Absolute offset of ``buf[0]`` in the whole text."""
+        super().__init__(fmt, tools, strict)
         self._openers = fmt.compiled_openers()
         self._search = _OpenerSearch(self._openers)
         self._blanks = (0, 0)
         """Absolute span of the trailing blanks last held back from content (all blanks)."""
-        self._absent: dict[str, tuple[int, int, bool]] = {}
-        """What `find` learned per marker: (start, stop, found), see there."""
-        self._reader: Reader | None = None
         self._block_start = 0
         self._block_opener_end = 0
-        self._pending: tuple[int, str] = (0, "")  # whitespace held before an opener
         self._after_block = False
         self._closed = False
-        self._events: list[Event] = []
-        self._content = TextBuilder()
-        self._reasoning: TextBuilder | None = None
-        self._calls: list[ToolCall] = []
-        self._incomplete: list[IncompleteCall] = []
-        self._issues: list[ParseIssue] = []
-        self._segments: list[tuple[SegmentKind, int, int]] = []
-        self._call: _OpenCall | None = None
-        self._next_index = 0
-        self.section: str | None = None
-        """The closer of the section of calls the text is in (set by section readers)."""
         self._turn_ends: TurnEnds | None = self._openers.turn_ends
         self._held = ""
         """Text kept out of the buffer: it may be the token that ends the turn (`_turn_end`)."""
@@ -289,6 +122,10 @@ class Engine:
             self._append(turn_end)
             self.consume("markup", len(self.buf))
         return self._take_events()
+
+    def closed(self) -> bool:
+        """Whether `close` was called."""
+        return self._closed
 
     def result(self) -> ParseResult:
         """Everything parsed so far (final after `close`)."""
@@ -459,24 +296,13 @@ class Engine:
         self._block_start = self.at()
         self._block_opener_end = self._block_start + opener_length
 
-    def _commit_pending(self, kind: SegmentKind) -> None:
-        """Decide the whitespace held before the opener, once the block is accepted or not."""
-        start, text = self._pending
-        if text:
-            self._segment(kind, start, start + len(text))
-            if kind == "content":
-                self._add_content(text)
-            elif kind == "reasoning":
-                self._add_reasoning(text)
-        self._pending = (0, "")
-
     def _reject(self) -> None:
         reader = self._reader
         assert reader is not None
         self._reader = None
         resume = getattr(reader, "resume", None)
         stop = max(resume if resume is not None else 0, self._block_opener_end)
-        self._commit_pending("content")
+        self.commit_blanks("content")
         self.consume("content", stop - self.off)
 
     def _truncate(self) -> None:
@@ -485,257 +311,9 @@ class Engine:
             self.consume("call", len(self.buf))
             self.fail_call("truncated_call", "the text ended inside this tool call")
 
-    # -- what readers call ------------------------------------------------------------------
-
-    def consume(self, kind: SegmentKind, stop: int) -> None:
-        """Account for ``buf[pos:stop]`` as `kind` and move past it."""
-        if stop <= self.pos:
-            return
-        if self._pending[1] and self._reader is not None:
-            # Blanks before a rejected opener inside reasoning are reasoning (`hold_blanks`).
-            self._commit_pending(kind if kind == "content" or kind == "reasoning" else "markup")
-        start = self.off + self.pos
-        if kind == "call":  # its text is kept only if the call fails (`_OpenCall.keep_raw`)
-            if self._call is None:
-                self._call = _OpenCall(start)
-            self.pos = stop
-            return
-        text = self.buf[self.pos : stop]
-        self.pos = stop
-        self._segment(kind, start, self.off + stop)
-        if kind == "content":
-            self._add_content(text)
-        elif kind == "reasoning":
-            self._add_reasoning(text)
-
-    def hold_blanks(self, stop: int) -> None:
-        """Hold the blanks ``buf[pos:stop]`` before a marker a reader is about to try, as the
-        engine holds them before an opener: the first thing the marker's reader consumes
-        decides them (markup before an accepted block, else the kind consumed)."""
-        self._pending = (self.at(), self.buf[self.pos : stop])
-        self.pos = stop
-
-    def starts_line(self) -> bool:
-        """Whether the block just entered starts a line, as chat templates and Markdown write
-        the blocks they open: at the start of the text, after a line break, or right after a
-        tag or token (``>``, ``]``) or a block, with only spaces or tabs between. Prose that
-        names a tag in a sentence has a word before it. Asked by a reader on its first read,
-        before it consumes anything: it reads the one character before the blanks held, which
-        `_append` keeps only until the next chunk."""
-        start, blanks = self._pending
-        if "\n" in blanks or "\r" in blanks:
-            return True
-        index = start - self.off - 1
-        # A blank there was not held (content never ends in one): it followed a block.
-        return index < 0 or self.buf[index] in " \t\r\n>]"
-
-    def open_reasoning(self) -> None:
-        """Note that the text has a reasoning part, even if it stays empty."""
-        if self._reasoning is None:
-            self._reasoning = TextBuilder()
-
-    def start_call(self, name: str, call_id: str | None = None) -> int:
-        """Announce a call whose name is final; returns its index."""
-        call = self._require_call()
-        index = self._next_index
-        self._next_index += 1
-        call.index, call.name = index, name
-        call.id = call_id or f"call_{index}"
-        if self.emits:
-            self._events.append(ToolCallStart(index, call.id, name))
-        return index
-
-    def arguments(self, fragment: str) -> None:
-        """Stream the next piece of the open call's arguments (canonical JSON text)."""
-        call = self._call
-        if fragment and self.emits and call is not None and call.index is not None:
-            call.streamed = True
-            self._events.append(_arguments_delta(call.index, fragment))
-
-    def end_call(self, arguments: dict[str, Any]) -> ToolCall:
-        """The open call is complete and may be run."""
-        call = self._require_call()
-        if call.index is None or call.name is None:
-            raise RuntimeError("end_call() before start_call(): the reader must name the call")
-        if self.emits and not call.streamed:  # nothing streamed: the stream still says "{}"
-            self.arguments(canonical(arguments))
-        span = (call.start, self.at())
-        fields = {"id": call.id, "name": call.name, "arguments": arguments, "span": span}
-        done = built(ToolCall, fields)
-        self._calls.append(done)
-        self._segment("call", span[0], span[1])  # no *span: compiled, a star call is 10x slower
-        self._check_name(call.name, span)
-        if self.emits:
-            self._events.append(ToolCallEnd(call.index, done))
-        self._call = None
-        return done
-
-    def fail_call(self, kind: str, message: str) -> None:
-        """The open call cannot be completed: it becomes an incomplete call with an issue."""
-        call = self._require_call()
-        span = (call.start, self.at())
-        call.keep_raw(self.buf, self.off, self.pos)
-        fields = {"name": call.name, "raw": call.raw_text(), "span": span}
-        failed = built(IncompleteCall, fields)
-        self._incomplete.append(failed)
-        self._segment("incomplete", span[0], span[1])
-        self._check_name(call.name, span)
-        self._call = None
-        if self.emits:
-            self._events.append(ToolCallFailed(call.index, failed))
-        self.issue(kind, message, span)
-
-    def issue(self, kind: str, message: str, span: tuple[int, int]) -> None:
-        """Record a problem; in strict mode, raise it."""
-        self._issues.append(built(ParseIssue, {"kind": kind, "message": message, "span": span}))
-        if self.strict:
-            error = _ISSUE_ERRORS.get(kind, ParseError)
-            raise error(f"{self.format.name}: {message} at {span}", kind=kind, span=span)
-
-    def call_count(self) -> int:
-        """How many calls were read so far, complete or not."""
-        return len(self._calls) + len(self._incomplete)
-
-    def find(self, marker: str, start: int) -> int:
-        """``buf.find(marker, start)``, remembering where `marker` is absent.
-
-        Readers that search the rest of the text for a closing marker may be started again
-        and again (an opener repeated and never closed, each rejected at the end): each such
-        search resumes where the last one stopped instead of scanning the same text again.
-        """
-        at = self.off + start
-        known = self._absent.get(marker)
-        if known is not None and known[0] <= at <= known[1]:
-            if known[2]:
-                return known[1] - self.off
-            begin = known[1]  # not at or after known[0], up to here
-        else:
-            known, begin = (at, at, False), at
-        found = self.buf.find(marker, begin - self.off)
-        self._search.scanned += (len(self.buf) if found < 0 else found) - (begin - self.off)
-        if found >= 0:
-            self._absent[marker] = (known[0], self.off + found, True)
-            return found
-        rest = max(begin, self.off + len(self.buf) - len(marker) + 1)
-        self._absent[marker] = (known[0], rest, False)
-        return -1
-
-    def tool(self, name: str | None) -> Tool | None:
-        return self.tools.get(name) if name is not None else None
-
-    def known_tool(self, name: str) -> bool:
-        """For wrapper-less formats: is this a declared tool (any name counts without tools)?"""
-        return not self.tools or name in self.tools
-
-    def at(self, index: int | None = None) -> int:
-        """Absolute offset of a buffer index (default: `pos`)."""
-        return self.off + (self.pos if index is None else index)
-
-    # -- internals ----------------------------------------------------------------------------
-
-    def _require_call(self) -> _OpenCall:
-        if self._call is None:
-            self._call = _OpenCall(self.at())
-        return self._call
-
-    def _check_name(self, name: str | None, span: tuple[int, int]) -> None:
-        if self.tools and name is not None and name not in self.tools:
-            self.issue("unknown_tool", self._unknown_tool_message(name), span)
-
-    def _unknown_tool_message(self, name: str) -> str:
-        close = difflib.get_close_matches(name, list(self.tools), n=1, cutoff=0.0)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        return f"the model called {name!r}, which is not a declared tool{hint}"
-
-    def _add_reasoning(self, text: str) -> None:
-        if self._reasoning is None:
-            self._reasoning = TextBuilder()
-        self._reasoning.append(text)
-        if self.emits:
-            self._events.append(_reasoning_delta(text))
-
-    def _add_content(self, text: str) -> None:
-        if text:
-            self._content.append(text)
-            if self.emits:
-                self._events.append(_text_delta(text))
-
-    def _segment(self, kind: SegmentKind, start: int, end: int) -> None:
-        if start >= end:
-            return
-        if self._segments and self._segments[-1][0] == kind and kind != "call":
-            last = self._segments[-1]
-            if last[2] == start:
-                self._segments[-1] = (kind, last[1], end)
-                return
-        self._segments.append((kind, start, end))
-
     def _take_events(self) -> list[Event]:
         events, self._events = self._events, []
         return events
-
-
-class _OpenCall:
-    """A call between its first character and its end or failure."""
-
-    __slots__ = ("start", "raw", "kept", "index", "name", "id", "streamed")
-
-    def __init__(self, start: int) -> None:
-        self.start = start
-        self.raw: TextBuilder | None = None
-        """The call's text, needed only if it fails (`IncompleteCall.raw`); collected from
-        the buffer just before the buffer lets go of it, so a call that completes (every
-        call of a batch parse) never copies its text: -6% on a short Qwen3-Coder parse."""
-        self.kept = start
-        """Absolute offset up to which `raw` holds the text."""
-        self.index: int | None = None
-        self.name: str | None = None
-        self.id = ""
-        self.streamed = False
-
-    def keep_raw(self, buf: str, off: int, pos: int) -> None:
-        """Add the call's text from `kept` up to buffer index `pos` to `raw`."""
-        if off + pos > self.kept:
-            if self.raw is None:
-                self.raw = TextBuilder()
-            self.raw.append(buf[self.kept - off : pos])
-            self.kept = off + pos
-
-    def raw_text(self) -> str:
-        return "" if self.raw is None else self.raw.getvalue()
-
-
-class Openers:
-    """The compiled opener table of a format: one regex, its prefixes, and reader factories."""
-
-    def __init__(self, factories: dict[str, ReaderFactory], turn_ends: Sequence[str] = ()) -> None:
-        ordered = sorted(factories, key=len, reverse=True)
-        self.factories = factories
-        self.turn_ends = TurnEnds(turn_ends) if turn_ends else None
-        """The format's end-of-turn tokens (`_turn_end`), kept here: one lookup per parse."""
-        self.pattern = re.compile("|".join(re.escape(marker) for marker in ordered))
-        self.first_chars = tuple(sorted({marker[0] for marker in factories}))
-        self.prefixes = frozenset(_prefixes(factories))
-        self.longest = max((len(m) for m in factories), default=1)
-        # Proper prefixes of a longer opener that are themselves openers or extend one.
-        self.longer_prefixes = frozenset(
-            p for p in self.prefixes if any(p.startswith(m) for m in factories)
-        )
-
-    def search(self, buf: str, pos: int) -> re.Match[str] | None:
-        """The first opener in ``buf[pos:]``, as ``pattern.search`` finds it.
-
-        `str.find` first jumps to a character that can start one: the regex alone tries the
-        alternation at every position, 6-8 ns a character. On 6 KB of prose that is 45 µs
-        against 0.8; on the 100 characters before a short response's call, 0.7 µs, more than
-        decoding the call's JSON.
-        """
-        first = len(buf)
-        for char in self.first_chars:
-            at = buf.find(char, pos, first)
-            if at >= 0:
-                first = at
-        return self.pattern.search(buf, first) if first < len(buf) else None
 
 
 class _OpenerSearch:
@@ -800,9 +378,3 @@ class _OpenerSearch:
             if at < first:
                 first = at
         return first
-
-
-def _prefixes(markers: Iterable[str]) -> Iterable[str]:
-    for marker in markers:
-        for size in range(1, len(marker)):
-            yield marker[:size]

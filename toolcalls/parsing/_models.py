@@ -54,7 +54,8 @@ class ParseIssue(BaseModel):
     """Something the parser noticed and recovered from, or could not make sense of."""
 
     kind: str
-    """A stable, machine-readable identifier such as ``unknown_tool`` or ``truncated_call``."""
+    """A stable, machine-readable identifier such as ``unknown_tool`` or ``truncated_call``:
+    every kind, with what it means, is in `toolcalls.parsing.issues.ISSUE_KINDS`."""
     message: str
     span: Span
 

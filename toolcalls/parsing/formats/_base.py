@@ -36,10 +36,11 @@ from typing import ClassVar, Final
 from mypy_extensions import mypyc_attr
 
 from ...tools._tool import Tool
-from .._engine import Engine, Openers, Reader, ReaderFactory, Status, holdback
 from .._models import ParseResult, ToolCall
 from .._text import skip_blanks
 from .._turn_end import TurnEnds
+from ..reader import Openers, Reader, ReaderContext, ReaderFactory, Status, holdback
+from ..stream import StreamParser, parse_whole
 from ._results import is_result_opener
 
 __all__ = [
@@ -152,7 +153,7 @@ class Format:
             table.setdefault(self.code_fence, lambda ctx, opener: CodeFenceReader(opener, quoted))
         return table
 
-    def reasoning_reader(self, ctx: Engine) -> Reader:
+    def reasoning_reader(self, ctx: ReaderContext) -> Reader:
         """The reader for text that starts inside reasoning (``thinking=True``)."""
         if self.reasoning_tags is None:
             raise ValueError(f"format {self.name!r} has no reasoning block to start in")
@@ -161,21 +162,18 @@ class Format:
 
     def stream(
         self, *, tools: Sequence[Tool] = (), strict: bool = False, thinking: bool = False
-    ) -> Engine:
+    ) -> StreamParser:
         """A parser for one response arriving in pieces."""
-        return Engine(self, tools=tools, strict=strict, thinking=thinking)
+        return StreamParser(self, tools=tools, strict=strict, thinking=thinking)
 
     def parse(
         self, text: str, *, tools: Sequence[Tool] = (), strict: bool = False,
         thinking: bool = False,
     ) -> ParseResult:
         """Parse a whole response: exactly what streaming it in one piece gives."""
-        # The options are passed by name, not as **options: packing and unpacking them was
-        # 5% of a short parse.
-        parser = self.stream(tools=tools, strict=strict, thinking=thinking)
-        parser.emits = False  # only the result is wanted: no events to build
-        parser.close(text)  # the whole text, read knowing it is all there
-        return parser.take_result()
+        # The options are passed by position, not as **options: packing and unpacking them
+        # was 5% of a short parse. No `StreamParser` either: a batch parse makes no events.
+        return parse_whole(self, text, tools, strict, thinking)
 
     # -- prompt rendering: the same format written back (see tests/parsing/test_roundtrip.py) ---------
 
@@ -233,7 +231,7 @@ def reasoning_opener(end: str) -> ReaderFactory:
     see `MidTextReasoningReader`.
     """
 
-    def factory(ctx: Engine, opener: str) -> Reader:
+    def factory(ctx: ReaderContext, opener: str) -> Reader:
         if ctx.at() == 0:  # the blanks before the opener are still held, not consumed
             return ReasoningReader(opener, end)
         return MidTextReasoningReader(opener, end, ctx.format.call_markers())
@@ -259,7 +257,7 @@ class ReasoningReader:
         self.started = False
         self.leading = True
 
-    def read(self, ctx: Engine, eof: bool) -> Status:
+    def read(self, ctx: ReaderContext, eof: bool) -> Status:
         if not self.started:
             self.started = True
             ctx.consume("markup", ctx.pos + len(self.opener))
@@ -316,7 +314,7 @@ class MidTextReasoningReader:
         self.calls_before = 0
         self.section_before: str | None = None
 
-    def read(self, ctx: Engine, eof: bool) -> Status:
+    def read(self, ctx: ReaderContext, eof: bool) -> Status:
         if self.start < 0:
             self.start = ctx.at()
             ctx.consume("markup", ctx.pos + len(self.opener))
@@ -336,7 +334,7 @@ class MidTextReasoningReader:
             elif not self._reasoning(ctx, eof):
                 return Status.DONE if eof else Status.MORE
 
-    def _reasoning(self, ctx: Engine, eof: bool) -> bool:
+    def _reasoning(self, ctx: ReaderContext, eof: bool) -> bool:
         """Reasoning up to the next stop; False when out of text."""
         buf = ctx.buf
         found = self.stops.search(buf, ctx.pos)
@@ -360,7 +358,7 @@ class MidTextReasoningReader:
         self.inner_start, self.inner_opener_end = ctx.at(), ctx.at(found.end())
         return True
 
-    def _step_inner(self, ctx: Engine, eof: bool) -> Status | None:
+    def _step_inner(self, ctx: ReaderContext, eof: bool) -> Status | None:
         """Run the marker's reader; None when it read no call and reasoning goes on."""
         assert self.inner is not None
         status = self.inner.read(ctx, eof)
@@ -391,7 +389,7 @@ class CodeFenceReader:
     quotation into an action. Quoted call markup gets a ``call_in_code_fence`` issue.
 
     As in Markdown (CommonMark), a fence opens a block at the start of a line (or right after
-    a tag or a block, `Engine.starts_line`). Mid-line it opens one only when a language tag
+    a tag or a block, `ReaderContext.starts_line`). Mid-line it opens one only when a language tag
     (or nothing) and a line break follow it, as Command R writes ``Action: ```json``; else
     (``Wrap code in ``` fences.``) it is prose, and the text after it is read as usual. The
     wait is bounded: a tag is at most 32 characters.
@@ -408,7 +406,7 @@ class CodeFenceReader:
         self.started = False
         self.noticed = False
 
-    def read(self, ctx: Engine, eof: bool) -> Status:
+    def read(self, ctx: ReaderContext, eof: bool) -> Status:
         if not self.started:
             if self.line_start is None:  # asked on the first read: the text before may go
                 self.line_start = ctx.starts_line()
@@ -431,7 +429,7 @@ class CodeFenceReader:
         ctx.consume("content", found + len(self.fence))
         return Status.DONE
 
-    def _tagged_line(self, ctx: Engine, eof: bool) -> bool | None:
+    def _tagged_line(self, ctx: ReaderContext, eof: bool) -> bool | None:
         """Whether a language tag (or nothing) and a line break follow the fence; None while
         the text cannot tell yet (at most a tag's length ahead)."""
         after = ctx.pos + len(self.fence)
@@ -441,7 +439,7 @@ class CodeFenceReader:
             return False if eof or end - after >= _LANGUAGE_TAG_LONGEST else None
         return ctx.buf[end] in "\r\n"
 
-    def _notice_quoted_calls(self, ctx: Engine, stop: int) -> None:
+    def _notice_quoted_calls(self, ctx: ReaderContext, stop: int) -> None:
         quoted = None if self.noticed else self.calls.search(ctx.buf, ctx.pos, stop)
         if quoted is not None:
             self.noticed = True
@@ -453,10 +451,10 @@ class CodeFenceReader:
 class _StrayReasoningEnd:
     """A reasoning end tag with no start: content, with an issue saying what to do."""
 
-    def __init__(self, ctx: Engine, opener: str) -> None:
+    def __init__(self, ctx: ReaderContext, opener: str) -> None:
         self.opener = opener
 
-    def read(self, ctx: Engine, eof: bool) -> Status:
+    def read(self, ctx: ReaderContext, eof: bool) -> Status:
         start = ctx.at()
         ctx.consume("content", ctx.pos + len(self.opener))
         ctx.issue(

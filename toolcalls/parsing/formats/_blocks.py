@@ -9,8 +9,8 @@ section that opens while the last one is still open means the last one's closer 
 
 from __future__ import annotations
 
-from .._engine import Engine, Status
 from .._text import skip_blanks
+from ..reader import ReaderContext, Status
 
 __all__ = ["SectionClose", "SectionOpen"]
 
@@ -23,7 +23,7 @@ class SectionOpen:
         self.closer = closer
         self.next_markers = next_markers
 
-    def read(self, ctx: Engine, eof: bool) -> Status:
+    def read(self, ctx: ReaderContext, eof: bool) -> Status:
         buf = ctx.buf
         after = skip_blanks(buf, ctx.pos + len(self.opener))
         for marker in self.next_markers:
@@ -55,7 +55,7 @@ class SectionClose:
     def __init__(self, closer: str) -> None:
         self.closer = closer
 
-    def read(self, ctx: Engine, eof: bool) -> Status:
+    def read(self, ctx: ReaderContext, eof: bool) -> Status:
         if ctx.section != self.closer:
             return Status.REJECT
         ctx.section = None

@@ -20,9 +20,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
-from .._engine import Engine, Status, holdback
 from .._json import JsonReader, canonical, loads
 from .._text import skip_blanks
+from ..reader import ReaderContext, Status, holdback
 from ._phased import PhasedReader
 
 __all__ = [
@@ -94,7 +94,7 @@ class JsonCallReader(PhasedReader):
 
     # -- phases: each returns a Status, or None after moving to the next phase ---------------
 
-    def _header(self, ctx: Engine, eof: bool) -> Status | None:
+    def _header(self, ctx: ReaderContext, eof: bool) -> Status | None:
         assert self.shape.header_end is not None and self.shape.parse_header is not None
         start = ctx.pos + len(self.opener)
         end = ctx.buf.find(self.shape.header_end, start)
@@ -109,7 +109,7 @@ class JsonCallReader(PhasedReader):
         self.phase = "body"
         return None
 
-    def _body(self, ctx: Engine, eof: bool) -> Status | None:
+    def _body(self, ctx: ReaderContext, eof: bool) -> Status | None:
         if not self.committed:
             first = skip_blanks(ctx.buf, ctx.pos + len(self.opener))
             if first >= len(ctx.buf):
@@ -130,7 +130,7 @@ class JsonCallReader(PhasedReader):
             return Status.MORE
         return self._body_done(ctx)
 
-    def _close(self, ctx: Engine, eof: bool) -> Status | None:
+    def _close(self, ctx: ReaderContext, eof: bool) -> Status | None:
         close = self.shape.close
         while self.closes_seen < len(close):
             marker = close[self.closes_seen]
@@ -151,7 +151,7 @@ class JsonCallReader(PhasedReader):
             return None
         return self._finish(ctx)
 
-    def _skip_then_end(self, ctx: Engine, eof: bool) -> Status | None:
+    def _skip_then_end(self, ctx: ReaderContext, eof: bool) -> Status | None:
         if self.shape.terminators:  # the text may run on into the next call, without the close
             next_call = self._skip_to_next_call(ctx, eof)
             if next_call is None:
@@ -164,7 +164,7 @@ class JsonCallReader(PhasedReader):
             return Status.MORE
         return self._finish(ctx)
 
-    def _skip_then_fail(self, ctx: Engine, eof: bool) -> Status | None:
+    def _skip_then_fail(self, ctx: ReaderContext, eof: bool) -> Status | None:
         if self.broke_at_next_call is None and self.shape.terminators:
             ctx.consume("call", skip_blanks(ctx.buf, ctx.pos))
             ahead = ctx.buf[ctx.pos : ctx.pos + self._lookahead("")]
@@ -184,7 +184,7 @@ class JsonCallReader(PhasedReader):
 
     # -- helpers -------------------------------------------------------------------------------
 
-    def _commit(self, ctx: Engine, upto: int) -> None:
+    def _commit(self, ctx: ReaderContext, upto: int) -> None:
         self.committed = True
         start = ctx.at()
         ctx.consume("call", upto)
@@ -193,7 +193,7 @@ class JsonCallReader(PhasedReader):
         if self.header is not None and not self.shape.envelope:
             ctx.start_call(self.header.name, self.header.call_id)
 
-    def _announce(self, ctx: Engine) -> None:
+    def _announce(self, ctx: ReaderContext) -> None:
         """Start the call as soon as its name is known; pass on argument fragments."""
         fragments = self.json.take_fragments()
         if self.header is None:
@@ -208,7 +208,7 @@ class JsonCallReader(PhasedReader):
         for fragment in fragments:
             ctx.arguments(fragment)
 
-    def _body_done(self, ctx: Engine) -> Status | None:
+    def _body_done(self, ctx: ReaderContext) -> Status | None:
         value = self.json.value
         if self.shape.envelope:
             arguments, problem = self._envelope_arguments(ctx, value)
@@ -220,7 +220,7 @@ class JsonCallReader(PhasedReader):
         self.phase = "close"
         return None
 
-    def _envelope_arguments(self, ctx: Engine, value: Any) -> tuple[Any, str | None]:
+    def _envelope_arguments(self, ctx: ReaderContext, value: Any) -> tuple[Any, str | None]:
         members = self.json.members  # a repeated key counts once, as the stream read it
         if not isinstance(value, dict) or not isinstance(members.get("name"), str):
             return None, 'expected {"name": ..., "arguments": {...}}'
@@ -239,7 +239,7 @@ class JsonCallReader(PhasedReader):
             return None, f'"{key}" is not a JSON object'
         return arguments, None
 
-    def _decode_string_arguments(self, ctx: Engine, text: str) -> Any:
+    def _decode_string_arguments(self, ctx: ReaderContext, text: str) -> Any:
         """Arguments sent as a JSON string: decode them (a known slip), and stream them now."""
         try:
             decoded = loads(text)
@@ -252,11 +252,11 @@ class JsonCallReader(PhasedReader):
                 ctx.arguments(canonical(decoded))
         return decoded
 
-    def _finish(self, ctx: Engine) -> Status:
+    def _finish(self, ctx: ReaderContext) -> Status:
         ctx.end_call(self.arguments)
         return Status.DONE
 
-    def _malformed(self, ctx: Engine, problem: str, at: int | None) -> Status | None:
+    def _malformed(self, ctx: ReaderContext, problem: str, at: int | None) -> Status | None:
         if not self.committed:
             return Status.REJECT
         self.failure = f"the arguments are not valid JSON ({problem})"
@@ -265,7 +265,7 @@ class JsonCallReader(PhasedReader):
         self.phase = "skip_then_fail"
         return None
 
-    def _skip_to_close(self, ctx: Engine, eof: bool) -> bool:
+    def _skip_to_close(self, ctx: ReaderContext, eof: bool) -> bool:
         """Consume up to and including the last close marker; False while it may still come."""
         if not self.shape.close:
             return True
@@ -284,7 +284,9 @@ class JsonCallReader(PhasedReader):
         ctx.consume("call", keep)
         return False
 
-    def _skip_to_next_call(self, ctx: Engine, eof: bool, line_start: bool = False) -> bool | None:
+    def _skip_to_next_call(
+        self, ctx: ReaderContext, eof: bool, line_start: bool = False
+    ) -> bool | None:
         """Consume up to a terminator that comes before the last close marker (with
         `line_start`, one that begins a line): True once there, False where the close marker
         (or the end of the text) comes first, None while unknown."""
@@ -326,9 +328,8 @@ class JsonCallReader(PhasedReader):
             longest = max(longest, len(terminator))
         return longest
 
-    def _span(self, ctx: Engine) -> tuple[int, int]:
-        call = ctx._call
-        return (call.start if call else ctx.at(), ctx.at())
+    def _span(self, ctx: ReaderContext) -> tuple[int, int]:
+        return (ctx.call_start(), ctx.at())
 
 
 @functools.cache

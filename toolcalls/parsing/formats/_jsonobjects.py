@@ -20,9 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .._engine import Engine, Status
 from .._json import JsonReader, canonical, loads
 from .._text import skip_blanks
+from ..reader import ReaderContext, Status
 from ._jsoncall import ARGUMENT_KEYS, ENVELOPE_KEYS, first_present
 from ._phased import PhasedReader
 
@@ -79,7 +79,7 @@ class JsonCallsReader(PhasedReader):
 
     # -- phases: each returns a Status, or None to go on with the next phase ----------------
 
-    def _begin(self, ctx: Engine, eof: bool) -> Status | None:
+    def _begin(self, ctx: ReaderContext, eof: bool) -> Status | None:
         at = ctx.pos
         if self.shape.prefix:
             at = skip_blanks(ctx.buf, at + len(self.opener))
@@ -92,7 +92,7 @@ class JsonCallsReader(PhasedReader):
             return Status.REJECT
         return self._open_object(ctx.at(at))
 
-    def _first(self, ctx: Engine, eof: bool) -> Status | None:
+    def _first(self, ctx: ReaderContext, eof: bool) -> Status | None:
         """Inside ``[``, before the first element: only a call object keeps the candidate."""
         at = skip_blanks(ctx.buf, self.at - ctx.off)
         self.at = ctx.at(at)
@@ -103,7 +103,7 @@ class JsonCallsReader(PhasedReader):
             return Status.REJECT
         return self._open_object(self.at)
 
-    def _object(self, ctx: Engine, eof: bool) -> Status | None:
+    def _object(self, ctx: ReaderContext, eof: bool) -> Status | None:
         reader = self.obj.json
         if not self.committed and self.at == self.obj.start:
             # A JSON object goes on with a key or "}": a cheap look spares the JSON reader
@@ -139,7 +139,7 @@ class JsonCallsReader(PhasedReader):
         self.phase = "next"
         return None
 
-    def _next(self, ctx: Engine, eof: bool) -> Status | None:
+    def _next(self, ctx: ReaderContext, eof: bool) -> Status | None:
         """After a call: the next object of an array (or sequence), else the end of the JSON."""
         at = skip_blanks(ctx.buf, ctx.pos)
         if at == len(ctx.buf) and not eof:
@@ -160,7 +160,7 @@ class JsonCallsReader(PhasedReader):
         self.phase = "closer"
         return None
 
-    def _closer(self, ctx: Engine, eof: bool) -> Status | None:
+    def _closer(self, ctx: ReaderContext, eof: bool) -> Status | None:
         """The optional closer, then the optional separator."""
         for marker in (self.shape.closer, self.shape.separator)[self.markers_seen :]:
             if self._optional(ctx, eof, marker) is None:
@@ -175,7 +175,7 @@ class JsonCallsReader(PhasedReader):
         self.obj, self.at, self.phase = _Object(start), start, "object"
         return None
 
-    def _optional(self, ctx: Engine, eof: bool, marker: str | None) -> bool | None:
+    def _optional(self, ctx: ReaderContext, eof: bool, marker: str | None) -> bool | None:
         """Consume `marker` if it comes next (after whitespace); None while that is unknown."""
         if marker is None:
             return False
@@ -188,7 +188,7 @@ class JsonCallsReader(PhasedReader):
             return None
         return False
 
-    def _decide(self, ctx: Engine, eof: bool) -> Status | None:
+    def _decide(self, ctx: ReaderContext, eof: bool) -> Status | None:
         """Before committing: REJECT, MORE, or None to commit now."""
         reader = self.obj.json
         name = self._name()
@@ -243,7 +243,7 @@ class JsonCallsReader(PhasedReader):
         obj.name_key = named[0]
         return members[named[0]]
 
-    def _acceptable(self, ctx: Engine, name: Any) -> bool:
+    def _acceptable(self, ctx: ReaderContext, name: Any) -> bool:
         return isinstance(name, str) and bool(name) and (self.shape.wrapped or ctx.known_tool(name))
 
     def _arguments_open(self) -> bool:
@@ -252,7 +252,7 @@ class JsonCallsReader(PhasedReader):
         return self.obj.streamed or (self.obj.json.emitted_key is not None and bool(fragments)
                                      and fragments[0].startswith("{"))
 
-    def _arguments(self, ctx: Engine) -> tuple[dict[str, Any] | None, bool]:
+    def _arguments(self, ctx: ReaderContext) -> tuple[dict[str, Any] | None, bool]:
         """The arguments of the complete object, and whether they came as a JSON string."""
         reader, members = self.obj.json, self.obj.json.members
         if not isinstance(reader.value, dict):
@@ -270,7 +270,7 @@ class JsonCallsReader(PhasedReader):
             return (decoded, True) if isinstance(decoded, dict) else (None, False)
         return (arguments, False) if isinstance(arguments, dict) else (None, False)
 
-    def _announce(self, ctx: Engine) -> None:
+    def _announce(self, ctx: ReaderContext) -> None:
         """Start the call once its name is read; stream the arguments once they have begun."""
         obj = self.obj
         if not obj.started:
@@ -284,7 +284,7 @@ class JsonCallsReader(PhasedReader):
             for fragment in obj.json.take_fragments():
                 ctx.arguments(fragment)
 
-    def _finish(self, ctx: Engine) -> None:
+    def _finish(self, ctx: ReaderContext) -> None:
         obj = self.obj
         name = self._name()
         arguments, as_string = self._arguments(ctx) if isinstance(name, str) else (None, False)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...tools._tool import Tool
-from .._engine import ReaderFactory
+from ..reader import ReaderFactory
 from ._results import protect, region_openers
 from ._template_json import openai_tool, tojson
 

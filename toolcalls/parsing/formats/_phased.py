@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .._engine import Engine, Status
+from ..reader import ReaderContext, Status
 
 __all__ = ["PhasedReader"]
 
-_Phase = Callable[[Any, Engine, bool], "Status | None"]
+_Phase = Callable[[Any, ReaderContext, bool], "Status | None"]
 
 _PHASES: dict[type, dict[str, _Phase]] = {}
 """Per reader class: each phase name with its method, looked up once. Finding the method by
@@ -26,7 +26,7 @@ class PhasedReader:
     phase: str
     """The name of the phase that reads next (the method ``_<phase>``)."""
 
-    def read(self, ctx: Engine, eof: bool) -> Status:
+    def read(self, ctx: ReaderContext, eof: bool) -> Status:
         cls = type(self)
         methods = _PHASES.get(cls)
         if methods is None:

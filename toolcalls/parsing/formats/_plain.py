@@ -7,7 +7,7 @@ content, and nothing is a call. The result's ``format`` is ``"none"``, which nam
 
 from __future__ import annotations
 
-from .._engine import ReaderFactory
+from ..reader import ReaderFactory
 from ._base import Format
 
 __all__ = ["NoFormat"]

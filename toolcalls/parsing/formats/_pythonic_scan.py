@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from .._engine import Engine
+from ..reader import ReaderContext
 
 __all__ = ["CallScanner"]
 
@@ -65,7 +65,7 @@ class CallScanner:
         self.value_start = start
         """Where the value being read starts (just after its ``=``)."""
 
-    def feed(self, ctx: Engine, eof: bool) -> None:
+    def feed(self, ctx: ReaderContext, eof: bool) -> None:
         buf, off = ctx.buf, ctx.off
         while self.verdict is None and self.at - off < len(buf):
             if not getattr(self, f"_{self.step}")(buf, self.at - off, off, eof):

@@ -20,9 +20,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .._engine import Engine
 from .._json import canonical, string_body
 from .._text import TextBuilder
+from ..reader import ReaderContext
 from ._pythonic_body import PythonicSyntaxError, decode_string_literal, parse_pythonic_calls
 from ._pythonic_scan import CallScanner
 
@@ -166,9 +166,9 @@ class ListStream(CallScanner):
         self._opened = False
         self._lit: StringLiteral | None = None
         self._value_text = TextBuilder()
-        self._ctx: Engine | None = None
+        self._ctx: ReaderContext | None = None
 
-    def feed(self, ctx: Engine, eof: bool) -> None:
+    def feed(self, ctx: ReaderContext, eof: bool) -> None:
         self._ctx = ctx
         super().feed(ctx, eof)
         if self.committed and self.started and self.verdict is None:
@@ -178,13 +178,13 @@ class ListStream(CallScanner):
 
     # -- commit and emission -----------------------------------------------------------------
 
-    def _engine(self) -> Engine:
+    def _context(self) -> ReaderContext:
         assert self._ctx is not None
         return self._ctx
 
     def _start(self, upto: int) -> None:
         """Start the call at `partial` (its text read up to `upto`)."""
-        ctx = self._engine()
+        ctx = self._context()
         assert self.partial is not None and self.partial_name is not None
         self.markup_before(self.partial)
         ctx.consume("call", upto - ctx.off)
@@ -199,8 +199,8 @@ class ListStream(CallScanner):
             self._emit_pair(key, value)
 
     def _emit(self, fragment: str) -> None:
-        if self._engine().emits:
-            self._engine().arguments(fragment)
+        if self._context().emits:
+            self._context().arguments(fragment)
 
     def _separator(self) -> str:
         separator = ", " if self._opened else "{"
@@ -209,11 +209,11 @@ class ListStream(CallScanner):
 
     def _emit_pair(self, key: str, value: Any) -> None:
         self.arguments[key] = value
-        if self._engine().emits:
+        if self._context().emits:
             self._emit(self._separator() + canonical(key) + ": " + canonical(value))
 
     def _finish_call(self, end: int) -> None:
-        ctx = self._engine()
+        ctx = self._context()
         ctx.consume("call", end - ctx.off)
         if self._opened:
             self._emit("}")
@@ -223,7 +223,7 @@ class ListStream(CallScanner):
     def markup_before(self, start: int) -> None:
         """The list's brackets and commas are markup; a bare call's marker is part of it."""
         if not self.bare:
-            self._engine().consume("markup", start - self._engine().off)
+            self._context().consume("markup", start - self._context().off)
 
     def _fail(self, at: int, problem: str) -> bool:
         self.verdict, self.resume, self.problem = "fail", at, problem
@@ -293,7 +293,7 @@ class ListStream(CallScanner):
             return self._fail(off + j, f"repeated argument {self.key!r}")
         if not self.committed:
             self._commit_open_call(self.at)
-        if self._engine().emits:  # a batch parse makes no events: no JSON to build
+        if self._context().emits:  # a batch parse makes no events: no JSON to build
             self._emit(self._separator() + canonical(self.key) + ': "')
         return True
 
@@ -328,7 +328,7 @@ class ListStream(CallScanner):
             return self._fail(off + exc.pos, exc.reason)
         if text:
             self._value_text.append(text)
-            if self._engine().emits:
+            if self._context().emits:
                 self._emit(string_body(text))
         if literal.closed:
             return self._go("after_literal", off + j)

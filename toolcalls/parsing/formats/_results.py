@@ -16,7 +16,7 @@ protocol, a web page, an injection attempt). One rule keeps it data:
 * prose: a result block in a model's own answer is rare; the tag in a sentence is common
   (``Results arrive in <tool_response> blocks.``, a real call, ``Each block ends with
   </tool_response>.``). So a result *tag* opens a block only where templates write one: at the
-  start of a line or right after a tag or token (`Engine.starts_line`); elsewhere it is prose
+  start of a line or right after a tag or token (`ReaderContext.starts_line`); elsewhere it is prose
   and the call after it is read. Call markup inside a block stays data (it may be a quoted
   call or an injection) but gets a ``call_in_tool_result`` issue, in case the model meant it.
 
@@ -31,8 +31,9 @@ import re
 from collections.abc import Mapping
 from typing import Literal
 
-from .._engine import Engine, ReaderFactory, Status
 from .._text import skip_blanks
+from ..issues import IssueKind
+from ..reader import ReaderContext, ReaderFactory, Status
 
 __all__ = [
     "RegionOpener",
@@ -75,7 +76,7 @@ class ResultBlock:
     """From a result's open tag through the first close tag: content, read as data.
 
     The tag opens a block only where a template writes it, starting a line or right after a
-    tag (`Engine.starts_line`); in a sentence (``Results arrive in <tool_response> blocks.``)
+    tag (`ReaderContext.starts_line`); in a sentence (``Results arrive in <tool_response> blocks.``)
     it is prose naming the tag, and the text after it is read as usual. Call markup inside a
     block is data, never run (a result may quote a call or carry an injection), but it is
     reported: a ``call_in_tool_result`` issue, in case the model meant a call.
@@ -86,7 +87,7 @@ class ResultBlock:
         self.close = close
         self.scan_from = 0  # absolute offset where the search for the close tag resumes
 
-    def read(self, ctx: Engine, eof: bool) -> Status:
+    def read(self, ctx: ReaderContext, eof: bool) -> Status:
         if not self.scan_from:
             if not ctx.starts_line():
                 return Status.REJECT
@@ -102,7 +103,7 @@ class ResultBlock:
         return Status.REJECT if eof else Status.MORE
 
 
-    def _notice_calls(self, ctx: Engine, stop: int) -> None:
+    def _notice_calls(self, ctx: ReaderContext, stop: int) -> None:
         calls = ctx.format.quoted_calls()
         quoted = None if calls is None else calls.search(ctx.buf, ctx.pos + len(self.opener), stop)
         if quoted is not None:
@@ -118,7 +119,7 @@ class ResultOpener:
     def __init__(self, close: str) -> None:
         self.close = close
 
-    def __call__(self, ctx: Engine, opener: str) -> ResultBlock:
+    def __call__(self, ctx: ReaderContext, opener: str) -> ResultBlock:
         return ResultBlock(opener, self.close)
 
 
@@ -145,7 +146,7 @@ class RegionReader:
     """
 
     def __init__(self, opener: str, close: str, markers: re.Pattern[str], longest: int,
-                 issue: str, unclosed: Unclosed) -> None:
+                 issue: IssueKind, unclosed: Unclosed) -> None:
         self.opener = opener
         self.close = close
         self.markers = markers
@@ -156,7 +157,7 @@ class RegionReader:
         self.scan_from: int | None = None  # absolute offset where the marker search resumes
         self.start = 0
 
-    def read(self, ctx: Engine, eof: bool) -> Status:
+    def read(self, ctx: ReaderContext, eof: bool) -> Status:
         if self.scan_from is None:
             self.start = ctx.at()
             self.scan_from = ctx.at() + len(self.opener)
@@ -174,9 +175,9 @@ class RegionReader:
             return Status.MORE
         return self._never_closed(ctx)
 
-    def _consume(self, ctx: Engine) -> None:
+    def _consume(self, ctx: ReaderContext) -> None:
         """The opener and the markers as markup, the text between them as content."""
-        ctx._commit_pending("content")  # whitespace before a result is text, as the result is
+        ctx.commit_blanks("content")  # whitespace before a result is text, as the result is
         ctx.consume("markup", ctx.pos + len(self.opener))
         ctx.consume("markup", skip_blanks(ctx.buf, ctx.pos))
         ctx.issue(self.issue, "a tool result written into the text: its text is kept as "
@@ -185,17 +186,17 @@ class RegionReader:
             ctx.consume("content", start - ctx.off)
             ctx.consume("markup", end - ctx.off)
 
-    def _never_closed(self, ctx: Engine) -> Status:
+    def _never_closed(self, ctx: ReaderContext) -> Status:
         if self.unclosed == "reject":
             return Status.REJECT
-        ctx._commit_pending("content")
+        ctx.commit_blanks("content")
         ctx.consume("markup", ctx.pos + len(self.opener))
         ctx.issue(self.issue, f"the model wrote the tool-result marker {self.opener!r} into its "
                   "answer; the marker is dropped, the text kept", (self.start, ctx.at()))
         return Status.DONE
 
 
-def region_openers(pairs: Mapping[str, str], issue: str, unclosed: Unclosed = "reject",
+def region_openers(pairs: Mapping[str, str], issue: IssueKind, unclosed: Unclosed = "reject",
                    ) -> dict[str, ReaderFactory]:
     """The opener table entries of tool-result regions: `pairs` maps each opener to its close."""
     everything = {*pairs, *pairs.values()}
@@ -210,13 +211,13 @@ class RegionOpener:
     """The factory of `RegionReader`s (a class: see `is_result_opener`)."""
 
     def __init__(self, pairs: dict[str, str], markers: re.Pattern[str], longest: int,
-                 issue: str, unclosed: Unclosed) -> None:
+                 issue: IssueKind, unclosed: Unclosed) -> None:
         self.pairs = pairs
         self.markers = markers
         self.longest = longest
         self.issue = issue
         self.unclosed: Unclosed = unclosed
 
-    def __call__(self, ctx: Engine, opener: str) -> RegionReader:
+    def __call__(self, ctx: ReaderContext, opener: str) -> RegionReader:
         return RegionReader(opener, self.pairs[opener], self.markers, self.longest, self.issue,
                             self.unclosed)

@@ -44,10 +44,11 @@ from .._coerce import (
     streams_as_string,
     strip_value_newlines,
 )
-from .._engine import Engine, Status, holdback
 from .._grammar import load_grammar
 from .._json import canonical, string_body
 from .._text import TextBuilder, skip_blanks
+from ..issues import IssueKind
+from ..reader import ReaderContext, Status, holdback
 from . import _blocks
 from ._phased import PhasedReader
 
@@ -71,7 +72,7 @@ class Tag:
     name: str
     as_json: bool = False
     """The value is JSON whatever the schema says (DSML ``string="false"``)."""
-    slip: str | None = None
+    slip: IssueKind | None = None
     """The kind of issue to report for a model slip recovered in the tag."""
 
 
@@ -206,7 +207,7 @@ class XmlCallReader(PhasedReader):
         self.escaped_gap = False
         self.broken = False  # a call whose open tag could not be read, inside a call section
 
-    def read(self, ctx: Engine, eof: bool) -> Status:
+    def read(self, ctx: ReaderContext, eof: bool) -> Status:
         status = super().read(ctx, eof)
         if status is Status.MORE and eof and self.broken:
             # Cut short too, but what the model got wrong is the open tag: report that.
@@ -217,7 +218,7 @@ class XmlCallReader(PhasedReader):
 
     # -- phases: each returns a Status, or None after moving on ------------------------------
 
-    def _header(self, ctx: Engine, eof: bool) -> Status | None:
+    def _header(self, ctx: ReaderContext, eof: bool) -> Status | None:
         chars = self.tags.call_header_chars or self.tags.header_chars
         end = self._find_header(ctx, self.tags.call_header_end, len(self.opener), chars)
         if end is None:
@@ -243,7 +244,7 @@ class XmlCallReader(PhasedReader):
         self.phase = "body"
         return None
 
-    def _broken_header(self, ctx: Engine) -> Status | None:
+    def _broken_header(self, ctx: ReaderContext) -> Status | None:
         """An open tag that cannot be read: prose outside a call section. Inside one, a call
         the model got wrong: its text is read as a call's (so its values' close tags are data)
         and the call fails with an issue, as DeepSeek V3 treats a header that names no tool."""
@@ -254,12 +255,12 @@ class XmlCallReader(PhasedReader):
         self.scan_from, self.phase = ctx.at(), "skip"  # to the next structural tag
         return None
 
-    def _fail_broken(self, ctx: Engine) -> None:
+    def _fail_broken(self, ctx: ReaderContext) -> None:
         expected = self.tags.call_example or f"{self.tags.call_open}..."
         ctx.fail_call("malformed_call", f"the call's open tag is unreadable; expected {expected}")
         self.phase = "after"
 
-    def _body(self, ctx: Engine, eof: bool) -> Status | None:
+    def _body(self, ctx: ReaderContext, eof: bool) -> Status | None:
         tags = self.tags
         marker, at = look_ahead(ctx.buf, ctx.pos, tags, tags.body_markers, eof)
         self.escaped_gap |= _escaped_gap(tags, ctx.buf, ctx.pos, at)
@@ -278,7 +279,7 @@ class XmlCallReader(PhasedReader):
         self._end(ctx)
         return None
 
-    def _param(self, ctx: Engine, eof: bool) -> Status | None:
+    def _param(self, ctx: ReaderContext, eof: bool) -> Status | None:
         tags = self.tags
         end = self._find_header(ctx, tags.param_header_end, len(tags.param_open), tags.header_chars)
         if end is None and self._header_may_come(ctx, tags.param_open, tags.header_chars):
@@ -296,7 +297,7 @@ class XmlCallReader(PhasedReader):
             self.phase = "value_open"
         return None
 
-    def _value_open(self, ctx: Engine, eof: bool) -> Status | None:
+    def _value_open(self, ctx: ReaderContext, eof: bool) -> Status | None:
         marker, at = look_ahead(ctx.buf, ctx.pos, self.tags, (self.tags.value_open,), eof)
         if marker == WAIT:
             return Status.MORE
@@ -309,7 +310,7 @@ class XmlCallReader(PhasedReader):
         self._start_value(ctx)
         return None
 
-    def _value(self, ctx: Engine, eof: bool) -> Status | None:
+    def _value(self, ctx: ReaderContext, eof: bool) -> Status | None:
         buf, close = ctx.buf, self.tags.param_close
         i = max(ctx.pos, self.scan_from - ctx.off)
         while (found := buf.find(close, i)) >= 0:
@@ -327,7 +328,7 @@ class XmlCallReader(PhasedReader):
         self.scan_from = ctx.at()
         return Status.MORE
 
-    def _skip(self, ctx: Engine, eof: bool) -> Status | None:
+    def _skip(self, ctx: ReaderContext, eof: bool) -> Status | None:
         """Skip malformed text up to the next structural tag (through a value close)."""
         found = self._search(ctx, *self.tags.skip_to, eof)
         if found is None:
@@ -337,7 +338,7 @@ class XmlCallReader(PhasedReader):
         self.phase = "body"
         return None
 
-    def _after(self, ctx: Engine, eof: bool) -> Status | None:
+    def _after(self, ctx: ReaderContext, eof: bool) -> Status | None:
         """After a call: read the section close, or note that the text ends without it.
         (Other text leaves the section open: prose may stand between calls.)"""
         closes = self.tags.section_closes
@@ -357,13 +358,13 @@ class XmlCallReader(PhasedReader):
 
     # -- hooks and helpers -------------------------------------------------------------------
 
-    def _other(self, ctx: Engine) -> Status | None:
+    def _other(self, ctx: ReaderContext) -> Status | None:
         """Text that is no structural tag where one was expected: skipped with an issue."""
         self._issue(ctx, "unexpected_text", "text between parameters was skipped")
         self.scan_from, self.phase = ctx.at() + 1, "skip"
         return None
 
-    def _start_value(self, ctx: Engine) -> None:
+    def _start_value(self, ctx: ReaderContext) -> None:
         key, self.raw, self.stream = self.param.name, TextBuilder(), None
         self.schema = schema = self._schema(ctx)
         if key not in self.arguments and not self.param.as_json and streams_as_string(schema):
@@ -374,7 +375,7 @@ class XmlCallReader(PhasedReader):
         self.phase = "value"
 
     def _find_header(
-        self, ctx: Engine, end: re.Pattern[str], skip: int, chars: re.Pattern[str]
+        self, ctx: ReaderContext, end: re.Pattern[str], skip: int, chars: re.Pattern[str]
     ) -> int | None:
         start = ctx.pos + skip
         # Never past the longest header (a lookahead end may look one character further): an
@@ -390,7 +391,8 @@ class XmlCallReader(PhasedReader):
         return found.end()
 
     def _header_may_come(
-        self, ctx: Engine, opener: str, chars: re.Pattern[str], start: re.Pattern[str] | None = None
+        self, ctx: ReaderContext, opener: str, chars: re.Pattern[str],
+        start: re.Pattern[str] | None = None,
     ) -> bool:
         """Can the text after an opener still become its header (at the end: a cut one)?"""
         begin = ctx.pos + len(opener)
@@ -399,7 +401,7 @@ class XmlCallReader(PhasedReader):
             return False
         return start is None or start.fullmatch(ctx.buf, begin) is not None
 
-    def _take(self, ctx: Engine, stop: int) -> None:
+    def _take(self, ctx: ReaderContext, stop: int) -> None:
         """Add ``buf[pos:stop]`` to the value, streaming it when it is a string."""
         piece = ctx.buf[ctx.pos : stop]
         if piece:
@@ -408,7 +410,7 @@ class XmlCallReader(PhasedReader):
             if self.stream is not None and ctx.emits:  # a batch parse skips the JSON (-8%)
                 ctx.arguments(self.stream.feed(piece))
 
-    def _finish_value(self, ctx: Engine) -> None:
+    def _finish_value(self, ctx: ReaderContext) -> None:
         key = self.param.name
         text = strip_value_newlines(self._value_text())  # passed on, not kept: freed once sliced
         if self.stream is not None:
@@ -429,7 +431,7 @@ class XmlCallReader(PhasedReader):
         """The whole value's text; the reader lets go of it."""
         return self.raw.take()
 
-    def _convert(self, ctx: Engine, text: str, schema: dict[str, Any] | None) -> Any:
+    def _convert(self, ctx: ReaderContext, text: str, schema: dict[str, Any] | None) -> Any:
         if self.param.as_json:
             value, problem = decode_json_value(text)
             if problem is not None and streams_as_string(schema):
@@ -444,7 +446,7 @@ class XmlCallReader(PhasedReader):
             self._issue(ctx, "invalid_value", f"{self.param.name!r}: {problem}; kept as text")
         return value
 
-    def _end(self, ctx: Engine, arguments: dict[str, Any] | None = None) -> None:
+    def _end(self, ctx: ReaderContext, arguments: dict[str, Any] | None = None) -> None:
         """Close the call (with `arguments` already streamed, or those read here)."""
         if self.broken:
             self._fail_broken(ctx)
@@ -461,13 +463,13 @@ class XmlCallReader(PhasedReader):
         self.opened = True
         return separator
 
-    def _schema(self, ctx: Engine) -> dict[str, Any] | None:
+    def _schema(self, ctx: ReaderContext) -> dict[str, Any] | None:
         """The schema of the parameter being read (looked up where its value starts)."""
         tool = ctx.tool(self.name)
         return property_schema(tool.parameters, self.param.name) if tool is not None else None
 
     def _search(
-        self, ctx: Engine, pattern: re.Pattern[str], prefixes: frozenset[str], eof: bool
+        self, ctx: ReaderContext, pattern: re.Pattern[str], prefixes: frozenset[str], eof: bool
     ) -> re.Match[str] | None:
         """Consume up to `pattern`'s next match (returned), or up to what may begin one."""
         start = max(ctx.pos, self.scan_from - ctx.off)
@@ -480,7 +482,7 @@ class XmlCallReader(PhasedReader):
         self.scan_from = 0 if found else ctx.at()
         return found
 
-    def _issue(self, ctx: Engine, kind: str, message: str) -> None:
+    def _issue(self, ctx: ReaderContext, kind: IssueKind, message: str) -> None:
         ctx.issue(kind, message, (self.start, ctx.at()))
 
 
@@ -513,7 +515,7 @@ class SectionOpen(_blocks.SectionOpen):
     """A section opener (see `_blocks`); at the end of the text, one followed only by blanks or
     by part of a call opener is a call cut short, not content."""
 
-    def read(self, ctx: Engine, eof: bool) -> Status:
+    def read(self, ctx: ReaderContext, eof: bool) -> Status:
         status = super().read(ctx, eof)
         if status is Status.REJECT and eof:
             after = skip_blanks(ctx.buf, ctx.pos + len(self.opener))

@@ -36,10 +36,10 @@ from lark import Transformer
 from lark.exceptions import LarkError
 
 from ...tools._tool import Tool
-from .._engine import Engine, ReaderFactory, Status
 from .._grammar import load_grammar
 from .._models import ToolCall
 from .._text import skip_blanks
+from ..reader import ReaderContext, ReaderFactory, Status
 from ._base import Format
 from ._blocks import SectionClose, SectionOpen
 from ._jsoncall import Header, JsonCall, JsonCallReader
@@ -111,11 +111,11 @@ class TerminatedCallReader(JsonCallReader):
     """Whether the header stop is the first character of the body (a JSON "{")."""
     max_header: ClassVar[int] = 256
 
-    def _read_header(self, ctx: Engine, text: str) -> bool:
+    def _read_header(self, ctx: ReaderContext, text: str) -> bool:
         """Set the call's header (and shape) from the header text; False if it is not one."""
         raise NotImplementedError
 
-    def _header(self, ctx: Engine, eof: bool) -> Status | None:
+    def _header(self, ctx: ReaderContext, eof: bool) -> Status | None:
         start = ctx.pos + len(self.opener)
         header_stop, _ = self._patterns()
         found = self._search(ctx, header_stop, start)
@@ -134,14 +134,14 @@ class TerminatedCallReader(JsonCallReader):
         self.phase = "body"
         return None
 
-    def _bad_header(self, ctx: Engine) -> Status | None:
+    def _bad_header(self, ctx: ReaderContext) -> Status | None:
         if ctx.section is None and self.opener:
             return Status.REJECT
         self.scan_from = None
         self.phase = "skip_bad_header"
         return None
 
-    def _skip_bad_header(self, ctx: Engine, eof: bool) -> Status | None:
+    def _skip_bad_header(self, ctx: ReaderContext, eof: bool) -> Status | None:
         if not self.committed:
             self.committed = True
             ctx.consume("call", ctx.pos + len(self.opener))
@@ -150,7 +150,7 @@ class TerminatedCallReader(JsonCallReader):
         ctx.fail_call("malformed_call", "the call header does not name a tool")
         return Status.DONE
 
-    def _close(self, ctx: Engine, eof: bool) -> Status | None:
+    def _close(self, ctx: ReaderContext, eof: bool) -> Status | None:
         """As the base reader, but a terminator also ends the call (with an issue)."""
         while self.closes_seen < len(self.shape.close):
             marker = self.shape.close[self.closes_seen]
@@ -168,7 +168,7 @@ class TerminatedCallReader(JsonCallReader):
             return super()._close(ctx, eof)  # unexpected text: reported, skipped to the close
         return self._finish(ctx)
 
-    def _skip_to_close(self, ctx: Engine, eof: bool) -> bool:
+    def _skip_to_close(self, ctx: ReaderContext, eof: bool) -> bool:
         """Consume through the call end, or up to a terminator; False while neither came."""
         _, call_stop = self._patterns()
         found = self._search(ctx, call_stop, ctx.pos)
@@ -182,7 +182,9 @@ class TerminatedCallReader(JsonCallReader):
         self.scan_from = None
         return True
 
-    def _search(self, ctx: Engine, pattern: re.Pattern[str], start: int) -> re.Match[str] | None:
+    def _search(
+        self, ctx: ReaderContext, pattern: re.Pattern[str], start: int
+    ) -> re.Match[str] | None:
         """Search on from where the last search stopped; note where to resume if not found."""
         begin = max(start, (self.scan_from or 0) - ctx.off)
         found = pattern.search(ctx.buf, begin)
@@ -218,7 +220,7 @@ class DeepseekCallReader(TerminatedCallReader):
     def __init__(self, opener: str) -> None:
         super().__init__(_PLAIN, opener)
 
-    def _read_header(self, ctx: Engine, text: str) -> bool:
+    def _read_header(self, ctx: ReaderContext, text: str) -> bool:
         header = parse_header(text)
         if header is None:
             return False
@@ -231,11 +233,11 @@ class DeepseekCallReader(TerminatedCallReader):
 class _SectionOpen(SectionOpen):
     """The section opener. A header right after it means the model left out the call opener."""
 
-    def __init__(self, ctx: Engine, opener: str) -> None:
+    def __init__(self, ctx: ReaderContext, opener: str) -> None:
         super().__init__(opener, CALLS_END, (CALL_BEGIN,))
         self.call: DeepseekCallReader | None = None
 
-    def read(self, ctx: Engine, eof: bool) -> Status:
+    def read(self, ctx: ReaderContext, eof: bool) -> Status:
         if self.call is not None:
             return self.call.read(ctx, eof)
         status = super().read(ctx, eof)
@@ -259,11 +261,11 @@ class _SectionOpen(SectionOpen):
 class _OutputMarker:
     """A tool-result marker in the answer: markup; the whitespace around it stays content."""
 
-    def __init__(self, ctx: Engine, opener: str) -> None:
+    def __init__(self, ctx: ReaderContext, opener: str) -> None:
         self.opener = opener
 
-    def read(self, ctx: Engine, eof: bool) -> Status:
-        ctx._commit_pending("content")  # see the module notes: the engine would make it markup
+    def read(self, ctx: ReaderContext, eof: bool) -> Status:
+        ctx.commit_blanks("content")  # see the module notes: the engine would make it markup
         start = ctx.at()
         ctx.consume("markup", ctx.pos + len(self.opener))
         ctx.issue("tool_output_markup", f"the model wrote the tool-result marker {self.opener!r} "
@@ -271,7 +273,7 @@ class _OutputMarker:
         return Status.DONE
 
 
-def _section_open(ctx: Engine, opener: str) -> _SectionOpen:
+def _section_open(ctx: ReaderContext, opener: str) -> _SectionOpen:
     return _SectionOpen(ctx, opener)
 
 

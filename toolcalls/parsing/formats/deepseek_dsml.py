@@ -27,9 +27,9 @@ from dataclasses import replace
 from typing import Any
 
 from ...tools._tool import Tool
-from .._engine import Engine, ReaderFactory, Status
 from .._json import JsonReader
 from .._models import ToolCall
+from ..reader import ReaderContext, ReaderFactory, Status
 from ._base import Format
 from ._blocks import SectionClose
 from ._results import result_block, wrap_result
@@ -93,10 +93,10 @@ INVOKES = tuple(tags.call_open for tags in TAGS.values())
 class _Markup:
     """A token that is markup wherever it stands (the end-of-turn token)."""
 
-    def __init__(self, ctx: Engine, opener: str) -> None:
+    def __init__(self, ctx: ReaderContext, opener: str) -> None:
         self.opener = opener
 
-    def read(self, ctx: Engine, eof: bool) -> Status:
+    def read(self, ctx: ReaderContext, eof: bool) -> Status:
         ctx.consume("markup", ctx.pos + len(self.opener))
         return Status.DONE
 
@@ -107,14 +107,14 @@ class _Invoke(XmlCallReader):
     openings: tuple[str, ...] = ("{",)
     json: JsonReader | None = None
 
-    def _other(self, ctx: Engine) -> Status | None:
+    def _other(self, ctx: ReaderContext) -> Status | None:
         if self.opened or self.json is not None or not ctx.buf.startswith("{", ctx.pos):
             return super()._other(ctx)
         self._issue(ctx, "json_body", "a JSON object instead of parameters, read as the arguments")
         self.json, self.phase = JsonReader(), "json_body"
         return None
 
-    def _json_body(self, ctx: Engine, eof: bool) -> Status | None:
+    def _json_body(self, ctx: ReaderContext, eof: bool) -> Status | None:
         assert self.json is not None
         self.json.emits = ctx.emits
         end = self.json.feed(ctx.buf, ctx.pos, eof)
@@ -129,7 +129,7 @@ class _Invoke(XmlCallReader):
         self.phase = "json_close"
         return None
 
-    def _json_close(self, ctx: Engine, eof: bool) -> Status | None:
+    def _json_close(self, ctx: ReaderContext, eof: bool) -> Status | None:
         marker, at = look_ahead(ctx.buf, ctx.pos, self.tags, (self.tags.call_close,), eof)
         if marker in (WAIT, END):
             return Status.MORE
@@ -141,7 +141,7 @@ class _Invoke(XmlCallReader):
         self._end(ctx, self.json.value)
         return None
 
-    def _skip_then_fail(self, ctx: Engine, eof: bool) -> Status | None:
+    def _skip_then_fail(self, ctx: ReaderContext, eof: bool) -> Status | None:
         close = self.tags.call_close
         prefixes = frozenset(close[:i] for i in range(1, len(close)))
         if self._search(ctx, re.compile(re.escape(close)), prefixes, eof) is None:

@@ -26,9 +26,10 @@ from typing import ClassVar
 from lark import Token, Transformer
 
 from ...tools._tool import Tool
-from .._engine import Engine, Reader, ReaderFactory, Status
 from .._models import ToolCall
 from .._text import skip_blanks
+from ..issues import IssueKind
+from ..reader import Reader, ReaderContext, ReaderFactory, Status
 from ._base import Format
 from ._jsoncall import JsonCall, JsonCallReader
 from ._results import result_block, wrap_result
@@ -45,7 +46,7 @@ ARG_KEY_END = "</arg_key>"
 
 class _Tags(Transformer[Token, Tag]):
     def call_tag(self, children: list[Token]) -> Tag:
-        slip = "escaped_newline" if len(children) > 1 else None
+        slip: IssueKind | None = "escaped_newline" if len(children) > 1 else None
         return Tag("call", str(children[0]), slip=slip)
 
     def param_tag(self, children: list[Token]) -> Tag:
@@ -188,11 +189,11 @@ _JSON_CALL = JsonCall(
 class _Call:
     """``<tool_call>``: a GLM call, or (a slip mlx-lm reads) a Hermes JSON call."""
 
-    def __init__(self, ctx: Engine, opener: str) -> None:
+    def __init__(self, ctx: ReaderContext, opener: str) -> None:
         self.opener = opener
         self.reader: Reader | None = None
 
-    def read(self, ctx: Engine, eof: bool) -> Status:
+    def read(self, ctx: ReaderContext, eof: bool) -> Status:
         if self.reader is None:
             first = skip_blanks(ctx.buf, ctx.pos + len(self.opener))
             if first == len(ctx.buf) and not eof:

@@ -30,11 +30,11 @@ from lark import Tree
 from lark.exceptions import LarkError
 
 from ...tools._tool import Tool
-from .._engine import Engine, Reader, ReaderFactory, Status, holdback
 from .._grammar import load_grammar
 from .._json import JsonReader
 from .._models import ToolCall
 from .._text import skip_blanks
+from ..reader import Reader, ReaderContext, ReaderFactory, Status, holdback
 from ._base import Format
 from ._harmony_tools import harmony_namespace
 from ._phased import PhasedReader
@@ -100,7 +100,7 @@ class MessageReader(PhasedReader):
         self.failure: str | None = None
         self.json_at: int | None = None  # absolute offset where a tool result's JSON resumes
 
-    def _header(self, ctx: Engine, eof: bool) -> Status | None:
+    def _header(self, ctx: ReaderContext, eof: bool) -> Status | None:
         buf, pos = ctx.buf, ctx.pos
         if self.opener in _TO_OPENERS and (ctx.at() != 0 or not _TO_VIABLE.match(buf, pos)):
             return Status.REJECT  # a bare recipient only continues the prompt's <|start|>assistant
@@ -130,7 +130,7 @@ class MessageReader(PhasedReader):
             self.phase = "tool_result" if _is_tool_result(header) else "text"
         return None
 
-    def _open(self, ctx: Engine, header: Header, stop: int) -> None:
+    def _open(self, ctx: ReaderContext, header: Header, stop: int) -> None:
         """Route the message by its header, and account for the header."""
         span = (ctx.at(), ctx.at(stop))
         self.kind, name = _route(ctx, header, span)
@@ -144,7 +144,7 @@ class MessageReader(PhasedReader):
         if self.kind == "reasoning":
             ctx.open_reasoning()
 
-    def _open_cut(self, ctx: Engine) -> Status:
+    def _open_cut(self, ctx: ReaderContext) -> Status:
         """The text ended inside a header: a call is truncated, anything else is markup."""
         cut = holdback(ctx.buf, ctx.pos + len(self.opener), _PREFIXES, _LONGEST)
         if cut - ctx.pos > MAX_HEADER:  # too long for a header, as when a token ends it
@@ -156,7 +156,7 @@ class MessageReader(PhasedReader):
         self._open(ctx, header, len(ctx.buf))
         return Status.MORE if self.kind == "call" else Status.DONE
 
-    def _headless(self, ctx: Engine, header: Header, found: re.Match[str]) -> Status:
+    def _headless(self, ctx: ReaderContext, header: Header, found: re.Match[str]) -> Status:
         """A header ended by an end token or a new message, never by ``<|message|>``."""
         if header.channel not in CHANNELS:
             return Status.REJECT  # more likely prose that mentions a token
@@ -169,7 +169,7 @@ class MessageReader(PhasedReader):
             ctx.issue("missing_message_token", message, (ctx.at(found.start()), ctx.at(stop)))
         return Status.DONE
 
-    def _text(self, ctx: Engine, eof: bool) -> Status | None:
+    def _text(self, ctx: ReaderContext, eof: bool) -> Status | None:
         if self.kind == "reasoning":
             ctx.open_reasoning()
         found = self._scan(ctx, eof, self.kind or "content")
@@ -177,7 +177,7 @@ class MessageReader(PhasedReader):
             return Status.DONE if eof else Status.MORE
         return self._end(ctx, found, "markup")
 
-    def _tool_result(self, ctx: Engine, eof: bool) -> Status | None:
+    def _tool_result(self, ctx: ReaderContext, eof: bool) -> Status | None:
         """A tool's message to the assistant. The template writes the result as JSON (a string),
         so call markup inside it is data: the JSON value is content, read whole before any of
         it is accounted for (a body that is not JSON is read as text)."""
@@ -194,7 +194,7 @@ class MessageReader(PhasedReader):
         self.phase = "text"
         return None
 
-    def _arguments(self, ctx: Engine, eof: bool) -> Status | None:
+    def _arguments(self, ctx: ReaderContext, eof: bool) -> Status | None:
         reader = self.json
         reader.emits = ctx.emits
         end = reader.feed(ctx.buf, ctx.pos, eof)
@@ -214,7 +214,7 @@ class MessageReader(PhasedReader):
         self.phase = "skip"
         return None
 
-    def _after(self, ctx: Engine, eof: bool) -> Status | None:
+    def _after(self, ctx: ReaderContext, eof: bool) -> Status | None:
         """Between the JSON and the end token: whitespace only."""
         ctx.consume("call", skip_blanks(ctx.buf, ctx.pos))
         rest = ctx.buf[ctx.pos : ctx.pos + _LONGEST]
@@ -229,14 +229,14 @@ class MessageReader(PhasedReader):
         self.phase = "skip"
         return None
 
-    def _skip(self, ctx: Engine, eof: bool) -> Status | None:
+    def _skip(self, ctx: ReaderContext, eof: bool) -> Status | None:
         """Read to the end of a call whose arguments are done or broken."""
         found = self._scan(ctx, eof, "call")
         if found is not None:
             return self._end(ctx, found, "call")
         return self._finish(ctx) if eof else Status.MORE
 
-    def _scan(self, ctx: Engine, eof: bool, kind: str) -> re.Match[str] | None:
+    def _scan(self, ctx: ReaderContext, eof: bool, kind: str) -> re.Match[str] | None:
         """Account for the body up to the next special token (held back while partial)."""
         found = _TOKEN.search(ctx.buf, ctx.pos)
         if found is not None:
@@ -246,7 +246,7 @@ class MessageReader(PhasedReader):
         ctx.consume(kind, stop)  # type: ignore[arg-type]
         return found
 
-    def _end(self, ctx: Engine, found: re.Match[str], kind: str) -> Status:
+    def _end(self, ctx: ReaderContext, found: re.Match[str], kind: str) -> Status:
         """The message ends at a special token: consume an end token, leave a new header."""
         if found.group() in ENDS:
             ctx.consume(kind, found.end())  # type: ignore[arg-type]
@@ -255,7 +255,7 @@ class MessageReader(PhasedReader):
             ctx.issue("missing_end_token", f"the message ends at {found.group()!r}", span)
         return self._finish(ctx) if self.kind == "call" else Status.DONE
 
-    def _finish(self, ctx: Engine) -> Status:
+    def _finish(self, ctx: ReaderContext) -> Status:
         if self.failure is not None:
             ctx.fail_call("invalid_arguments", self.failure)
         elif self.kind == "call":
@@ -267,7 +267,7 @@ def _is_tool_result(header: Header) -> bool:
     return (header.author or "").startswith(NAMESPACE) and header.recipient == "assistant"
 
 
-def _route(ctx: Engine, header: Header, span: tuple[int, int]) -> tuple[str, str | None]:
+def _route(ctx: ReaderContext, header: Header, span: tuple[int, int]) -> tuple[str, str | None]:
     """The body kind of a message, and the name it calls."""
     recipient, channel = header.recipient, header.channel
     if recipient is None or recipient == "assistant":
@@ -287,10 +287,10 @@ def _route(ctx: Engine, header: Header, span: tuple[int, int]) -> tuple[str, str
 class _StrayToken:
     """A special token outside any message: markup."""
 
-    def __init__(self, ctx: Engine, opener: str) -> None:
+    def __init__(self, ctx: ReaderContext, opener: str) -> None:
         self.opener = opener
 
-    def read(self, ctx: Engine, eof: bool) -> Status:
+    def read(self, ctx: ReaderContext, eof: bool) -> Status:
         ctx.consume("markup", ctx.pos + len(self.opener))
         return Status.DONE
 
@@ -323,7 +323,7 @@ class GptOss(Format):
             table[opener] = lambda ctx, opener: MessageReader(opener)
         return table
 
-    def reasoning_reader(self, ctx: Engine) -> Reader:
+    def reasoning_reader(self, ctx: ReaderContext) -> Reader:
         """``thinking=True``: the prompt ended with ``<|channel|>analysis<|message|>``."""
         return MessageReader("", kind="reasoning")
 

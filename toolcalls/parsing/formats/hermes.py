@@ -23,9 +23,9 @@ from collections.abc import Sequence
 from lark.exceptions import LarkError
 
 from ...tools._tool import Tool
-from .._engine import Engine, ReaderFactory
 from .._grammar import load_grammar
 from .._models import ToolCall
+from ..reader import ReaderContext, ReaderFactory
 from ._base import Format
 from ._jsoncall import Header, JsonCall, JsonCallReader
 from ._results import result_block, wrap_result
@@ -139,5 +139,5 @@ class Hermes(Format):
         return wrap_result(f"{RESULT_START}\n", f"\n{RESULT_END}", result)
 
 
-def _function_reader(ctx: Engine, opener: str) -> JsonCallReader:
+def _function_reader(ctx: ReaderContext, opener: str) -> JsonCallReader:
     return JsonCallReader(_FUNCTION_SHAPE, opener)

@@ -32,11 +32,11 @@ from lark import Transformer
 from lark.exceptions import LarkError
 
 from ...tools._tool import Tool
-from .._engine import Engine, Reader, ReaderFactory, Status, holdback
 from .._grammar import load_grammar
 from .._json import canonical
 from .._models import ToolCall
 from .._text import skip_blanks
+from ..reader import Reader, ReaderContext, ReaderFactory, Status, holdback
 from ._base import Format
 from ._blocks import SectionClose, SectionOpen
 from ._jsoncall import Header, JsonCall
@@ -143,7 +143,7 @@ class KimiCallReader(TerminatedCallReader):
         self.name_in_arguments = False
         self.call_id: str | None = None
 
-    def _read_header(self, ctx: Engine, text: str) -> bool:
+    def _read_header(self, ctx: ReaderContext, text: str) -> bool:
         found = read_call_id(text, ctx.tools)
         if found is None:
             return False
@@ -157,13 +157,13 @@ class KimiCallReader(TerminatedCallReader):
             self.header = Header(found.name, found.call_id)
         return True
 
-    def _announce(self, ctx: Engine) -> None:
+    def _announce(self, ctx: ReaderContext) -> None:
         if self.name_in_arguments:
             self.json.take_fragments()  # the name is not known before the object is complete
             return
         super()._announce(ctx)
 
-    def _body_done(self, ctx: Engine) -> Status | None:
+    def _body_done(self, ctx: ReaderContext) -> Status | None:
         if not self.name_in_arguments:
             return super()._body_done(ctx)
         value = self.json.value
@@ -185,7 +185,7 @@ class KimiCallReader(TerminatedCallReader):
 class _SectionClose(SectionClose):
     """Either spelling of the section end closes a section opened by either spelling."""
 
-    def read(self, ctx: Engine, eof: bool) -> Status:
+    def read(self, ctx: ReaderContext, eof: bool) -> Status:
         if ctx.section not in SECTION_ENDS:
             return Status.REJECT
         ctx.section = None
@@ -193,7 +193,7 @@ class _SectionClose(SectionClose):
         return Status.DONE
 
 
-def _section_open(ctx: Engine, opener: str) -> SectionOpen:
+def _section_open(ctx: ReaderContext, opener: str) -> SectionOpen:
     closer = SECTION_ENDS[SECTION_BEGINS.index(opener)]
     return SectionOpen(opener, closer, (CALL_BEGIN,))
 
@@ -225,7 +225,7 @@ class KimiReasoningReader:
         self.inner_start = 0
         self.inner_opener_end = 0
 
-    def read(self, ctx: Engine, eof: bool) -> Status:
+    def read(self, ctx: ReaderContext, eof: bool) -> Status:
         if not self.started:
             self.started = True
             ctx.consume("markup", ctx.pos + len(self.opener))
@@ -252,7 +252,7 @@ class KimiReasoningReader:
             self.inner = _CALL_OPENERS[found.group()](ctx, found.group())
             self.inner_start, self.inner_opener_end = ctx.at(), ctx.at(found.end())
 
-    def _step_inner(self, ctx: Engine, eof: bool) -> Status | None:
+    def _step_inner(self, ctx: ReaderContext, eof: bool) -> Status | None:
         """Run the call or section reader; None when it is over and reasoning goes on."""
         assert self.inner is not None
         status = self.inner.read(ctx, eof)
@@ -268,7 +268,7 @@ class KimiReasoningReader:
         self.inner = None
         return None
 
-    def _reasoning_until_more(self, ctx: Engine, eof: bool) -> Status:
+    def _reasoning_until_more(self, ctx: ReaderContext, eof: bool) -> Status:
         if eof:
             ctx.consume("reasoning", len(ctx.buf))
             return Status.DONE
@@ -353,5 +353,5 @@ class KimiK2(Format):
         head = f"{SYSTEM}{call.name}{MIDDLE}## Return of {kimi_call_id(call)}\n"
         return f"{head}{protect(result, END)}{END}"
 
-    def reasoning_reader(self, ctx: Engine) -> Reader:
+    def reasoning_reader(self, ctx: ReaderContext) -> Reader:
         return KimiReasoningReader("")

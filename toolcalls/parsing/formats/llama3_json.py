@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...tools._tool import Tool
-from .._engine import Engine, Reader, ReaderFactory, Status
 from .._models import ToolCall
 from .._text import skip_blanks
+from ..reader import Reader, ReaderContext, ReaderFactory, Status
 from ._base import Format
 from ._jsonobjects import JsonCallsReader, JsonShape
 from ._llama_prompt import ipython_turn, result_openers, tools_json
@@ -47,7 +47,7 @@ def builtin_name(name: str) -> str:
 class PythonTagReader:
     """``<|python_tag|>``: a JSON call, or a built-in tool called in Python syntax."""
 
-    def __init__(self, ctx: Engine, opener: str) -> None:
+    def __init__(self, ctx: ReaderContext, opener: str) -> None:
         self.opener = opener
         self.inner: Reader | None = None
 
@@ -55,7 +55,7 @@ class PythonTagReader:
     def resume(self) -> int | None:
         return getattr(self.inner, "resume", None)
 
-    def read(self, ctx: Engine, eof: bool) -> Status:
+    def read(self, ctx: ReaderContext, eof: bool) -> Status:
         if self.inner is None:
             at = skip_blanks(ctx.buf, ctx.pos + len(self.opener))
             if at == len(ctx.buf):
@@ -70,7 +70,7 @@ class PythonTagReader:
         return self.inner.read(ctx, eof)
 
 
-def _bare_reader(ctx: Engine, opener: str) -> JsonCallsReader:
+def _bare_reader(ctx: ReaderContext, opener: str) -> JsonCallsReader:
     return JsonCallsReader(BARE, opener)
 
 

@@ -22,9 +22,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...tools._tool import Tool
-from .._engine import Engine, ReaderFactory, Status, holdback
 from .._models import ToolCall
 from .._text import skip_blanks
+from ..reader import ReaderContext, ReaderFactory, Status, holdback
 from ._base import Format
 from ._jsoncall import JsonCall, JsonCallReader
 from ._results import protect, region_openers
@@ -45,7 +45,7 @@ class _LineCallReader(JsonCallReader):
     def __init__(self) -> None:
         super().__init__(_LINE, "")
 
-    def _skip_to_close(self, ctx: Engine, eof: bool) -> bool:
+    def _skip_to_close(self, ctx: ReaderContext, eof: bool) -> bool:
         """Consume to the end of the line, or up to ``</tool_calls>`` if it comes first."""
         start = max(ctx.pos, (self.scan_from or 0) - ctx.off)
         newline = ctx.buf.find("\n", start)
@@ -67,13 +67,13 @@ class _LineCallReader(JsonCallReader):
 class _BlockReader:
     """``<tool_calls>`` ... ``</tool_calls>``: tags and whitespace between calls are markup."""
 
-    def __init__(self, ctx: Engine, opener: str) -> None:
+    def __init__(self, ctx: ReaderContext, opener: str) -> None:
         self.opener = opener
         self.opened = False
         self.in_text = False  # inside a line that is not a call
         self.call: _LineCallReader | None = None
 
-    def read(self, ctx: Engine, eof: bool) -> Status:
+    def read(self, ctx: ReaderContext, eof: bool) -> Status:
         while True:
             if self.call is not None:
                 status = self.call.read(ctx, eof)
@@ -110,14 +110,14 @@ class _BlockReader:
                           (ctx.at(), ctx.at() + 1))
                 self.in_text = True
 
-    def _ended(self, ctx: Engine, eof: bool, at: int) -> Status:
+    def _ended(self, ctx: ReaderContext, eof: bool, at: int) -> Status:
         if not eof:
             return Status.MORE
         ctx.consume("markup", at)
         ctx.issue("missing_close_tag", f"the calls end without {CLOSE!r}", (ctx.at(), ctx.at()))
         return Status.DONE
 
-    def _text_line(self, ctx: Engine, eof: bool) -> bool:
+    def _text_line(self, ctx: ReaderContext, eof: bool) -> bool:
         """Content up to the end of the line or the close tag; False while neither came."""
         end = ctx.buf.find("\n", ctx.pos)
         close = ctx.buf.find(CLOSE, ctx.pos, end if end >= 0 else len(ctx.buf))

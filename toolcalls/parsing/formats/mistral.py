@@ -29,10 +29,10 @@ from lark import Transformer
 from lark.exceptions import LarkError
 
 from ...tools._tool import Tool
-from .._engine import Engine, Reader, ReaderFactory, Status
 from .._grammar import load_grammar
 from .._models import ToolCall
 from .._text import skip_blanks
+from ..reader import Reader, ReaderContext, ReaderFactory, Status
 from ._base import Format, ReasoningReader, reasoning_opener
 from ._headers import match_header
 from ._jsoncall import Header, JsonCall, JsonCallReader, id_before_name
@@ -97,7 +97,7 @@ class MistralCallReader(JsonCallReader):
         super().__init__(shape, opener)
         self.skip: _BalancedSkip | None = None
 
-    def _announce(self, ctx: Engine) -> None:
+    def _announce(self, ctx: ReaderContext) -> None:
         fragments = self.json.take_fragments()
         if self.header is None:
             members = self.json.members
@@ -112,7 +112,7 @@ class MistralCallReader(JsonCallReader):
             ctx.arguments(fragment)
 
 
-    def _skip_to_close(self, ctx: Engine, eof: bool) -> bool:
+    def _skip_to_close(self, ctx: ReaderContext, eof: bool) -> bool:
         """A broken value ends where its brackets balance again or at the next ``[TOOL_CALLS]``,
         so the calls after it are kept."""
         if self.json.done:
@@ -168,7 +168,7 @@ class _V11Reader(MistralCallReader):
     def __init__(self, opener: str) -> None:
         super().__init__(_V11, opener)
 
-    def _header(self, ctx: Engine, eof: bool) -> Status | None:
+    def _header(self, ctx: ReaderContext, eof: bool) -> Status | None:
         start = ctx.pos + len(self.opener)
         found = match_header(_HEADER, ctx.buf, start)
         if found is None or (found.partial and eof):
@@ -194,7 +194,7 @@ class _ArrayReader:
         self.expect = "open"  # open | item | comma
         self.call: MistralCallReader | None = None
 
-    def read(self, ctx: Engine, eof: bool) -> Status:
+    def read(self, ctx: ReaderContext, eof: bool) -> Status:
         while True:
             if self.call is not None:
                 status = self.call.read(ctx, eof)
@@ -205,7 +205,7 @@ class _ArrayReader:
             if step is not None:
                 return step
 
-    def _step(self, ctx: Engine, eof: bool) -> Status | None:
+    def _step(self, ctx: ReaderContext, eof: bool) -> Status | None:
         """Read markup up to the next element; a Status when the block is over or needs text."""
         start = ctx.pos + len(self.opener) if self.expect == "open" else ctx.pos
         at = skip_blanks(ctx.buf, start)
@@ -239,11 +239,11 @@ class _ArrayReader:
 class _ToolCallsReader:
     """Picks the reader for what follows ``[TOOL_CALLS]``: an array, an object or a header."""
 
-    def __init__(self, ctx: Engine, opener: str) -> None:
+    def __init__(self, ctx: ReaderContext, opener: str) -> None:
         self.opener = opener
         self.inner: Reader | None = None
 
-    def read(self, ctx: Engine, eof: bool) -> Status:
+    def read(self, ctx: ReaderContext, eof: bool) -> Status:
         if self.inner is None:
             first = skip_blanks(ctx.buf, ctx.pos + len(self.opener))
             if first >= len(ctx.buf):
@@ -266,7 +266,7 @@ class _ThinkingStart(ReasoningReader):
     def __init__(self) -> None:
         super().__init__("", "[/THINK]")
 
-    def read(self, ctx: Engine, eof: bool) -> Status:
+    def read(self, ctx: ReaderContext, eof: bool) -> Status:
         if not self.started:
             at = skip_blanks(ctx.buf, ctx.pos)
             ahead = ctx.buf[at : at + len(TOOL_CALLS)]
@@ -318,7 +318,7 @@ class Mistral(Format):
     body_wrapper = ("[TOOL_CALLS]", "")
     result_region_end = "[/TOOL_RESULTS]"
 
-    def reasoning_reader(self, ctx: Engine) -> Reader:
+    def reasoning_reader(self, ctx: ReaderContext) -> Reader:
         return _ThinkingStart()
 
     def call_openers(self) -> dict[str, ReaderFactory]:

@@ -38,8 +38,8 @@ from typing import ClassVar
 from mypy_extensions import mypyc_attr
 
 from ...tools._tool import Tool
-from .._engine import Engine, Reader, ReaderFactory, Status
 from .._models import ToolCall
+from ..reader import Reader, ReaderContext, ReaderFactory, Status
 from ._base import CODE_FENCE, Format
 from ._jsonobjects import JsonCallsReader, JsonShape
 from ._results import result_block
@@ -186,11 +186,11 @@ def _with_prefixes(prefixes: tuple[str, ...]) -> type[Ollama]:
     return type("Ollama", (Ollama,), attributes)
 
 
-def _bare(ctx: Engine, opener: str) -> JsonCallsReader:
+def _bare(ctx: ReaderContext, opener: str) -> JsonCallsReader:
     return JsonCallsReader(BARE, opener)
 
 
-def _prefixed(shape: JsonShape, ctx: Engine, opener: str) -> JsonCallsReader:
+def _prefixed(shape: JsonShape, ctx: ReaderContext, opener: str) -> JsonCallsReader:
     return JsonCallsReader(shape, opener)
 
 
@@ -198,7 +198,7 @@ class _LongestOpener:
     """Starts the reader of the longest opener found at this position."""
 
     def __init__(self, short: ReaderFactory, longer: dict[str, ReaderFactory],
-                 ctx: Engine, opener: str) -> None:
+                 ctx: ReaderContext, opener: str) -> None:
         self.short = short
         self.longer = longer
         self.opener = opener
@@ -210,7 +210,7 @@ class _LongestOpener:
         resume = getattr(self.inner, "resume", None) or 0
         return max(resume, self.start + len(self.opener))
 
-    def read(self, ctx: Engine, eof: bool) -> Status:
+    def read(self, ctx: ReaderContext, eof: bool) -> Status:
         if self.inner is None:
             self.start = ctx.at()
             ahead = ctx.buf[ctx.pos : ctx.pos + max(map(len, self.longer))]

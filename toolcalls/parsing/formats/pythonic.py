@@ -29,9 +29,9 @@ import re
 from collections.abc import Callable, Sequence
 
 from ...tools._tool import Tool
-from .._engine import Engine, ReaderFactory, Status
 from .._models import ToolCall
 from .._text import skip_blanks
+from ..reader import ReaderContext, ReaderFactory, Status
 from ._base import Format
 from ._llama_prompt import ipython_turn, result_openers, tools_json
 from ._pythonic_body import format_pythonic_call
@@ -69,7 +69,7 @@ class PythonicReader:
         self.resume: int | None = None
         self.closing = False
 
-    def read(self, ctx: Engine, eof: bool) -> Status:
+    def read(self, ctx: ReaderContext, eof: bool) -> Status:
         if self.closing:
             return self._close(ctx, eof)
         if self.scan is None:
@@ -93,7 +93,7 @@ class PythonicReader:
         self.closing = self.closer is not None
         return self._close(ctx, eof) if self.closing else Status.DONE
 
-    def _begin(self, ctx: Engine, eof: bool) -> Status | None:
+    def _begin(self, ctx: ReaderContext, eof: bool) -> Status | None:
         """Where the list (or bare call) starts; None once the scanner is set up."""
         at = ctx.pos
         if self.opener != "[":
@@ -115,7 +115,7 @@ class PythonicReader:
         )
         return None
 
-    def _fail(self, ctx: Engine, scan: ListStream) -> Status:
+    def _fail(self, ctx: ReaderContext, scan: ListStream) -> Status:
         """An error after the list was committed: the open call fails there; the rest is text."""
         problem = scan.problem or "the call list cannot go on here"
         if scan.started:
@@ -133,7 +133,7 @@ class PythonicReader:
                       (ctx.at(), ctx.at()))
         return Status.DONE
 
-    def _truncated(self, ctx: Engine) -> Status:
+    def _truncated(self, ctx: ReaderContext) -> Status:
         """The text ended inside the list: keep its complete calls, fail the unfinished one."""
         scan = self.scan
         assert scan is not None
@@ -155,7 +155,7 @@ class PythonicReader:
                 ctx.start_call(self.rename(scan.partial_name))
         return Status.MORE
 
-    def _close(self, ctx: Engine, eof: bool) -> Status:
+    def _close(self, ctx: ReaderContext, eof: bool) -> Status:
         assert self.closer is not None
         at = skip_blanks(ctx.buf, ctx.pos)
         ahead = ctx.buf[at : at + len(self.closer)]
@@ -166,11 +166,11 @@ class PythonicReader:
         return Status.DONE
 
 
-def _list_reader(ctx: Engine, opener: str) -> PythonicReader:
+def _list_reader(ctx: ReaderContext, opener: str) -> PythonicReader:
     return PythonicReader(opener)
 
 
-def _wrapped_reader(ctx: Engine, opener: str) -> PythonicReader:
+def _wrapped_reader(ctx: ReaderContext, opener: str) -> PythonicReader:
     return PythonicReader(opener, bare=True, closer=PYTHON_END)
 
 

@@ -27,8 +27,8 @@ from typing import Any
 from lark import Token, Transformer
 
 from ...tools._tool import Tool
-from .._engine import Engine, ReaderFactory
 from .._models import ToolCall
+from ..reader import ReaderContext, ReaderFactory
 from ._base import Format
 from ._blocks import SectionClose
 from ._results import result_block, wrap_result
@@ -65,7 +65,7 @@ TAGS = XmlTags(
 )
 
 
-def _section(ctx: Engine, opener: str) -> SectionOpen:
+def _section(ctx: ReaderContext, opener: str) -> SectionOpen:
     return SectionOpen(opener, TOOL_CALL_END, (FUNCTION_START,))
 
 

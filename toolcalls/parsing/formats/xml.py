@@ -26,10 +26,10 @@ from lark import Transformer
 from lark.exceptions import LarkError
 
 from ...tools._tool import Tool
-from .._engine import Engine, ReaderFactory, Status
 from .._grammar import load_grammar
 from .._models import ToolCall
 from .._text import skip_blanks
+from ..reader import ReaderContext, ReaderFactory, Status
 from ._base import Format
 from ._headers import match_header
 from ._jsoncall import Header, JsonCall, JsonCallReader
@@ -77,7 +77,7 @@ class XmlCallReader(JsonCallReader):
         super().__init__(_SHAPE, opener)
         self.body_started = False
 
-    def _header(self, ctx: Engine, eof: bool) -> Status | None:
+    def _header(self, ctx: ReaderContext, eof: bool) -> Status | None:
         start = ctx.pos + len(self.opener)
         found = match_header(_HEADER, ctx.buf, start)
         if found is None or (found.partial and eof):
@@ -95,7 +95,7 @@ class XmlCallReader(JsonCallReader):
         self.phase = "body"
         return None
 
-    def _body(self, ctx: Engine, eof: bool) -> Status | None:
+    def _body(self, ctx: ReaderContext, eof: bool) -> Status | None:
         if not self.body_started:
             at = skip_blanks(ctx.buf, ctx.pos)
             ahead = ctx.buf[at : at + len(ARGUMENTS_CLOSE)]

@@ -1,0 +1,112 @@
+"""Every kind of `ParseIssue`, declared here with one line saying what it means.
+
+A reader reports a problem with ``ctx.issue(kind, message, span)`` or fails a call with
+``ctx.fail_call(kind, message)``; `kind` is one of `ISSUE_KINDS` (typed `IssueKind`, so mypy
+rejects a kind not declared here). The message says what happened in this text; the kind says
+what sort of thing it is, for a program to act on. In strict mode an issue raises the error of
+`ISSUE_ERRORS` (`ParseError` for a kind not listed there).
+
+tests/parsing/test_issues.py checks that every kind the source passes is declared here, that
+every kind declared is used, and that parsing the corpus produces no other.
+"""
+
+from __future__ import annotations
+
+from typing import Final, Literal
+
+from .._errors import IncompleteToolCallError, InvalidArgumentsError, ParseError, UnknownToolError
+
+__all__ = ["ISSUE_ERRORS", "ISSUE_KINDS", "IssueKind"]
+
+IssueKind = Literal[
+    "truncated_call",
+    "malformed_call",
+    "invalid_arguments",
+    "unknown_tool",
+    "missing_close_tag",
+    "missing_section_open",
+    "missing_call_begin",
+    "missing_value_open",
+    "missing_message_token",
+    "missing_end_token",
+    "missing_namespace",
+    "malformed_parameter",
+    "duplicate_parameter",
+    "invalid_value",
+    "escaped_value",
+    "escaped_newline",
+    "unexpected_text",
+    "arguments_as_string",
+    "parameters_key",
+    "json_body",
+    "json_call",
+    "recovered_slip",
+    "ascii_pipes",
+    "call_id_variant",
+    "repeated_channel",
+    "call_channel",
+    "builtin_tool",
+    "reasoning_ended_by_call",
+    "stray_reasoning_end",
+    "call_in_reasoning",
+    "call_in_code_fence",
+    "call_in_tool_result",
+    "tool_result_in_text",
+    "tool_output_markup",
+    "evicted_tool",
+    "inactive_tool",
+]
+"""The kinds of `ISSUE_KINDS`, as a type: ``ctx.issue`` and ``ctx.fail_call`` take one."""
+
+ISSUE_KINDS: Final[dict[str, str]] = {
+    # -- a call that could not be completed (with an `IncompleteCall`) or not run as read ---
+    "truncated_call": "the text ended inside a tool call: it is incomplete",
+    "malformed_call": "a call (or list of calls) whose structure could not be read",
+    "invalid_arguments": "a call's arguments are not a valid JSON object",
+    "unknown_tool": "a call names a tool that is not among the declared tools",
+    # -- markup missing or out of place, recovered ------------------------------------------
+    "missing_close_tag": "a call, a section of calls or a block ends without its closing marker",
+    "missing_section_open": "a call outside the section tag that should wrap it, read anyway",
+    "missing_call_begin": "a call header right after the section opener, without its begin token",
+    "missing_value_open": "a parameter value without its opening tag, read anyway",
+    "missing_message_token": "a Harmony header not followed by <|message|>",
+    "missing_end_token": "a Harmony message ended by another marker than its end token",
+    "missing_namespace": "a recipient without 'functions.' that names a declared tool: a call",
+    # -- parameters and values --------------------------------------------------------------
+    "malformed_parameter": "a parameter tag that could not be read: skipped",
+    "duplicate_parameter": "a parameter given twice: the first value is kept",
+    "invalid_value": "a parameter value that does not convert to its schema type: kept as text",
+    "escaped_value": "a parameter value escaped twice (JSON in a string): unescaped",
+    "escaped_newline": "a literal backslash-n between tags (escaped output), read as a newline",
+    "unexpected_text": "text where only markup or calls belong: skipped as markup",
+    # -- slips of known models, recovered -----------------------------------------------------
+    "arguments_as_string": "the arguments were a JSON string holding the object: decoded",
+    "parameters_key": 'the model wrote "parameters" instead of "arguments"',
+    "json_body": "a JSON object where parameter tags belong, read as the arguments",
+    "json_call": "a Hermes-style JSON call inside the format's own call tags, read as JSON",
+    "recovered_slip": "a known slip of the format's markup (the message names it), recovered",
+    "ascii_pipes": "DSML tags spelled with ASCII bars instead of fullwidth ones, read anyway",
+    "call_id_variant": "a call id spelled otherwise than the template writes it, read anyway",
+    "repeated_channel": "several channels in one Harmony header: the last one counts",
+    "call_channel": "a function call sent on another channel than commentary, read as a call",
+    "builtin_tool": "a message to a built-in tool (not a function): markup, not a call",
+    # -- blocks that are not what they look like -------------------------------------------
+    "reasoning_ended_by_call": "a reasoning tag opened mid-text and not closed before a call",
+    "stray_reasoning_end": "a reasoning end tag without its start tag: kept as content",
+    "call_in_reasoning": "a call inside the reasoning block, read as a call (Kimi K2)",
+    "call_in_code_fence": "call markup quoted in a Markdown code block: content, not a call",
+    "call_in_tool_result": "call markup inside a tool-result block: content, not a call",
+    "tool_result_in_text": "a tool-result block written into the answer: its text is content",
+    "tool_output_markup": "a tool-result marker written into the answer: dropped, text kept",
+    # -- `toolcalls.budget.Session.check_calls` ------------------------------------------------
+    "evicted_tool": "a call to a tool the session unloaded to make room for others",
+    "inactive_tool": "a call to a tool the session knows but never loaded",
+}
+"""Each issue kind, with what it means."""
+
+ISSUE_ERRORS: Final[dict[str, type[ParseError]]] = {
+    "truncated_call": IncompleteToolCallError,
+    "invalid_arguments": InvalidArgumentsError,
+    "unknown_tool": UnknownToolError,
+}
+"""The error strict mode raises for an issue kind (`ParseError` for the others)."""
