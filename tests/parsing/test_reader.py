@@ -102,9 +102,17 @@ def test_the_reader_context_is_a_concrete_class() -> None:
     """Readers call it millions of times: compiled, calls on a concrete class are native,
     calls through a `typing.Protocol` are not."""
     assert not getattr(ReaderContext, "_is_protocol", False)
-    for name in ("consume", "start_call", "arguments", "end_call", "fail_call", "issue",
-                 "commit_blanks", "hold_blanks", "call_start", "find", "at"):
-        assert (getattr(ReaderContext, name).__doc__ or "").strip(), name
+
+
+def test_every_public_method_of_the_context_says_what_it_does() -> None:
+    """Read from the source: a compiled build drops docstrings."""
+    tree = ast.parse((FORMATS_DIR.parent / "reader.py").read_text())
+    context = next(node for node in tree.body
+                   if isinstance(node, ast.ClassDef) and node.name == "ReaderContext")
+    methods = [node for node in context.body if isinstance(node, ast.FunctionDef)
+               and not node.name.startswith("_")]
+    assert len(methods) >= 15
+    assert [m.name for m in methods if not (ast.get_docstring(m) or "").strip()] == []
 
 
 # -- StreamParser --------------------------------------------------------------------------------
@@ -169,3 +177,21 @@ def test_the_result_mid_stream_is_a_snapshot() -> None:
     final = parser.result()
     assert len(final.calls) == 2
     assert final == toolcalls.parse("Hi. " + CALL + " " + CALL, "hermes")
+
+
+@pytest.mark.parametrize("chunks", [
+    ["Done.", "<|im", "_end|>", "\n", " ", "\n"],  # a turn end held back, then blanks after it
+    ["Done.<|im_end|>", "\n\n", "more"],  # held whole, then the text goes on
+    ["<tool_call>", '{"name": "f"', "}</tool", "_call>"],
+])
+def test_the_repr_counts_every_character_fed_even_held_ones(chunks: list[str]) -> None:
+    """The count comes from what the engine holds, not a counter bumped on every feed: text
+    held back as a possible end-of-turn token counts too."""
+    parser = toolcalls.stream("hermes")
+    fed = 0
+    for chunk in chunks:
+        parser.feed(chunk)
+        fed += len(chunk)
+        assert f": {fed} characters fed," in repr(parser)
+    parser.close("!")
+    assert f": {fed + 1} characters fed," in repr(parser)

@@ -3,7 +3,8 @@
 This subpackage is what the wheel compiles with mypyc. `formats/` holds one module per format
 family (each opens with its wire format), `grammars/` their Lark grammars. The names below are
 also at the top level, except `Format`, which format authors subclass
-(``docs/adding-a-format.md``).
+(``docs/adding-a-format.md``). Three public modules: `reader`, the API a format's readers are
+written against; `issues`, every issue kind with what it means; `stream`, the `StreamParser`.
 """
 
 from __future__ import annotations

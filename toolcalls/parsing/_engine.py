@@ -3,9 +3,10 @@
 The engine reads text in any chunking and never re-reads what it consumed. Outside blocks it
 looks for the format's *openers* (``<tool_call>``, ``<think>``, ...), holding back only a tail
 that could still become one. At an opener it hands the text to that opener's `Reader`, which
-consumes the block and reports, through the engine, what each stretch of text is: content,
-reasoning, markup or part of a call. Decisions depend only on the text, never on where a chunk
-ends, so streaming and batch (one chunk, then `close`) give the same result.
+consumes the block and reports, through the `ReaderContext` (`reader`, the API readers are
+written against), what each stretch of text is: content, reasoning, markup or part of a call.
+Decisions depend only on the text, never on where a chunk ends, so streaming and batch (one
+chunk, then `close`) give the same result.
 
 Whitespace just before an accepted opener is markup, and so is whitespace just after a reasoning
 block (readers with ``trims_after``). Content keeps everything else, byte for byte.
@@ -55,8 +56,8 @@ def _trims_after(reader: Reader) -> bool:
 
 class Engine(ReaderContext):
     """The driving part of a parse: feeds the text, finds openers, runs their readers, holds
-    back what may still change, and makes the result. Public as `toolcalls.StreamParser`
-    (`toolcalls.parsing.stream`); readers see it only as a `ReaderContext`."""
+    back what may still change, and makes the result. A program sees it through
+    `toolcalls.StreamParser` (`stream`), a reader as a `ReaderContext` (`reader`)."""
 
     def __init__(
         self,
@@ -126,6 +127,13 @@ class Engine(ReaderContext):
     def closed(self) -> bool:
         """Whether `close` was called."""
         return self._closed
+
+    def fed(self) -> int:
+        """How many characters were fed so far (counted here, not on every feed)."""
+        held = len(self._held)
+        for blanks in self._held_blanks:
+            held += len(blanks)
+        return self.off + len(self.buf) + held
 
     def result(self) -> ParseResult:
         """Everything parsed so far (final after `close`)."""

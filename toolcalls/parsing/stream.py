@@ -36,7 +36,7 @@ class StreamParser:
     and they are the same, joined, for any chunking of the same text.
     """
 
-    __slots__ = ("_engine", "_fed")
+    __slots__ = ("_engine",)
 
     def __init__(
         self,
@@ -47,23 +47,18 @@ class StreamParser:
         thinking: bool = False,
     ) -> None:
         self._engine = Engine(fmt, tools=tools, strict=strict, thinking=thinking)
-        self._fed = 0
 
     def feed(self, chunk: str) -> list[Event]:
         """Add the next piece of the text; return the events it made final.
 
         Raises `RuntimeError` after `close`: a new response needs a new parser.
         """
-        events = self._engine.feed(chunk)
-        self._fed += len(chunk)
-        return events
+        return self._engine.feed(chunk)
 
     def close(self, last: str = "") -> list[Event]:
         """Mark the end of the text (after `last`, its final piece, if given): flush what was
         held back, fail any call left open; return the events that made final."""
-        events = self._engine.close(last)
-        self._fed += len(last)
-        return events
+        return self._engine.close(last)
 
     def result(self) -> ParseResult:
         """Everything parsed so far: final after `close`, a snapshot before it."""
@@ -78,7 +73,7 @@ class StreamParser:
         engine = self._engine
         calls = engine.call_count()
         state = "closed" if engine.closed() else "open"
-        return (f"<toolcalls.StreamParser {engine.format.name!r}: {self._fed} characters fed, "
+        return (f"<toolcalls.StreamParser {engine.format.name!r}: {engine.fed()} characters fed, "
                 f"{calls} call{'' if calls == 1 else 's'}, {state}>")
 
 
