@@ -41,5 +41,5 @@ def show_as(public_module: str, obj: object) -> None:
     if getattr(obj, "__module__", "").startswith("toolcalls."):
         try:
             obj.__module__ = public_module
-        except (AttributeError, TypeError):  # compiled functions and classes refuse
+        except (AttributeError, TypeError):  # a function compiled by mypyc refuses
             pass
