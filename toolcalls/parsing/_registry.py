@@ -39,6 +39,7 @@ FORMATS: dict[str, str] = {
     "ollama": "toolcalls.parsing.formats.ollama:Ollama",
     "pythonic": "toolcalls.parsing.formats.pythonic:Pythonic",
     "qwen3_coder": "toolcalls.parsing.formats.qwen3_coder:Qwen3Coder",
+    "seed_oss": "toolcalls.parsing.formats.seed_oss:SeedOss",
     "xml": "toolcalls.parsing.formats.xml:Xml",
 }
 
