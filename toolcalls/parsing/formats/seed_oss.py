@@ -25,7 +25,7 @@ write them (corpus row seed_oss-llamacpp-005).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from ...tools._tool import Tool
 from .._engine import Engine, ReaderFactory
@@ -74,7 +74,9 @@ TOOLS_INSTRUCTIONS = (
     f"{TAGS.param_open}example_parameter_2>This is the value for the second parameter\n"
     f"that can span\nmultiple lines{TAGS.param_close}\n{TAGS.call_close}\n{TOOL_CALL_END}\n"
 )
-_PY_TYPES = {"string": "str", "number": "int", "integer": "int", "boolean": "bool", "array": "list"}
+_PY_TYPES: Final = {
+    "string": "str", "number": "int", "integer": "int", "boolean": "bool", "array": "list",
+}
 """The template's ``py_type`` macro (numbers too are ``int`` there); anything else is ``Any``."""
 
 
