@@ -35,7 +35,7 @@ from ._blocks import SectionClose
 from ._results import protect, region_openers
 from ._template_json import tojson
 from ._xmlparams import SectionOpen, XmlCallReader, XmlTags
-from ._xmlrender import checked_tag, checked_value, jinja_string
+from ._xmlrender import XmlCallStyle, jinja_string, render_xml_calls
 from .qwen3_coder import TAGS as QWEN3_CODER_TAGS
 
 __all__ = ["TAGS", "SeedOss"]
@@ -110,15 +110,15 @@ def _value(value: Any) -> str:
     return tojson(value) if isinstance(value, Mapping | list) else jinja_string(value)
 
 
-def _render_call(call: ToolCall) -> str:
-    opener = checked_tag(TAGS, "call", call.name, f"{FUNCTION_START}{call.name}>")
-    parameters = "".join(
-        checked_tag(TAGS, "param", key, f"{TAGS.param_open}{key}>")
-        + checked_value(TAGS, key, _value(value))
-        + f"{TAGS.param_close}\n"
-        for key, value in call.arguments.items()
-    )
-    return f"{TOOL_CALL_START}\n{opener}\n{parameters}{TAGS.call_close}\n{TOOL_CALL_END}"
+STYLE = XmlCallStyle(
+    TAGS,
+    call_header="{name}>",
+    param_header="{name}>",
+    value=_value,  # flush against the tags: the template writes no newline around a value
+    section_per_call=True,  # <seed:tool_call> around each call
+    content_separator="\n\n",  # the template trims the content; a blank line, then the calls
+    strip_content=True,
+)
 
 
 class SeedOss(Format):
@@ -147,9 +147,7 @@ class SeedOss(Format):
         return "\n\n".join(map(_render_tool, tools)) + "\n" + TOOLS_INSTRUCTIONS
 
     def render_calls(self, calls: Sequence[ToolCall], content: str = "") -> str:
-        # The template trims the content and puts a blank line between it and the calls.
-        prose = f"{content.strip()}\n\n" if content.strip() else ""
-        return prose + "\n".join(_render_call(call) for call in calls)
+        return render_xml_calls(STYLE, calls, content)
 
     def render_result(self, call: ToolCall, result: str) -> str:
         return f"{TOOL_MESSAGE}\n{protect(result, EOS)}{EOS}"
