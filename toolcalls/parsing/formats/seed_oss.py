@@ -28,8 +28,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from ...tools._tool import Tool
-from .._engine import Engine, ReaderFactory
 from .._models import ToolCall
+from ..reader import ReaderContext, ReaderFactory
 from ._base import Format
 from ._blocks import SectionClose
 from ._results import protect, region_openers
@@ -61,7 +61,7 @@ TAGS = XmlTags(
 )
 
 
-def _section(ctx: Engine, opener: str) -> SectionOpen:
+def _section(ctx: ReaderContext, opener: str) -> SectionOpen:
     return SectionOpen(opener, TOOL_CALL_END, (FUNCTION_START,))
 
 
@@ -132,6 +132,12 @@ class SeedOss(Format):
         "<seed:tool_call>\n<function=get_weather>\n<parameter=city>Paris</parameter>\n"
         "</function>\n</seed:tool_call>"
     )
+
+    models = "Seed-OSS"
+    wire = "`<seed:tool_call><function=f><parameter=k>v</parameter></function></seed:tool_call>`"
+    grammars = ("qwen3_coder",)  # Qwen3-Coder's open tags, read by its grammar
+    refused_values = ("a</parameter>\n</function>", "a</parameter>\n<seed:tool_call>")
+    result_region_end = EOS
 
     def call_openers(self) -> dict[str, ReaderFactory]:
         table: dict[str, ReaderFactory] = {
