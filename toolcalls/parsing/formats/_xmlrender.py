@@ -79,9 +79,14 @@ class XmlCallStyle:
     """Between the content and the calls."""
     strip_content: bool = False
     """The template trims the content (Qwen3-Coder, GLM)."""
+    slip_starts: tuple[str, ...] = ()
+    """Starts of a call's header that its reader takes for another shape (GLM: ``{`` opens a
+    Hermes JSON call): a name beginning so, after blanks, is refused."""
 
     def call_tag(self, name: str) -> str:
         """The call's open tag, provided the format's grammar reads `name` back from it."""
+        if self.slip_starts and name.lstrip(" \t\r\n").startswith(self.slip_starts):
+            raise ValueError(f"the call name {name!r} would be read as another shape of call")
         written = self.tags.call_open + self.call_header.format(name=name)
         # A header without its own end (GLM's) runs up to the next tag: the reader sees both.
         return checked_tag(self.tags, "call", name, written, self.gap + self.tags.call_close)

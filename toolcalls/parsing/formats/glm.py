@@ -106,6 +106,7 @@ def _style(gap: str) -> XmlCallStyle:
     return XmlCallStyle(
         TAGS, call_header="{name}", param_header="{name}" + ARG_KEY_END,
         value=json_unless_string, gap=gap, content_separator=gap, strip_content=True,
+        slip_starts=("{",),  # `_Call` reads a body starting with it as a Hermes JSON call
     )
 
 
