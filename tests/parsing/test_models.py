@@ -18,7 +18,7 @@ from toolcalls.parsing._models import IncompleteCall, ParseIssue, ParseResult, T
 CORPUS = Path(__file__).resolve().parents[2] / "fixtures" / "corpus"
 
 _CALL = {"id": "call_0", "name": "get_weather", "arguments": {"city": "Paris", "n": 2},
-         "span": (3, 40)}
+         "span": (3, 40), "source": "text"}
 
 
 def test_a_built_call_behaves_as_a_validated_one() -> None:
@@ -43,12 +43,36 @@ def test_a_built_result_behaves_as_a_validated_one() -> None:
               "incomplete": [IncompleteCall(name=None, raw="<x", span=(40, 42))],
               "issues": [ParseIssue(kind="truncated_call", message="m", span=(40, 42))],
               "segments": [("content", 0, 2), ("markup", 2, 3), ("call", 3, 40),
-                           ("incomplete", 40, 42)]}
+                           ("incomplete", 40, 42)],
+              "provider": None, "finish_reason": None, "usage": None, "reasoning_blocks": None}
     made = built(ParseResult, dict(fields))
     validated = ParseResult(**fields)
     assert made == validated
     assert made.model_dump_json() == validated.model_dump_json()
     assert made.tool_calls() == validated.tool_calls()
+
+
+def test_a_text_parse_dumps_the_keys_it_always_had_then_the_response_keys_as_none() -> None:
+    result = toolcalls.parse('hi <tool_call>{"name": "f", "arguments": {}}</tool_call>', "hermes")
+    dump = result.model_dump()
+    assert list(dump) == ["format", "content", "reasoning", "calls", "incomplete", "issues",
+                          "segments", "provider", "finish_reason", "usage", "reasoning_blocks"]
+    assert dump["provider"] is dump["finish_reason"] is dump["usage"] is None
+    assert dump["reasoning_blocks"] is None
+    assert dump["calls"] == [{"id": result.calls[0].id, "name": "f", "arguments": {},
+                              "span": (3, 56), "source": "text"}]
+
+
+def test_only_a_native_call_goes_without_a_span() -> None:
+    native = ToolCall(id="call_1", name="f", arguments={}, source="native")
+    assert native.span is None
+    assert ToolCall.model_validate(native.model_dump()) == native
+    with pytest.raises(ValueError, match="has a span"):
+        ToolCall(id="call_1", name="f", arguments={})
+    with pytest.raises(ValueError, match="has a span"):
+        IncompleteCall(name="f", raw="{")
+    assert IncompleteCall(name="f", raw="{", source="native").span is None
+    assert ParseIssue(kind="invalid_arguments", message="m", span=None).span is None
 
 
 def _corpus_texts() -> list[tuple[str, str]]:

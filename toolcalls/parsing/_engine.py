@@ -163,6 +163,10 @@ class Engine(ReaderContext):
             "incomplete": incomplete,
             "issues": issues,
             "segments": segments,
+            "provider": None,
+            "finish_reason": None,
+            "usage": None,
+            "reasoning_blocks": None,
         })
 
     def _hold_turn_end(self, chunk: str) -> str:

@@ -334,7 +334,8 @@ class ReaderContext:
         if self.emits and not call.streamed:  # nothing streamed: the stream still says "{}"
             self.arguments(canonical(arguments))
         span = (call.start, self.at())
-        fields = {"id": call.id, "name": call.name, "arguments": arguments, "span": span}
+        fields = {"id": call.id, "name": call.name, "arguments": arguments, "span": span,
+                  "source": "text"}
         done = built(ToolCall, fields)
         self._calls.append(done)
         self._segment("call", span[0], span[1])  # no *span: compiled, a star call is 10x slower
@@ -349,7 +350,7 @@ class ReaderContext:
         call = self._require_call()
         span = (call.start, self.at())
         call.keep_raw(self.buf, self.off, self.pos)
-        fields = {"name": call.name, "raw": call.raw_text(), "span": span}
+        fields = {"name": call.name, "raw": call.raw_text(), "span": span, "source": "text"}
         failed = built(IncompleteCall, fields)
         self._incomplete.append(failed)
         self._segment("incomplete", span[0], span[1])
