@@ -6,11 +6,11 @@
 >>> result.calls[0].name, result.calls[0].arguments
 ('f', {'x': 1})
 
-The top level holds what a program that parses, streams and renders touches. The rest lives in
-subpackages named for what they hold: `toolcalls.parsing` (the compiled core and its formats),
-`toolcalls.tools` (tool definitions and importers), `toolcalls.providers` (each provider API's
-JSON shapes), `toolcalls.budget` (token counts, budgets, sessions, tool search) and
-`toolcalls.cli`.
+The top level holds what a program that parses, streams, reads responses and renders touches.
+The rest lives in subpackages named for what they hold: `toolcalls.parsing` (the compiled core
+and its formats), `toolcalls.tools` (tool definitions and importers), `toolcalls.providers`
+(each provider API's JSON shapes and response readers), `toolcalls.budget` (token counts,
+budgets, sessions, tool search) and `toolcalls.cli`.
 """
 
 from __future__ import annotations
@@ -58,6 +58,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time these load on first use
     from .parsing._models import ParseResult as ParseResult
     from .parsing._models import ToolCall as ToolCall
     from .parsing.stream import StreamParser as StreamParser
+    from .providers._read import read_response as read_response
     from .tools._tool import Tool as Tool
 
 __version__ = "0.1.0"
@@ -71,6 +72,7 @@ _LAZY = {
     "StreamParser": ".parsing.stream",
     "Tool": ".tools._tool",
     "ToolCall": ".parsing._models",
+    "read_response": ".providers._read",
     "render": ".budget._render",
     "budget": ".budget",
     "cli": ".cli",
@@ -109,6 +111,7 @@ __all__ = [
     "list_formats",
     "parse",
     "parser",
+    "read_response",
     "render",
     "stream",
     "to_tools",

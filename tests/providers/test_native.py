@@ -30,7 +30,7 @@ from toolcalls.tools._importers import import_tools
 from toolcalls.tools._tool import Tool
 
 FIXTURES = Path(__file__).parents[2] / "fixtures"
-SHARED = {"_native", "_provider"}  # the dispatch and what a provider module gives it
+SHARED = {"_native", "_provider", "_read", "_reading"}  # dispatches and what they share
 
 
 # --- dispatch ------------------------------------------------------------------------------------

@@ -52,6 +52,14 @@ def bound_parser() -> None:
     print(name, names, toolcalls.get_format("hermes").name, toolcalls.__version__)
 
 
+def reading_a_response() -> None:
+    response = {"model": "m", "choices": [{"finish_reason": "stop", "message": {
+        "role": "assistant", "content": TEXT, "tool_calls": []}}]}
+    result = toolcalls.read_response(response, "openai", format="hermes", tools=[TOOL_DICT])
+    assert_type(result, toolcalls.ParseResult)
+    print(result.provider, result.finish_reason, result.usage, result.calls[0].source)
+
+
 def rendering() -> None:
     tools = import_tools([TOOL_DICT])
     rendered = toolcalls.render(tools, "hermes", budget=4_000)

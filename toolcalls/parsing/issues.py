@@ -55,6 +55,8 @@ IssueKind = Literal[
     "tool_output_markup",
     "evicted_tool",
     "inactive_tool",
+    "custom_tool_call",
+    "other_choices",
 ]
 """The kinds of `ISSUE_KINDS`, as a type: ``ctx.issue`` and ``ctx.fail_call`` take one."""
 
@@ -101,6 +103,9 @@ ISSUE_KINDS: Final[dict[str, str]] = {
     # -- `toolcalls.budget.Session.check_calls` ------------------------------------------------
     "evicted_tool": "a call to a tool the session unloaded to make room for others",
     "inactive_tool": "a call to a tool the session knows but never loaded",
+    # -- provider responses (`toolcalls.read_response`; span None: not in the text) -----------
+    "custom_tool_call": "a native call to a custom (free-text) tool: kept raw, incomplete",
+    "other_choices": "a response with several choices (n > 1): only the first is read",
 }
 """Each issue kind, with what it means."""
 

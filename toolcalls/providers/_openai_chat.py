@@ -5,18 +5,37 @@
                 "function": {"name", "arguments"}}]}, the arguments as a JSON string
     results    {"role": "tool", "tool_call_id", "content"}, one message per call
     read back  `toolcalls.tools.from_openai`
+
+Reading a response (`read_response`, for `toolcalls.read_response`) takes ``choices[0]``:
+
+    calls      ``message.tool_calls[*]``: ``id`` kept, ``function.name``, ``function.arguments``
+               decoded from JSON text (``""``, null or missing: ``{}``; invalid: an
+               incomplete call with an ``invalid_arguments`` issue); a ``custom`` tool's call
+               (free text, not JSON) is an incomplete call with a ``custom_tool_call`` issue;
+               the legacy ``message.function_call`` as a call without id
+    text       ``message.content`` (a string, or a list of text parts), then
+               ``message.refusal``: both content, parsed for calls in the text
+    reasoning  ``message.reasoning_content`` (DeepSeek, vLLM), ``message.reasoning`` (vLLM,
+               OpenRouter, Groq) where it differs; OpenRouter's ``reasoning_details`` (which
+               carry the signatures of Anthropic models) go to ``reasoning_blocks``
+    finish     ``choices[0].finish_reason``; ``usage`` as it is; ``model`` names the format
+               for ``format="auto"``
+    other      further choices (``n`` > 1) are not read: an ``other_choices`` issue says so
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ..parsing._models import ToolCall
 from ..tools._importers import from_openai
 from ..tools._tool import Tool
 from ._provider import Message, NativeProvider, ToolResult, as_text
+from ._reading import Json, NativeRead, is_obj, obj, obj_or_none, string, text_of
 
-__all__ = ["PROVIDER", "call_messages", "function", "render_tools", "result_messages"]
+__all__ = ["PROVIDER", "call_messages", "function", "read_message", "read_response",
+           "render_tools", "result_messages"]
 
 
 def render_tools(tools: Sequence[Tool]) -> Message:
@@ -44,3 +63,50 @@ def result_messages(results: Sequence[ToolResult]) -> list[Message]:
 
 
 PROVIDER = NativeProvider(render_tools, call_messages, result_messages, from_openai)
+
+
+# -- reading responses ---------------------------------------------------------------------------
+
+
+def read_response(data: Json) -> NativeRead:
+    """The pieces of a ``chat.completion`` (see the module docstring)."""
+    read = NativeRead(model=string(data.get("model")), usage=obj_or_none(data.get("usage")))
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices:
+        return read
+    if len(choices) > 1:
+        read.issue("other_choices", f"{len(choices)} choices: only the first is read")
+    choice = choices[0] if is_obj(choices[0]) else {}
+    read.finish_reason = string(choice.get("finish_reason"))
+    message = choice.get("message")
+    if is_obj(message):
+        read_message(message, read)
+    return read
+
+
+def read_message(message: Mapping[str, Any], read: NativeRead) -> None:
+    """An assistant message's calls, text and reasoning, into `read`."""
+    for call in message.get("tool_calls") or ():
+        if not is_obj(call):
+            continue
+        if call.get("type", "function") == "function":
+            function = obj(call.get("function"))
+            read.call(call.get("id"), function.get("name"), function.get("arguments"))
+        else:  # a custom tool: free text in, not a JSON object
+            kind = str(call.get("type"))
+            body = obj(call.get(kind))
+            read.fail_call("custom_tool_call",
+                           f"native call {call.get('id')} is a {kind} call, not a function call",
+                           string(body.get("name")), str(body.get("input", "")))
+    legacy = message.get("function_call")
+    if is_obj(legacy):
+        read.call(None, legacy.get("name"), legacy.get("arguments"))
+    read.say(text_of(message.get("content")))
+    read.say(message.get("refusal"))
+    reasoning = message.get("reasoning_content")
+    read.think(reasoning)
+    if message.get("reasoning") != reasoning:
+        read.think(message.get("reasoning"))
+    details = message.get("reasoning_details")
+    if isinstance(details, list):
+        read.reasoning_blocks.extend(dict(d) for d in details if is_obj(d))
