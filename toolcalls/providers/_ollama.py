@@ -5,6 +5,18 @@
                "arguments"}}]}, the arguments as an object, no call ids
     results    {"role": "tool", "tool_name", "content"}, one message per call
     read back  `toolcalls.tools.from_openai`
+
+Reading a response (`read_response`: the ``ChatResponse`` of ``/api/chat`` with ``stream:
+false``; Ollama's ``/v1`` is read as OpenAI):
+
+    calls      ``message.tool_calls[*].function``: ``name``, ``arguments`` taken as the object
+               they are (JSON text decoded, as OpenAI's); an ``id`` where a server gives one,
+               else ``call_<n>``
+    text       ``message.content``, parsed for calls in the text
+    reasoning  ``message.thinking``
+    finish     ``done_reason``; ``usage`` gathers the counters Ollama sends at the top level
+               (``prompt_eval_count``, ``eval_count`` and the durations) where there are any;
+               ``model`` names the format for ``format="auto"``
 """
 
 from __future__ import annotations
@@ -15,8 +27,9 @@ from ..parsing._models import ToolCall
 from ..tools._importers import from_openai
 from . import _openai_chat
 from ._provider import Message, NativeProvider, ToolResult, as_text
+from ._reading import Json, NativeRead, is_obj, obj, string
 
-__all__ = ["PROVIDER", "call_messages", "render_tools", "result_messages"]
+__all__ = ["PROVIDER", "call_messages", "read_response", "render_tools", "result_messages"]
 
 render_tools = _openai_chat.render_tools
 
@@ -36,3 +49,25 @@ def result_messages(results: Sequence[ToolResult]) -> list[Message]:
 
 
 PROVIDER = NativeProvider(render_tools, call_messages, result_messages, from_openai)
+
+
+# -- reading responses ---------------------------------------------------------------------------
+
+_USAGE_KEYS = ("prompt_eval_count", "eval_count", "total_duration", "load_duration",
+               "prompt_eval_duration", "eval_duration")
+"""The counters of a final ``/api/chat`` line: Ollama's usage, at the top level."""
+
+
+def read_response(data: Json) -> NativeRead:
+    """The pieces of an ``/api/chat`` response (see the module docstring)."""
+    usage = {key: data[key] for key in _USAGE_KEYS if data.get(key) is not None}
+    read = NativeRead(model=string(data.get("model")),
+                      finish_reason=string(data.get("done_reason")), usage=usage or None)
+    message = obj(data.get("message"))
+    for call in message.get("tool_calls") or ():
+        if is_obj(call):
+            function = obj(call.get("function"))
+            read.call(call.get("id"), function.get("name"), function.get("arguments"))
+    read.say(message.get("content"))
+    read.think(message.get("thinking"))
+    return read
