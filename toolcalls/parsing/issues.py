@@ -57,6 +57,8 @@ IssueKind = Literal[
     "inactive_tool",
     "custom_tool_call",
     "other_choices",
+    "server_tool_call",
+    "unread_part",
 ]
 """The kinds of `ISSUE_KINDS`, as a type: ``ctx.issue`` and ``ctx.fail_call`` take one."""
 
@@ -106,6 +108,8 @@ ISSUE_KINDS: Final[dict[str, str]] = {
     # -- provider responses (`toolcalls.read_response`; span None: not in the text) -----------
     "custom_tool_call": "a native call to a custom (free-text) tool: kept raw, incomplete",
     "other_choices": "a response with several choices (n > 1): only the first is read",
+    "server_tool_call": "a tool the provider ran itself (web search, code execution): not a call",
+    "unread_part": "a part of a response of a type the reader does not know: noted, not read",
 }
 """Each issue kind, with what it means."""
 

@@ -6,18 +6,34 @@
     results    one {"role": "user"} message of {"type": "tool_result", "tool_use_id",
                "content", "is_error"?} blocks, for all the results of a turn
     read back  `toolcalls.tools.from_anthropic`
+
+Reading a response (`read_response`: a ``Message``), block by block in ``content``:
+
+    calls      ``tool_use`` blocks: ``id`` kept, ``name``, ``input`` as the object it is
+    text       ``text`` blocks, joined in order (citations aside), parsed for calls in the text
+    reasoning  ``thinking`` blocks' text; each ``thinking`` block (with its ``signature``) and
+               each ``redacted_thinking`` block goes to ``reasoning_blocks`` as it is, to send
+               back unchanged with the turn
+    not calls  ``server_tool_use`` and ``mcp_tool_use`` blocks (tools Anthropic runs itself,
+               such as web search) give a ``server_tool_call`` issue; their results
+               (``web_search_tool_result`` and the other ``*_tool_result`` blocks) are data for
+               the model, not content, and are not read
+    finish     ``stop_reason``; ``usage`` as it is; ``model``
+    other      a block of another type gives an ``unread_part`` issue
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ..parsing._models import ToolCall
 from ..tools._importers import from_anthropic
 from ..tools._tool import Tool
 from ._provider import Message, NativeProvider, ToolResult, as_text
+from ._reading import Json, NativeRead, is_obj, obj_or_none, string
 
-__all__ = ["PROVIDER", "call_messages", "render_tools", "result_messages"]
+__all__ = ["PROVIDER", "call_messages", "read_response", "render_tools", "result_messages"]
 
 
 def render_tools(tools: Sequence[Tool]) -> Message:
@@ -44,3 +60,36 @@ def result_messages(results: Sequence[ToolResult]) -> list[Message]:
 
 
 PROVIDER = NativeProvider(render_tools, call_messages, result_messages, from_anthropic)
+
+
+# -- reading responses ---------------------------------------------------------------------------
+
+_SERVER_TOOLS = frozenset({"server_tool_use", "mcp_tool_use"})
+
+
+def read_response(data: Json) -> NativeRead:
+    """The pieces of a ``Message`` (see the module docstring)."""
+    read = NativeRead(model=string(data.get("model")),
+                      finish_reason=string(data.get("stop_reason")),
+                      usage=obj_or_none(data.get("usage")))
+    content = data.get("content")
+    for block in content if isinstance(content, list) else ():
+        if is_obj(block):
+            _read_block(block, read)
+    return read
+
+
+def _read_block(block: Mapping[str, Any], read: NativeRead) -> None:
+    kind = block.get("type")
+    if kind == "text":
+        read.say(block.get("text"))
+    elif kind == "tool_use":
+        read.call(block.get("id"), block.get("name"), block.get("input"))
+    elif kind in ("thinking", "redacted_thinking"):
+        read.think(block.get("thinking"))
+        read.reasoning_blocks.append(dict(block))
+    elif kind in _SERVER_TOOLS:
+        read.issue("server_tool_call", f"{kind} {block.get('name')!r} ({block.get('id')}): "
+                                       "run by Anthropic, not a call to run")
+    elif not (isinstance(kind, str) and kind.endswith("_tool_result")):
+        read.issue("unread_part", f"a content block of type {kind!r} was not read")

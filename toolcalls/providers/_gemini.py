@@ -7,19 +7,37 @@
     results    one {"role": "user"} message of {"functionResponse": {"id", "name",
                "response"}} parts, for all the results of a turn
     read back  `toolcalls.tools.from_gemini`
+
+Reading a response (`read_response`: a ``GenerateContentResponse``, its REST camelCase or the
+SDK's snake_case names) takes ``candidates[0].content.parts`` in order:
+
+    calls      ``functionCall`` parts: ``id`` where given (else ``call_<n>``), ``name``, ``args``
+               as the object they are
+    text       ``text`` parts that are not thoughts, joined, parsed for calls in the text
+    reasoning  ``text`` of the parts marked ``thought``; every part that carries a
+               ``thoughtSignature`` (a thought, a call or text) goes to ``reasoning_blocks`` as
+               it is, since Gemini wants the signature back on the same part
+    not calls  ``executableCode`` and ``codeExecutionResult`` parts (code Gemini runs itself)
+               give a ``server_tool_call`` issue
+    finish     ``candidates[0].finishReason`` (where no candidate came back,
+               ``promptFeedback.blockReason``); ``usage`` is ``usageMetadata``; ``modelVersion``
+    other      further candidates give an ``other_choices`` issue; a part of another kind
+               (``inlineData``, ``fileData``...) an ``unread_part`` issue
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ..parsing._models import ToolCall
 from ..tools._gemini import gemini_schema
 from ..tools._importers import from_gemini
 from ..tools._tool import Tool
 from ._provider import Message, NativeProvider, ToolResult
+from ._reading import Json, NativeRead, is_obj, obj, obj_or_none, string
 
-__all__ = ["PROVIDER", "call_messages", "render_tools", "result_messages"]
+__all__ = ["PROVIDER", "call_messages", "read_response", "render_tools", "result_messages"]
 
 
 def render_tools(tools: Sequence[Tool]) -> Message:
@@ -58,3 +76,47 @@ def _response(result: ToolResult) -> Message:
 
 
 PROVIDER = NativeProvider(render_tools, call_messages, result_messages, from_gemini)
+
+
+# -- reading responses ---------------------------------------------------------------------------
+
+
+def _field(data: Mapping[str, Any], camel: str) -> Any:
+    """A field by its REST (camelCase) name, or the SDK's snake_case one."""
+    if camel in data:
+        return data[camel]
+    return data.get("".join(f"_{c.lower()}" if c.isupper() else c for c in camel))
+
+
+def read_response(data: Json) -> NativeRead:
+    """The pieces of a ``GenerateContentResponse`` (see the module docstring)."""
+    read = NativeRead(model=string(_field(data, "modelVersion")),
+                      usage=obj_or_none(_field(data, "usageMetadata")))
+    candidates = data.get("candidates")
+    if not isinstance(candidates, list) or not candidates:
+        read.finish_reason = string(_field(obj(_field(data, "promptFeedback")), "blockReason"))
+        return read
+    if len(candidates) > 1:
+        read.issue("other_choices", f"{len(candidates)} candidates: only the first is read")
+    candidate = obj(candidates[0])
+    read.finish_reason = string(_field(candidate, "finishReason"))
+    parts = obj(candidate.get("content")).get("parts")
+    for part in parts if isinstance(parts, list) else ():
+        if is_obj(part):
+            _read_part(part, read)
+    return read
+
+
+def _read_part(part: Mapping[str, Any], read: NativeRead) -> None:
+    if _field(part, "thoughtSignature"):
+        read.reasoning_blocks.append(dict(part))
+    call = _field(part, "functionCall")
+    if is_obj(call):
+        read.call(call.get("id"), call.get("name"), call.get("args"))
+    elif isinstance(part.get("text"), str):
+        (read.think if part.get("thought") else read.say)(part["text"])
+    elif _field(part, "executableCode") is not None or _field(part, "codeExecutionResult"):
+        read.issue("server_tool_call", "code executed by Gemini: not a call to run")
+    elif not _field(part, "thoughtSignature"):
+        kinds = ", ".join(sorted(part)) or "empty"
+        read.issue("unread_part", f"a part of kind {kinds} was not read")
