@@ -5,19 +5,40 @@
                "name", "arguments"} per call, the arguments as a JSON string
     results    {"type": "function_call_output", "call_id", "output"}, one item per call
     read back  `toolcalls.tools.from_openai` (which reads the flat function shape too)
+
+Reading a response (`read_response`: a ``Response``), item by item in ``output``:
+
+    calls      ``function_call`` items: ``call_id`` kept as the call's id (the id a
+               ``function_call_output`` names; the item's own ``id`` is not), ``name``,
+               ``arguments`` decoded from JSON text; a ``custom_tool_call`` (free text) is an
+               incomplete call with a ``custom_tool_call`` issue
+    text       ``message`` items: their ``output_text`` parts, and ``refusal`` parts as content,
+               parsed for calls in the text
+    reasoning  ``reasoning`` items: their ``content`` (``reasoning_text``) where given, else
+               their ``summary`` (``summary_text`` parts joined by a blank line); each item
+               goes to ``reasoning_blocks`` as it is (with ``encrypted_content``), to send back
+    not calls  ``web_search_call``, ``file_search_call``, ``code_interpreter_call``,
+               ``image_generation_call``, ``mcp_call``, ``mcp_list_tools`` (tools OpenAI runs
+               itself) give a ``server_tool_call`` issue
+    finish     ``incomplete_details.reason`` (``max_output_tokens``...) where there is one,
+               else ``status``; ``usage`` as it is; ``model``
+    other      an item of another type (``computer_call``, ``local_shell_call``...: not
+               covered yet) gives an ``unread_part`` issue
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ..parsing._models import ToolCall
 from ..tools._importers import from_openai
 from ..tools._tool import Tool
 from ._openai_chat import function
 from ._provider import Message, NativeProvider, ToolResult, as_text
+from ._reading import Json, NativeRead, is_obj, obj, obj_or_none, string
 
-__all__ = ["PROVIDER", "call_messages", "render_tools", "result_messages"]
+__all__ = ["PROVIDER", "call_messages", "read_response", "render_tools", "result_messages"]
 
 
 def render_tools(tools: Sequence[Tool]) -> Message:
@@ -41,3 +62,56 @@ def result_messages(results: Sequence[ToolResult]) -> list[Message]:
 
 
 PROVIDER = NativeProvider(render_tools, call_messages, result_messages, from_openai)
+
+
+# -- reading responses ---------------------------------------------------------------------------
+
+_SERVER_TOOLS = frozenset({"web_search_call", "file_search_call", "code_interpreter_call",
+                           "image_generation_call", "mcp_call", "mcp_list_tools"})
+
+
+def read_response(data: Json) -> NativeRead:
+    """The pieces of a ``Response`` (see the module docstring)."""
+    incomplete = string(obj(data.get("incomplete_details")).get("reason"))
+    read = NativeRead(model=string(data.get("model")),
+                      finish_reason=incomplete or string(data.get("status")),
+                      usage=obj_or_none(data.get("usage")))
+    output = data.get("output")
+    for item in output if isinstance(output, list) else ():
+        if is_obj(item):
+            _read_item(item, read)
+    return read
+
+
+def _read_item(item: Mapping[str, Any], read: NativeRead) -> None:
+    kind = item.get("type")
+    if kind == "message":
+        for part in item.get("content") or ():
+            if is_obj(part):
+                read.say(part.get("text") if part.get("type") == "output_text"
+                         else part.get("refusal"))
+    elif kind == "function_call":
+        read.call(item.get("call_id"), item.get("name"), item.get("arguments"))
+    elif kind == "reasoning":
+        read.think(_reasoning_text(item))
+        read.reasoning_blocks.append(dict(item))
+    elif kind == "custom_tool_call":
+        read.fail_call("custom_tool_call", f"{kind} {item.get('call_id')}: free text, not JSON",
+                       string(item.get("name")), str(item.get("input", "")))
+    elif kind in _SERVER_TOOLS:
+        read.issue("server_tool_call", f"{kind} {item.get('id')}: run by OpenAI, not a call")
+    else:
+        read.issue("unread_part", f"an output item of type {kind!r} was not read")
+
+
+def _reasoning_text(item: Mapping[str, Any]) -> str:
+    """A reasoning item's full text where the API gives it, else its summary."""
+    full = _texts(item.get("content"), "reasoning_text")
+    return "".join(full) if full else "\n\n".join(_texts(item.get("summary"), "summary_text"))
+
+
+def _texts(parts: Any, part_type: str) -> list[str]:
+    if not isinstance(parts, list):
+        return []
+    return [part["text"] for part in parts if is_obj(part) and part.get("type") == part_type
+            and isinstance(part.get("text"), str)]

@@ -32,7 +32,7 @@ from ..parsing._api import _read as read_tools
 from ..parsing._api import parse
 from ..parsing._models import ParseIssue, ParseResult, ToolCall
 from ..parsing._registry import get_format
-from . import _anthropic, _gemini, _ollama, _openai_chat
+from . import _anthropic, _gemini, _ollama, _openai_chat, _openai_responses
 from ._reading import Json, NativeRead
 
 if TYPE_CHECKING:
@@ -44,6 +44,7 @@ __all__ = ["READERS", "as_json", "detect_provider", "read_response"]
 
 READERS: Mapping[str, Callable[[Json], NativeRead]] = {
     "openai": _openai_chat.read_response,
+    "openai_responses": _openai_responses.read_response,
     "anthropic": _anthropic.read_response,
     "gemini": _gemini.read_response,
     "ollama": _ollama.read_response,
