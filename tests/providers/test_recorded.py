@@ -23,7 +23,7 @@ from google.genai import types as genai_types
 from pydantic import TypeAdapter, ValidationError
 
 ROOT = Path(__file__).resolve().parents[2] / "fixtures" / "providers"
-PROVIDERS = ("openai_chat", "openai_responses", "anthropic")
+PROVIDERS = ("openai_chat", "openai_responses", "anthropic", "gemini")
 SUFFIXES = (".json", ".sse", ".ndjson")
 
 Validator = Callable[[Any], object]
