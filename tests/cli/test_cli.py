@@ -63,3 +63,38 @@ def test_formats_lists_every_format(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["formats"]) == 0
     printed = capsys.readouterr().out
     assert all(name in printed for name in toolcalls.list_formats())
+
+
+def test_read_prints_a_saved_response_as_the_result(capsys: pytest.CaptureFixture[str]) -> None:
+    saved = FIXTURES / "providers" / "openai_chat" / "constructed_native_and_text_call.json"
+    assert main(["read", str(saved)]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    expected = toolcalls.read_response(saved.read_text(encoding="utf-8"), format="auto")
+    assert printed == json.loads(expected.model_dump_json())
+    assert [c["source"] for c in printed["calls"]] == ["native", "text"]
+
+
+def test_read_with_format_none_reads_no_text_calls(capsys: pytest.CaptureFixture[str]) -> None:
+    saved = FIXTURES / "providers" / "openai_chat" / "constructed_hermes_call_in_content.json"
+    assert main(["read", str(saved), "--format", "none", "--provider", "openai"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["calls"] == [] and "<tool_call>" in printed["content"]
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        ("not json", "cannot read"),
+        ('{"x": 1}', "cannot tell the provider"),
+        ('data: {"id": "c"}\n\ndata: [DONE]\n', "captured stream"),
+        ('{"message": {}}\n{"message": {}}\n', "captured stream"),
+    ],
+)
+def test_read_refuses_what_is_not_a_whole_response_with_a_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, says: str
+) -> None:
+    saved = tmp_path / "saved"
+    saved.write_text(content, encoding="utf-8")
+    assert main(["read", str(saved)]) == 2
+    captured = capsys.readouterr()
+    assert says in captured.err and captured.out == "" and "Traceback" not in captured.err

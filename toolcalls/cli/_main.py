@@ -1,6 +1,7 @@
 """The ``toolcalls`` command: parse responses, list formats.
 
     toolcalls parse [FILE|-] --format NAME|auto [--tools FILE] [--stream] [--thinking]
+    toolcalls read [FILE|-] [--provider P] [--format NAME|auto] [--tools FILE]
     toolcalls formats
     toolcalls render TOOLS.json --format NAME|openai|anthropic|gemini|ollama [--budget N]
     toolcalls budget TOOLS.json [--encoding o200k_base] [--budget N] [--json] [--plot FILE]
@@ -49,6 +50,16 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--stream", action="store_true", help="print one JSON event per line")
     p.add_argument("--thinking", action="store_true", help="the text starts inside reasoning")
     p.set_defaults(run=_parse)
+    r = commands.add_parser("read", help="read a provider's saved response (JSON) and print the "
+                            "result: native calls first, then calls in the text")
+    r.add_argument("file", nargs="?", default="-", help="the response as JSON (default: stdin)")
+    r.add_argument("--provider", "-p", help="openai, openai_responses, anthropic, gemini or "
+                   "ollama (default: detected from the response's shape)")
+    r.add_argument("--format", "-f", default="auto", help="the format calls in the text are in: "
+                   "a name, alias or model id, auto (from the response's model id, then the "
+                   "markup), or none (the text is not read for calls)")
+    r.add_argument("--tools", help="JSON file with the tool definitions offered to the model")
+    r.set_defaults(run=_read)
     f = commands.add_parser("formats", help="list the formats with an example each")
     f.set_defaults(run=_formats)
     add_budget_commands(commands)
@@ -75,6 +86,41 @@ def _parse(args: argparse.Namespace) -> int:
     result = parse(text, args.format, tools=tools, thinking=args.thinking)
     print(result.model_dump_json(indent=2))
     return 0
+
+
+def _read(args: argparse.Namespace) -> int:
+    from ..providers._read import read_response  # the provider readers load when used
+
+    tools = _load_tools(args.tools)
+    text = _read_text(args.file)
+    if _is_captured_stream(text):
+        raise _InputError(f"{args.file!r} is a captured stream (SSE or NDJSON): `read` takes a "
+                          "whole response as JSON; reading streams is not built yet")
+    fmt = None if args.format == "none" else args.format
+    try:
+        result = read_response(text, args.provider, format=fmt, tools=tools)
+    except ValueError as error:  # not JSON, or not a shape any provider answers with
+        raise _InputError(f"cannot read {args.file!r} as a response: {error}") from None
+    print(result.model_dump_json(indent=2))
+    return 0
+
+
+def _read_text(file: str) -> str:
+    try:
+        return sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        raise _InputError(f"cannot read {file!r}: {reason}") from None
+
+
+def _is_captured_stream(text: str) -> bool:
+    """SSE (``data:``/``event:`` lines) or NDJSON (one JSON object per line, several)."""
+    head = text.lstrip()
+    if head.startswith(("data:", "event:", ":")):
+        return True
+    lines = [line for line in head.splitlines() if line.strip()]
+    return len(lines) > 1 and all(line.lstrip().startswith("{") and line.rstrip().endswith("}")
+                                  for line in lines[:2])
 
 
 def _parse_stream(args: argparse.Namespace, tools: list[Tool], source: Any) -> int:
