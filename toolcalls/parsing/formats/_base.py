@@ -175,7 +175,7 @@ class Format:
         # was 5% of a short parse. No `StreamParser` either: a batch parse makes no events.
         return parse_whole(self, text, tools, strict, thinking)
 
-    # -- prompt rendering: the same format written back (see tests/parsing/test_roundtrip.py) ---------
+    # -- prompt rendering: the same format written back (see tests/parsing/test_roundtrip.py) --
 
     def render_tools(self, tools: Sequence[Tool]) -> str:
         """The tools section the model's own chat template writes into the system prompt."""
