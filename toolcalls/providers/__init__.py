@@ -24,11 +24,14 @@ if TYPE_CHECKING:
     from ._native import native_result_messages as native_result_messages
     from ._native import render_native as render_native
     from ._native import tools_from_native as tools_from_native
+    from ._write import stream_text as stream_text
+    from ._write import write_response as write_response
+    from ._write import write_stream as write_stream
 
 _LAZY = dict.fromkeys(
     ["PROVIDERS", "native_call_message", "native_result_message", "native_result_messages",
      "render_native", "tools_from_native"],
     "._native",
-)
+) | dict.fromkeys(["stream_text", "write_response", "write_stream"], "._write")
 __all__ = sorted(_LAZY)
 __getattr__ = lazy_attributes(__name__, _LAZY)

@@ -1,0 +1,85 @@
+"""Anthropic Messages: a result written as the API returns it (item 3 of the responses issue).
+
+    response   {"type": "message", "role": "assistant", "content": [a ``thinking`` block,
+               a ``text`` block, a ``tool_use`` block per call], "stop_reason", "usage"}
+    stream     message_start, then per block content_block_start, one content_block_delta
+               (thinking_delta, text_delta or input_json_delta) and content_block_stop;
+               message_delta with the stop_reason, message_stop
+    wire       ``event: <type>`` and ``data: {json}`` per event
+
+The stop_reason is "tool_use" when there are calls, else "end_turn". A `ParseResult` keeps no
+thinking signature, so thinking blocks carry an empty one (Anthropic refuses such a block sent
+back to it; a client that only reads is not affected). Token counts are not known: usage is 0.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from ..parsing._models import ParseResult
+from ._provider import Message
+from ._wire import ResponseWriter, WriteOptions, sse
+
+__all__ = ["WRITER", "write_response", "write_stream"]
+
+_USAGE: Message = {"input_tokens": 0, "output_tokens": 0}
+
+
+def _stop_reason(result: ParseResult) -> str:
+    return "tool_use" if result.calls else "end_turn"
+
+
+def _blocks(result: ParseResult) -> list[Message]:
+    blocks: list[Message] = []
+    if result.reasoning:
+        blocks.append({"type": "thinking", "thinking": result.reasoning, "signature": ""})
+    if result.content:
+        blocks.append({"type": "text", "text": result.content})
+    blocks.extend({"type": "tool_use", "id": call.id, "name": call.name,
+                   "input": call.arguments} for call in result.calls)
+    return blocks
+
+
+def _message(options: WriteOptions, content: list[Message], stop_reason: str | None) -> Message:
+    return {"id": options.id, "type": "message", "role": "assistant", "model": options.model,
+            "content": content, "stop_reason": stop_reason, "stop_sequence": None,
+            "usage": dict(_USAGE)}
+
+
+def write_response(result: ParseResult, options: WriteOptions) -> Message:
+    return _message(options, _blocks(result), _stop_reason(result))
+
+
+def write_stream(result: ParseResult, options: WriteOptions) -> list[Message]:
+    events: list[Message] = [{"type": "message_start",
+                              "message": _message(options, [], None)}]
+    for index, block in enumerate(_blocks(result)):
+        start, delta = _opened(block)
+        events.append({"type": "content_block_start", "index": index, "content_block": start})
+        events.append({"type": "content_block_delta", "index": index, "delta": delta})
+        events.append({"type": "content_block_stop", "index": index})
+    events.append({"type": "message_delta",
+                   "delta": {"stop_reason": _stop_reason(result), "stop_sequence": None},
+                   "usage": {"output_tokens": 0}})
+    events.append({"type": "message_stop"})
+    return events
+
+
+def _opened(block: Message) -> tuple[Message, Message]:
+    """A block as content_block_start opens it (empty), and the delta that fills it."""
+    if block["type"] == "thinking":
+        return ({"type": "thinking", "thinking": "", "signature": ""},
+                {"type": "thinking_delta", "thinking": block["thinking"]})
+    if block["type"] == "text":
+        return {"type": "text", "text": ""}, {"type": "text_delta", "text": block["text"]}
+    opened = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
+    arguments = json.dumps(block["input"], ensure_ascii=False)
+    return opened, {"type": "input_json_delta", "partial_json": arguments}
+
+
+def _wire(events: Sequence[Message]) -> str:
+    return sse(events, named=True)
+
+
+WRITER = ResponseWriter(write_response, write_stream, _wire)

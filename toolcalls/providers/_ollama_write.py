@@ -1,0 +1,70 @@
+"""Ollama ``/api/chat``: a result written as the API returns it (item 3 of the responses issue).
+
+    response   {"model", "created_at", "message": {"role": "assistant", "content",
+               "thinking"?, "tool_calls"?}, "done": true, "done_reason": "stop"}
+    stream     NDJSON chunks with ``"done": false``: the thinking, the content, then the
+               calls in one chunk (Ollama sends each call whole, its arguments an object);
+               a last chunk with an empty message and ``"done": true``
+    wire       one JSON object a line
+
+Ollama says "stop" whether or not the model called a tool, and its calls carry no ids: the
+ids of the `ParseResult` are not written. Durations and token counts are not known: left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from ..parsing._models import ParseResult
+from ._provider import Message
+from ._wire import ResponseWriter, WriteOptions, ndjson
+
+__all__ = ["WRITER", "write_response", "write_stream"]
+
+
+def _calls(result: ParseResult) -> list[Message]:
+    return [{"function": {"name": call.name, "arguments": call.arguments}}
+            for call in result.calls]
+
+
+def _chunk(options: WriteOptions, message: Message, done: bool) -> Message:
+    chunk: Message = {
+        "model": options.model,
+        "created_at": datetime.fromtimestamp(options.created, UTC).isoformat().replace(
+            "+00:00", "Z"),
+        "message": {"role": "assistant", "content": "", **message},
+        "done": done,
+    }
+    if done:
+        chunk["done_reason"] = "stop"
+    return chunk
+
+
+def write_response(result: ParseResult, options: WriteOptions) -> Message:
+    message: Message = {"content": result.content}
+    if result.reasoning:
+        message["thinking"] = result.reasoning
+    if result.calls:
+        message["tool_calls"] = _calls(result)
+    return _chunk(options, message, done=True)
+
+
+def write_stream(result: ParseResult, options: WriteOptions) -> list[Message]:
+    messages: list[Message] = []
+    if result.reasoning:
+        messages.append({"thinking": result.reasoning})
+    if result.content:
+        messages.append({"content": result.content})
+    if result.calls:
+        messages.append({"tool_calls": _calls(result)})
+    chunks = [_chunk(options, message, done=False) for message in messages]
+    chunks.append(_chunk(options, {}, done=True))
+    return chunks
+
+
+def _wire(chunks: Sequence[Message]) -> str:
+    return ndjson(chunks)
+
+
+WRITER = ResponseWriter(write_response, write_stream, _wire)

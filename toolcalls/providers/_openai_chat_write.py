@@ -1,0 +1,71 @@
+"""OpenAI Chat Completions: a result written as the API returns it (item 3 of the responses issue).
+
+    response   {"object": "chat.completion", "choices": [{"index": 0, "message": {"role":
+               "assistant", "content", "reasoning_content"?, "tool_calls"?}, "finish_reason"}]}
+    stream     "chat.completion.chunk"s: the role, reasoning, content, then per call a delta
+               with its index, id, name and empty arguments and one with the arguments; the
+               finish_reason in a last chunk of its own
+    wire       ``data: {json}`` events, ending ``data: [DONE]``
+
+The finish_reason is "tool_calls" when there are calls, else "stop". Reasoning goes in
+``reasoning_content`` (DeepSeek, vLLM, SGLang); OpenAI itself returns none. Incomplete calls
+have no field: they are not written (the content is the text without them, as `parse()` gives).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..parsing._models import ParseResult
+from ._provider import Message
+from ._wire import ResponseWriter, WriteOptions, sse
+
+__all__ = ["WRITER", "write_response", "write_stream"]
+
+
+def _finish_reason(result: ParseResult) -> str:
+    return "tool_calls" if result.calls else "stop"
+
+
+def write_response(result: ParseResult, options: WriteOptions) -> Message:
+    message: Message = {"role": "assistant", "content": result.content or None}
+    if result.reasoning:
+        message["reasoning_content"] = result.reasoning
+    if result.calls:
+        message["tool_calls"] = result.tool_calls()
+    return {"id": options.id, "object": "chat.completion", "created": options.created,
+            "model": options.model,
+            "choices": [{"index": 0, "message": message, "logprobs": None,
+                         "finish_reason": _finish_reason(result)}]}
+
+
+def write_stream(result: ParseResult, options: WriteOptions) -> list[Message]:
+    # As OpenAI: the first delta gives the role, and content "" only if text follows.
+    deltas: list[Message] = [{"role": "assistant", "content": "" if result.content else None}]
+    if result.reasoning:
+        deltas.append({"reasoning_content": result.reasoning})
+    if result.content:
+        deltas.append({"content": result.content})
+    for index, call in enumerate(result.calls):
+        # id, type and name come once, in the call's first fragment; the arguments follow.
+        deltas.append({"tool_calls": [{"index": index, "id": call.id, "type": "function",
+                                       "function": {"name": call.name, "arguments": ""}}]})
+        deltas.append({"tool_calls": [{"index": index,
+                                       "function": {"arguments": call.arguments_json()}}]})
+    chunks = [_chunk(options, delta, None) for delta in deltas]
+    chunks.append(_chunk(options, {}, _finish_reason(result)))
+    return chunks
+
+
+def _chunk(options: WriteOptions, delta: Message, finish_reason: str | None) -> Message:
+    return {"id": options.id, "object": "chat.completion.chunk", "created": options.created,
+            "model": options.model,
+            "choices": [{"index": 0, "delta": delta, "logprobs": None,
+                         "finish_reason": finish_reason}]}
+
+
+def _wire(chunks: Sequence[Message]) -> str:
+    return sse(chunks, named=False, done=True)
+
+
+WRITER = ResponseWriter(write_response, write_stream, _wire)

@@ -1,0 +1,111 @@
+"""OpenAI Responses: a result written as ``/v1/responses`` returns it (item 3 of the issue).
+
+    response   {"object": "response", "status": "completed", "output": [a ``reasoning`` item,
+               a ``message`` item with one ``output_text`` part, a ``function_call`` item per
+               call ({"call_id", "name", "arguments"} as a JSON string)]}
+    stream     response.created, response.in_progress; per item response.output_item.added,
+               its deltas (response.reasoning_text.delta/done; response.content_part.added,
+               response.output_text.delta/done, response.content_part.done;
+               response.function_call_arguments.delta/done), response.output_item.done;
+               response.completed with the whole response. Every event has a sequence_number.
+    wire       ``event: <type>`` and ``data: {json}`` per event
+
+The call's id is the item's ``call_id`` (what a result refers to); item ids are made from the
+response id. Reasoning is written as ``reasoning_text`` content, as open-weight servers (vLLM,
+gpt-oss) return it; OpenAI's own models give only an encrypted summary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..parsing._models import ParseResult
+from ._provider import Message
+from ._wire import ResponseWriter, WriteOptions, sse
+
+__all__ = ["WRITER", "write_response", "write_stream"]
+
+
+def _items(result: ParseResult, options: WriteOptions) -> list[Message]:
+    items: list[Message] = []
+    if result.reasoning:
+        items.append({"id": f"rs_{options.id}_{len(items)}", "type": "reasoning",
+                      "summary": [], "status": "completed",
+                      "content": [{"type": "reasoning_text", "text": result.reasoning}]})
+    if result.content:
+        items.append({"id": f"msg_{options.id}_{len(items)}", "type": "message",
+                      "role": "assistant", "status": "completed",
+                      "content": [_text_part(result.content)]})
+    for call in result.calls:
+        items.append({"id": f"fc_{options.id}_{len(items)}", "type": "function_call",
+                      "call_id": call.id, "name": call.name,
+                      "arguments": call.arguments_json(), "status": "completed"})
+    return items
+
+
+def _text_part(text: str) -> Message:
+    return {"type": "output_text", "text": text, "annotations": [], "logprobs": []}
+
+
+def _response(options: WriteOptions, output: list[Message], status: str) -> Message:
+    return {"id": options.id, "object": "response", "created_at": options.created,
+            "model": options.model, "status": status, "output": output, "error": None,
+            "incomplete_details": None, "parallel_tool_calls": True, "tool_choice": "auto",
+            "tools": []}
+
+
+def write_response(result: ParseResult, options: WriteOptions) -> Message:
+    return _response(options, _items(result, options), "completed")
+
+
+def write_stream(result: ParseResult, options: WriteOptions) -> list[Message]:
+    items = _items(result, options)
+    events: list[Message] = [
+        {"type": "response.created", "response": _response(options, [], "in_progress")},
+        {"type": "response.in_progress", "response": _response(options, [], "in_progress")},
+    ]
+    for index, item in enumerate(items):
+        at: Message = {"output_index": index}
+        events.append({"type": "response.output_item.added", **at, "item": _opened(item)})
+        at["item_id"] = item["id"]
+        events.extend({**at, **event} for event in _deltas(item))
+        events.append({"type": "response.output_item.done", "output_index": index,
+                       "item": item})
+    events.append({"type": "response.completed",
+                   "response": _response(options, items, "completed")})
+    return [{**event, "sequence_number": n} for n, event in enumerate(events)]
+
+
+def _opened(item: Message) -> Message:
+    """An item as response.output_item.added announces it: in progress, nothing in it yet."""
+    if item["type"] == "function_call":
+        return {**item, "arguments": "", "status": "in_progress"}
+    return {**item, "content": [], "status": "in_progress"}
+
+
+def _deltas(item: Message) -> list[Message]:
+    """The events that fill an item: its text, or its arguments, in one delta."""
+    if item["type"] == "function_call":
+        return [{"type": "response.function_call_arguments.delta", "delta": item["arguments"]},
+                {"type": "response.function_call_arguments.done",
+                 "arguments": item["arguments"]}]
+    text = item["content"][0]["text"]
+    if item["type"] == "reasoning":
+        return [{"type": "response.reasoning_text.delta", "content_index": 0, "delta": text},
+                {"type": "response.reasoning_text.done", "content_index": 0, "text": text}]
+    part = item["content"][0]
+    return [
+        {"type": "response.content_part.added", "content_index": 0, "part": _text_part("")},
+        {"type": "response.output_text.delta", "content_index": 0, "delta": text,
+         "logprobs": []},
+        {"type": "response.output_text.done", "content_index": 0, "text": text,
+         "logprobs": []},
+        {"type": "response.content_part.done", "content_index": 0, "part": part},
+    ]
+
+
+def _wire(events: Sequence[Message]) -> str:
+    return sse(events, named=True)
+
+
+WRITER = ResponseWriter(write_response, write_stream, _wire)

@@ -1,0 +1,79 @@
+"""Writing a result back as a provider API's response (item 3 of the responses issue).
+
+A `ParseResult` — wherever it came from: a model's text parsed in any format, or a provider's
+response read — becomes each provider API's assistant response (`write_response`), the stream
+of chunks or events that API sends for it (`write_stream`), and that stream as the text on the
+wire (`stream_text`: SSE, or NDJSON for Ollama). This is what a proxy that serves one API from
+another emits. One writer module per provider API (`_openai_chat_write`, ...), looked up here.
+
+What is written: the content (with the markup of text calls removed, as `parse()` gives it),
+the reasoning where the API has a place for it, and the complete calls with their ids (Ollama
+has none). Incomplete calls are not calls a client can run: they are not written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..parsing._models import ParseResult
+from . import (
+    _anthropic_write,
+    _gemini_write,
+    _ollama_write,
+    _openai_chat_write,
+    _openai_responses_write,
+)
+from ._provider import Message
+from ._wire import ResponseWriter, WriteOptions
+
+__all__ = ["WRITERS", "stream_text", "write_response", "write_stream"]
+
+WRITERS: Mapping[str, ResponseWriter] = {
+    "openai": _openai_chat_write.WRITER,
+    "openai_responses": _openai_responses_write.WRITER,
+    "anthropic": _anthropic_write.WRITER,
+    "gemini": _gemini_write.WRITER,
+    "ollama": _ollama_write.WRITER,
+}
+"""A writer for every provider of `toolcalls.providers.PROVIDERS`, by the same name."""
+
+
+def _writer(provider: str) -> ResponseWriter:
+    try:
+        return WRITERS[provider]
+    except KeyError:
+        known = ", ".join(WRITERS)
+        raise ValueError(f"unknown provider {provider!r}; responses are written for {known}"
+                         ) from None
+
+
+def _options(model: str, id: str, created: int | None) -> WriteOptions:
+    if created is None:
+        return WriteOptions(model, id)
+    return WriteOptions(model, id, created)
+
+
+def write_response(
+    result: ParseResult, provider: str, *, model: str = "toolcalls", id: str = "toolcalls-0",
+    created: int | None = None,
+) -> dict[str, Any]:
+    """``result`` as ``provider``'s API returns a whole response (a JSON object), saying
+    ``model`` made it, under the response ``id``, at ``created`` (Unix seconds; now if None)."""
+    return _writer(provider).response(result, _options(model, id, created))
+
+
+def write_stream(
+    result: ParseResult, provider: str, *, model: str = "toolcalls", id: str = "toolcalls-0",
+    created: int | None = None,
+) -> list[dict[str, Any]]:
+    """``result`` as ``provider``'s API streams it: its chunks or events, in order, each a
+    JSON object (the options as for `write_response`)."""
+    return _writer(provider).stream(result, _options(model, id, created))
+
+
+def stream_text(events: Sequence[Message], provider: str) -> str:
+    """The chunks or events of `write_stream` as ``provider`` sends them on the wire:
+    server-sent events (``data:`` lines, named ``event:`` lines for Anthropic and Responses,
+    a final ``data: [DONE]`` for Chat Completions), or NDJSON for Ollama."""
+    return _writer(provider).wire(events)
