@@ -3,7 +3,9 @@ results each one is sent, written in its own JSON shape, and tools read back fro
 
 One private module per provider API (`_openai_chat`, `_openai_responses`, `_anthropic`,
 `_gemini`, `_ollama`) holds its shapes; the functions here take the provider by name
-(`PROVIDERS`) and dispatch to it (`_native`).
+(`PROVIDERS`) and dispatch to it (`_native`). A `ParseResult` is written back as each API's
+response and stream by `write_response`, `write_stream` and `stream_text` (`_write`, one
+``*_write`` module per provider API).
 
 >>> from toolcalls import Tool
 >>> from toolcalls.providers import render_native
@@ -18,6 +20,7 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_attributes
 
 if TYPE_CHECKING:
+    from ._content import ToolImage as ToolImage
     from ._native import PROVIDERS as PROVIDERS
     from ._native import native_call_message as native_call_message
     from ._native import native_result_message as native_result_message
@@ -28,10 +31,14 @@ if TYPE_CHECKING:
     from ._write import write_response as write_response
     from ._write import write_stream as write_stream
 
-_LAZY = dict.fromkeys(
-    ["PROVIDERS", "native_call_message", "native_result_message", "native_result_messages",
-     "render_native", "tools_from_native"],
-    "._native",
-) | dict.fromkeys(["stream_text", "write_response", "write_stream"], "._write")
+_LAZY = {
+    **dict.fromkeys(
+        ["PROVIDERS", "native_call_message", "native_result_message", "native_result_messages",
+         "render_native", "tools_from_native"],
+        "._native",
+    ),
+    "ToolImage": "._content",
+    **dict.fromkeys(["stream_text", "write_response", "write_stream"], "._write"),
+}
 __all__ = sorted(_LAZY)
 __getattr__ = lazy_attributes(__name__, _LAZY)

@@ -4,7 +4,8 @@
     calls      {"role": "assistant", "content": [a ``text`` block for any text, then
                {"type": "tool_use", "id", "name", "input"} per call]}
     results    one {"role": "user"} message of {"type": "tool_result", "tool_use_id",
-               "content", "is_error"?} blocks, for all the results of a turn
+               "content", "is_error"?} blocks, for all the results of a turn; a result with
+               images as ``text`` and base64 ``image`` blocks
     read back  `toolcalls.tools.from_anthropic`
 
 Reading a response (`read_response`: a ``Message``), block by block in ``content``:
@@ -30,6 +31,7 @@ from typing import Any
 from ..parsing._models import ToolCall
 from ..tools._importers import from_anthropic
 from ..tools._tool import Tool
+from ._content import ToolImage, result_parts
 from ._provider import Message, NativeProvider, ToolResult, as_text
 from ._reading import Json, NativeRead, is_obj, obj_or_none, string
 
@@ -52,11 +54,25 @@ def result_messages(results: Sequence[ToolResult]) -> list[Message]:
     blocks = []
     for r in results:
         block: Message = {"type": "tool_result", "tool_use_id": r.call.id,
-                          "content": as_text(r.value)}
+                          "content": _content(r.value)}
         if r.is_error:
             block["is_error"] = True
         blocks.append(block)
     return [{"role": "user", "content": blocks}]
+
+
+def _content(value: object) -> str | list[Message]:
+    parts = result_parts(value)
+    if parts is None:
+        return as_text(value)
+    return [_block(part) for part in parts]
+
+
+def _block(part: str | ToolImage) -> Message:
+    if isinstance(part, str):
+        return {"type": "text", "text": part}
+    return {"type": "image",
+            "source": {"type": "base64", "media_type": part.media_type, "data": part.data}}
 
 
 PROVIDER = NativeProvider(render_tools, call_messages, result_messages, from_anthropic)

@@ -5,7 +5,10 @@
     calls      {"role": "model", "parts": [a ``text`` part for any text, then
                {"functionCall": {"id", "name", "args"}} per call]}
     results    one {"role": "user"} message of {"functionResponse": {"id", "name",
-               "response"}} parts, for all the results of a turn
+               "response"}} parts, for all the results of a turn; an error under
+               ``response.error``; a result with images has its text under ``response.result``
+               and the images as ``parts`` of the function response (``inlineData``; Gemini 3
+               models read them, older ones do not)
     read back  `toolcalls.tools.from_gemini`
 
 Reading a response (`read_response`: a ``GenerateContentResponse``, its REST camelCase or the
@@ -34,6 +37,7 @@ from ..parsing._models import ToolCall
 from ..tools._gemini import gemini_schema
 from ..tools._importers import from_gemini
 from ..tools._tool import Tool
+from ._content import result_parts, texts
 from ._provider import Message, NativeProvider, ToolResult
 from ._reading import Json, NativeRead, is_obj, obj, obj_or_none, string
 
@@ -60,19 +64,28 @@ def call_messages(calls: Sequence[ToolCall], content: str | None) -> list[Messag
 
 
 def result_messages(results: Sequence[ToolResult]) -> list[Message]:
-    return [{"role": "user", "parts": [
-        {"functionResponse": {"id": r.call.id, "name": r.call.name,
-                              "response": _response(r)}}
-        for r in results]}]
+    return [{"role": "user", "parts": [{"functionResponse": _function_response(r)}
+                                       for r in results]}]
 
 
-def _response(result: ToolResult) -> Message:
+def _function_response(result: ToolResult) -> Message:
+    parts = result_parts(result.value)
+    if parts is None:
+        return {"id": result.call.id, "name": result.call.name,
+                "response": _response(result.value, result.is_error)}
+    return {"id": result.call.id, "name": result.call.name,
+            "response": _response(texts(parts), result.is_error),
+            "parts": [{"inlineData": {"mimeType": part.media_type, "data": part.data}}
+                      for part in parts if not isinstance(part, str)]}
+
+
+def _response(value: object, is_error: bool) -> Message:
     """Gemini wants an object: a non-object result goes under ``result`` (or ``error``)."""
-    if result.is_error:
-        return {"error": result.value}
-    if isinstance(result.value, Mapping):
-        return dict(result.value)
-    return {"result": result.value}
+    if is_error:
+        return {"error": value}
+    if isinstance(value, Mapping):
+        return dict(value)
+    return {"result": value}
 
 
 PROVIDER = NativeProvider(render_tools, call_messages, result_messages, from_gemini)

@@ -78,7 +78,13 @@ def native_call_message(
 def native_result_message(
     call: ToolCall, result: Any, provider: str, *, is_error: bool = False
 ) -> Message:
-    """The turn that gives ``call`` its ``result`` (text, or any JSON value)."""
+    """The turn that gives ``call`` its ``result`` (text, or any JSON value, or a `ToolImage`
+    or a list of text and images), flagged as an error where the API has a flag (Anthropic's
+    ``is_error``, Gemini's ``response.error``; the others have none).
+
+    Images go where each API takes them; OpenAI Chat Completions takes none in a tool message
+    and refuses them (ValueError). Each provider module's docstring says its shape.
+    """
     (message,) = _provider(provider).results([ToolResult(call, result, is_error)])
     return message
 

@@ -3,7 +3,9 @@
     tools      as OpenAI Chat Completions
     calls      {"role": "assistant", "content", "tool_calls": [{"function": {"name",
                "arguments"}}]}, the arguments as an object, no call ids
-    results    {"role": "tool", "tool_name", "content"}, one message per call
+    results    {"role": "tool", "tool_name", "content"}, one message per call; a result with
+               images has its text in ``content`` and the base64 images in ``images``. The API
+               has no error flag: say it in the content
     read back  `toolcalls.tools.from_openai`
 
 Reading a response (`read_response`: the ``ChatResponse`` of ``/api/chat`` with ``stream:
@@ -26,6 +28,7 @@ from collections.abc import Sequence
 from ..parsing._models import ToolCall
 from ..tools._importers import from_openai
 from . import _openai_chat
+from ._content import ToolImage, result_parts, texts
 from ._provider import Message, NativeProvider, ToolResult, as_text
 from ._reading import Json, NativeRead, is_obj, obj, string
 
@@ -44,8 +47,16 @@ def call_messages(calls: Sequence[ToolCall], content: str | None) -> list[Messag
 
 
 def result_messages(results: Sequence[ToolResult]) -> list[Message]:
-    return [{"role": "tool", "tool_name": r.call.name, "content": as_text(r.value)}
-            for r in results]
+    return [_result_message(r) for r in results]
+
+
+def _result_message(result: ToolResult) -> Message:
+    message: Message = {"role": "tool", "tool_name": result.call.name}
+    parts = result_parts(result.value)
+    if parts is None:
+        return {**message, "content": as_text(result.value)}
+    images = [part.data for part in parts if isinstance(part, ToolImage)]
+    return {**message, "content": texts(parts), "images": images}
 
 
 PROVIDER = NativeProvider(render_tools, call_messages, result_messages, from_openai)

@@ -3,7 +3,10 @@
     tools      [{"type": "function", "function": {"name", "description", "parameters"}}]
     calls      {"role": "assistant", "content", "tool_calls": [{"id", "type": "function",
                 "function": {"name", "arguments"}}]}, the arguments as a JSON string
-    results    {"role": "tool", "tool_call_id", "content"}, one message per call
+    results    {"role": "tool", "tool_call_id", "content"}, one message per call. The API has
+               no error flag (say it in the content) and takes only text in a tool message: a
+               result with images is refused (send them in a user message, or use the
+               Responses API)
     read back  `toolcalls.tools.from_openai`
 
 Reading a response (`read_response`, for `toolcalls.read_response`) takes ``choices[0]``:
@@ -31,6 +34,7 @@ from typing import Any
 from ..parsing._models import ToolCall
 from ..tools._importers import from_openai
 from ..tools._tool import Tool
+from ._content import result_parts
 from ._provider import Message, NativeProvider, ToolResult, as_text
 from ._reading import Json, NativeRead, is_obj, obj, obj_or_none, string, text_of
 
@@ -58,8 +62,14 @@ def call_messages(calls: Sequence[ToolCall], content: str | None) -> list[Messag
 
 
 def result_messages(results: Sequence[ToolResult]) -> list[Message]:
-    return [{"role": "tool", "tool_call_id": r.call.id, "content": as_text(r.value)}
-            for r in results]
+    return [{"role": "tool", "tool_call_id": r.call.id, "content": _text(r)} for r in results]
+
+
+def _text(result: ToolResult) -> str:
+    if result_parts(result.value) is not None:
+        raise ValueError("OpenAI Chat Completions takes only text in a tool message: send the"
+                         " images in a user message after it, or use 'openai_responses'")
+    return as_text(result.value)
 
 
 PROVIDER = NativeProvider(render_tools, call_messages, result_messages, from_openai)

@@ -3,7 +3,9 @@
     tools      [{"type": "function", "name", "description", "parameters", "strict": false}]
     calls      a ``message`` item for any text, then {"type": "function_call", "call_id",
                "name", "arguments"} per call, the arguments as a JSON string
-    results    {"type": "function_call_output", "call_id", "output"}, one item per call
+    results    {"type": "function_call_output", "call_id", "output"}, one item per call; a
+               result with images as ``input_text`` and ``input_image`` parts (data URLs).
+               The API has no error flag: say it in the output
     read back  `toolcalls.tools.from_openai` (which reads the flat function shape too)
 
 Reading a response (`read_response`: a ``Response``), item by item in ``output``:
@@ -34,6 +36,7 @@ from typing import Any
 from ..parsing._models import ToolCall
 from ..tools._importers import from_openai
 from ..tools._tool import Tool
+from ._content import ToolImage, result_parts
 from ._openai_chat import function
 from ._provider import Message, NativeProvider, ToolResult, as_text
 from ._reading import Json, NativeRead, is_obj, obj, obj_or_none, string
@@ -57,8 +60,21 @@ def call_messages(calls: Sequence[ToolCall], content: str | None) -> list[Messag
 
 
 def result_messages(results: Sequence[ToolResult]) -> list[Message]:
-    return [{"type": "function_call_output", "call_id": r.call.id, "output": as_text(r.value)}
+    return [{"type": "function_call_output", "call_id": r.call.id, "output": _output(r.value)}
             for r in results]
+
+
+def _output(value: object) -> str | list[Message]:
+    parts = result_parts(value)
+    if parts is None:
+        return as_text(value)
+    return [_input_part(part) for part in parts]
+
+
+def _input_part(part: str | ToolImage) -> Message:
+    if isinstance(part, str):
+        return {"type": "input_text", "text": part}
+    return {"type": "input_image", "image_url": part.data_url()}
 
 
 PROVIDER = NativeProvider(render_tools, call_messages, result_messages, from_openai)
