@@ -10,9 +10,12 @@ import pkgutil
 from pathlib import Path
 
 import pytest
-from written import FULL, OPTIONS
+from hypothesis import given
+from hypothesis import strategies as st
+from written import FULL, OPTIONS, RESULTS, validators
 
 import toolcalls.providers
+from toolcalls.parsing._models import ParseResult, ToolCall
 from toolcalls.providers import PROVIDERS, stream_text, write_response, write_stream
 from toolcalls.providers._write import WRITERS
 
@@ -47,3 +50,71 @@ def test_written_responses_are_plain_json(provider: str) -> None:
     assert write_response(FULL, provider, **OPTIONS) == whole
     assert stream_text(stream, provider) == stream_text(write_stream(FULL, provider, **OPTIONS),
                                                         provider)
+
+
+# --- any result: what the SDKs accept ------------------------------------------------------------
+
+_TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=30)
+_JSON = st.recursive(st.none() | st.booleans() | st.integers() | _TEXT,
+                     lambda inner: st.lists(inner, max_size=3)
+                     | st.dictionaries(_TEXT, inner, max_size=3), max_leaves=8)
+
+
+@st.composite
+def _results(draw: st.DrawFn) -> ParseResult:
+    names = st.from_regex(r"[a-zA-Z_][a-zA-Z0-9_]{0,20}", fullmatch=True)
+    calls = [ToolCall(id=f"call_{i}", name=draw(names), span=(0, 0),
+                      arguments=draw(st.dictionaries(_TEXT, _JSON, max_size=4)))
+             for i in range(draw(st.integers(0, 3)))]
+    return ParseResult(format="hermes", content=draw(_TEXT),
+                       reasoning=draw(st.none() | _TEXT.filter(bool)), calls=calls)
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+@given(result=_results())
+def test_any_result_is_written_as_the_sdk_types_accept(provider: str,
+                                                       result: ParseResult) -> None:
+    whole, chunk = validators()[provider]
+    whole(write_response(result, provider, **OPTIONS))
+    for event in write_stream(result, provider, **OPTIONS):
+        chunk(event)
+
+
+# --- the round trip: what is written reads back ---------------------------------------------------
+
+_NO_READER = pytest.mark.xfail(
+    strict=True, raises=(ImportError, AttributeError),
+    reason="read_response/read_stream (issue 14 item 1-2) are built on another branch; when "
+           "they land this test passes and strict xfail fails: remove the mark")
+
+
+def _same(read: ParseResult, written: ParseResult, provider: str) -> None:
+    keep_ids = provider != "ollama"  # Ollama's calls carry no ids
+    assert [(c.id if keep_ids else "", c.name, c.arguments) for c in read.calls] == [
+        (c.id if keep_ids else "", c.name, c.arguments) for c in written.calls]
+    assert (read.content, read.reasoning) == (written.content, written.reasoning)
+
+
+@_NO_READER
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_reading_a_written_response_gives_back_the_result(provider: str) -> None:
+    from toolcalls import read_response  # type: ignore[attr-defined]
+
+    for result in RESULTS.values():
+        _same(read_response(write_response(result, provider, **OPTIONS), provider), result,
+              provider)
+
+
+@_NO_READER
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_reading_a_written_stream_gives_back_the_result(provider: str) -> None:
+    from toolcalls import read_stream  # type: ignore[attr-defined]
+
+    for result in RESULTS.values():
+        chunks = write_stream(result, provider, **OPTIONS)
+        for feed in (chunks, [stream_text(chunks, provider)]):
+            reader = read_stream(provider)
+            for chunk in feed:
+                reader.feed(chunk)
+            reader.close()
+            _same(reader.result(), result, provider)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from toolcalls.parsing._models import ParseResult, ToolCall
@@ -24,3 +25,23 @@ OPTIONS: dict[str, Any] = {"model": "m-1", "id": "resp_1", "created": 1_700_000_
 
 def arguments(calls: list[ToolCall]) -> list[tuple[str, str, dict[str, Any]]]:
     return [(call.id, call.name, call.arguments) for call in calls]
+
+
+def validators() -> dict[str, tuple[Callable[[Any], object], Callable[[Any], object]]]:
+    """Per provider, the SDK's check of a whole response and of one stream chunk or event."""
+    import ollama
+    from anthropic.types import Message, RawMessageStreamEvent
+    from google.genai.types import GenerateContentResponse
+    from openai.types.chat import ChatCompletion, ChatCompletionChunk
+    from openai.types.responses import Response, ResponseStreamEvent
+    from pydantic import TypeAdapter
+
+    return {
+        "openai": (ChatCompletion.model_validate, ChatCompletionChunk.model_validate),
+        "openai_responses": (Response.model_validate,
+                             TypeAdapter(ResponseStreamEvent).validate_python),
+        "anthropic": (Message.model_validate, TypeAdapter(RawMessageStreamEvent).validate_python),
+        "gemini": (GenerateContentResponse.model_validate,
+                   GenerateContentResponse.model_validate),
+        "ollama": (ollama.ChatResponse.model_validate, ollama.ChatResponse.model_validate),
+    }
