@@ -7,9 +7,10 @@
                message_delta with the stop_reason, message_stop
     wire       ``event: <type>`` and ``data: {json}`` per event
 
-The stop_reason is "tool_use" when there are calls, else "end_turn". A `ParseResult` keeps no
+The stop_reason is "tool_use" when there are calls, else the result's own in Anthropic's
+words ("end_turn", "max_tokens", "refusal"). A `ParseResult` keeps no
 thinking signature, so thinking blocks carry an empty one (Anthropic refuses such a block sent
-back to it; a client that only reads is not affected). Token counts are not known: usage is 0.
+back to it; a client that only reads is not affected). Unknown token counts are written 0.
 """
 
 from __future__ import annotations
@@ -19,15 +20,25 @@ from collections.abc import Sequence
 
 from ..parsing._models import ParseResult
 from ._provider import Message
-from ._wire import ResponseWriter, WriteOptions, sse
+from ._wire import FinishKind, ResponseWriter, WriteOptions, sse
 
 __all__ = ["WRITER", "write_response", "write_stream"]
 
-_USAGE: Message = {"input_tokens": 0, "output_tokens": 0}
+_STOP_REASONS: dict[FinishKind, str] = {
+    "stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use",
+    "content_filter": "refusal",
+}
 
 
-def _stop_reason(result: ParseResult) -> str:
-    return "tool_use" if result.calls else "end_turn"
+def _stop_reason(result: ParseResult, options: WriteOptions) -> str:
+    return _STOP_REASONS[options.finish(bool(result.calls))]
+
+
+def _usage(options: WriteOptions) -> Message:
+    tokens = options.tokens()
+    if tokens is None:
+        return {"input_tokens": 0, "output_tokens": 0}
+    return {"input_tokens": tokens.input, "output_tokens": tokens.output}
 
 
 def _blocks(result: ParseResult) -> list[Message]:
@@ -44,11 +55,11 @@ def _blocks(result: ParseResult) -> list[Message]:
 def _message(options: WriteOptions, content: list[Message], stop_reason: str | None) -> Message:
     return {"id": options.id, "type": "message", "role": "assistant", "model": options.model,
             "content": content, "stop_reason": stop_reason, "stop_sequence": None,
-            "usage": dict(_USAGE)}
+            "usage": _usage(options)}
 
 
 def write_response(result: ParseResult, options: WriteOptions) -> Message:
-    return _message(options, _blocks(result), _stop_reason(result))
+    return _message(options, _blocks(result), _stop_reason(result, options))
 
 
 def write_stream(result: ParseResult, options: WriteOptions) -> list[Message]:
@@ -60,8 +71,9 @@ def write_stream(result: ParseResult, options: WriteOptions) -> list[Message]:
         events.append({"type": "content_block_delta", "index": index, "delta": delta})
         events.append({"type": "content_block_stop", "index": index})
     events.append({"type": "message_delta",
-                   "delta": {"stop_reason": _stop_reason(result), "stop_sequence": None},
-                   "usage": {"output_tokens": 0}})
+                   "delta": {"stop_reason": _stop_reason(result, options),
+                             "stop_sequence": None},
+                   "usage": {"output_tokens": _usage(options)["output_tokens"]}})
     events.append({"type": "message_stop"})
     return events
 

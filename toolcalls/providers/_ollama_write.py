@@ -7,8 +7,9 @@
                a last chunk with an empty message and ``"done": true``
     wire       one JSON object a line
 
-Ollama says "stop" whether or not the model called a tool, and its calls carry no ids: the
-ids of the `ParseResult` are not written. Durations and token counts are not known: left out.
+Ollama says "stop" whether or not the model called a tool ("length" for a result cut off),
+and its calls carry no ids: the ids of the `ParseResult` are not written. Token counts, when
+known, are on the last chunk (``prompt_eval_count``, ``eval_count``); durations are left out.
 """
 
 from __future__ import annotations
@@ -37,7 +38,10 @@ def _chunk(options: WriteOptions, message: Message, done: bool) -> Message:
         "done": done,
     }
     if done:
-        chunk["done_reason"] = "stop"
+        chunk["done_reason"] = "length" if options.finish(False) == "length" else "stop"
+        tokens = options.tokens()
+        if tokens is not None:
+            chunk["prompt_eval_count"], chunk["eval_count"] = tokens.input, tokens.output
     return chunk
 
 

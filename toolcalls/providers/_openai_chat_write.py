@@ -7,7 +7,9 @@
                finish_reason in a last chunk of its own
     wire       ``data: {json}`` events, ending ``data: [DONE]``
 
-The finish_reason is "tool_calls" when there are calls, else "stop". Reasoning goes in
+The finish_reason is "tool_calls" when there are calls, else the result's own in OpenAI's
+words ("stop", "length", "content_filter"); token usage, when known, is in the response and
+in a last chunk with no choices (as with ``stream_options.include_usage``). Reasoning goes in
 ``reasoning_content`` (DeepSeek, vLLM, SGLang); OpenAI itself returns none. Incomplete calls
 have no field: they are not written (the content is the text without them, as `parse()` gives).
 """
@@ -23,8 +25,12 @@ from ._wire import ResponseWriter, WriteOptions, sse
 __all__ = ["WRITER", "write_response", "write_stream"]
 
 
-def _finish_reason(result: ParseResult) -> str:
-    return "tool_calls" if result.calls else "stop"
+def _usage(options: WriteOptions) -> Message | None:
+    tokens = options.tokens()
+    if tokens is None:
+        return None
+    return {"prompt_tokens": tokens.input, "completion_tokens": tokens.output,
+            "total_tokens": tokens.total}
 
 
 def write_response(result: ParseResult, options: WriteOptions) -> Message:
@@ -33,10 +39,15 @@ def write_response(result: ParseResult, options: WriteOptions) -> Message:
         message["reasoning_content"] = result.reasoning
     if result.calls:
         message["tool_calls"] = result.tool_calls()
-    return {"id": options.id, "object": "chat.completion", "created": options.created,
-            "model": options.model,
-            "choices": [{"index": 0, "message": message, "logprobs": None,
-                         "finish_reason": _finish_reason(result)}]}
+    response: Message = {
+        "id": options.id, "object": "chat.completion", "created": options.created,
+        "model": options.model,
+        "choices": [{"index": 0, "message": message, "logprobs": None,
+                     "finish_reason": options.finish(bool(result.calls))}]}
+    usage = _usage(options)
+    if usage is not None:
+        response["usage"] = usage
+    return response
 
 
 def write_stream(result: ParseResult, options: WriteOptions) -> list[Message]:
@@ -53,7 +64,10 @@ def write_stream(result: ParseResult, options: WriteOptions) -> list[Message]:
         deltas.append({"tool_calls": [{"index": index,
                                        "function": {"arguments": call.arguments_json()}}]})
     chunks = [_chunk(options, delta, None) for delta in deltas]
-    chunks.append(_chunk(options, {}, _finish_reason(result)))
+    chunks.append(_chunk(options, {}, options.finish(bool(result.calls))))
+    usage = _usage(options)
+    if usage is not None:
+        chunks.append({**_chunk(options, {}, None), "choices": [], "usage": usage})
     return chunks
 
 

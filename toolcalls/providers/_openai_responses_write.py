@@ -10,6 +10,9 @@
                response.completed with the whole response. Every event has a sequence_number.
     wire       ``event: <type>`` and ``data: {json}`` per event
 
+A result cut off ("length", as any provider says it) is ``"status": "incomplete"`` with
+``incomplete_details.reason`` "max_output_tokens" ("content_filter" for one filtered), and its
+stream ends with response.incomplete. Usage is written when the token counts are known.
 The call's id is the item's ``call_id`` (what a result refers to); item ids are made from the
 response id. Reasoning is written as ``reasoning_text`` content, as open-weight servers (vLLM,
 gpt-oss) return it; OpenAI's own models give only an encrypted summary.
@@ -22,6 +25,8 @@ from collections.abc import Sequence
 from ..parsing._models import ParseResult
 from ._provider import Message
 from ._wire import ResponseWriter, WriteOptions, sse
+
+_INCOMPLETE = {"length": "max_output_tokens", "content_filter": "content_filter"}
 
 __all__ = ["WRITER", "write_response", "write_stream"]
 
@@ -54,8 +59,25 @@ def _response(options: WriteOptions, output: list[Message], status: str) -> Mess
             "tools": []}
 
 
+def _finished(result: ParseResult, options: WriteOptions, output: list[Message]) -> Message:
+    """The response as it ends: completed, or incomplete and why; with its usage if known."""
+    response = _response(options, output, "completed")
+    reason = _INCOMPLETE.get(options.finish(bool(result.calls)))
+    if reason is not None:
+        response["status"] = "incomplete"
+        response["incomplete_details"] = {"reason": reason}
+    tokens = options.tokens()
+    if tokens is not None:
+        response["usage"] = {
+            "input_tokens": tokens.input,
+            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+            "output_tokens": tokens.output, "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": tokens.total}
+    return response
+
+
 def write_response(result: ParseResult, options: WriteOptions) -> Message:
-    return _response(options, _items(result, options), "completed")
+    return _finished(result, options, _items(result, options))
 
 
 def write_stream(result: ParseResult, options: WriteOptions) -> list[Message]:
@@ -71,8 +93,8 @@ def write_stream(result: ParseResult, options: WriteOptions) -> list[Message]:
         events.extend({**at, **event} for event in _deltas(item))
         events.append({"type": "response.output_item.done", "output_index": index,
                        "item": item})
-    events.append({"type": "response.completed",
-                   "response": _response(options, items, "completed")})
+    finished = _finished(result, options, items)
+    events.append({"type": f"response.{finished['status']}", "response": finished})
     return [{**event, "sequence_number": n} for n, event in enumerate(events)]
 
 

@@ -8,7 +8,9 @@ another emits. One writer module per provider API (`_openai_chat_write`, ...), l
 
 What is written: the content (with the markup of text calls removed, as `parse()` gives it),
 the reasoning where the API has a place for it, and the complete calls with their ids (Ollama
-has none). Incomplete calls are not calls a client can run: they are not written.
+has none). Incomplete calls are not calls a client can run: they are not written. Why the
+turn ended and the token usage, where the result has them (read from any provider), are
+translated into the API's own words (`_wire.WriteOptions`).
 """
 
 from __future__ import annotations
@@ -48,10 +50,14 @@ def _writer(provider: str) -> ResponseWriter:
                          ) from None
 
 
-def _options(model: str, id: str, created: int | None) -> WriteOptions:
+def _options(result: ParseResult, model: str, id: str, created: int | None) -> WriteOptions:
+    # finish_reason and usage are fields of a result read from a response (the readers of
+    # this issue add them to ParseResult); a result parsed from text has neither.
+    finish_reason = getattr(result, "finish_reason", None)
+    usage = getattr(result, "usage", None)
     if created is None:
-        return WriteOptions(model, id)
-    return WriteOptions(model, id, created)
+        return WriteOptions(model, id, finish_reason=finish_reason, usage=usage)
+    return WriteOptions(model, id, created, finish_reason, usage)
 
 
 def write_response(
@@ -60,7 +66,7 @@ def write_response(
 ) -> dict[str, Any]:
     """``result`` as ``provider``'s API returns a whole response (a JSON object), saying
     ``model`` made it, under the response ``id``, at ``created`` (Unix seconds; now if None)."""
-    return _writer(provider).response(result, _options(model, id, created))
+    return _writer(provider).response(result, _options(result, model, id, created))
 
 
 def write_stream(
@@ -69,7 +75,7 @@ def write_stream(
 ) -> list[dict[str, Any]]:
     """``result`` as ``provider``'s API streams it: its chunks or events, in order, each a
     JSON object (the options as for `write_response`)."""
-    return _writer(provider).stream(result, _options(model, id, created))
+    return _writer(provider).stream(result, _options(result, model, id, created))
 
 
 def stream_text(events: Sequence[Message], provider: str) -> str:
