@@ -45,3 +45,10 @@ def validators() -> dict[str, tuple[Callable[[Any], object], Callable[[Any], obj
                    GenerateContentResponse.model_validate),
         "ollama": (ollama.ChatResponse.model_validate, ollama.ChatResponse.model_validate),
     }
+
+
+class ReadResult(ParseResult):
+    """A result as the readers of this issue give it, with the provider's reasoning pieces to
+    send back (`reasoning_blocks`); ParseResult gains the field when they land."""
+
+    reasoning_blocks: list[dict[str, Any]] | None = None

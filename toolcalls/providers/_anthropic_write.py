@@ -8,9 +8,11 @@
     wire       ``event: <type>`` and ``data: {json}`` per event
 
 The stop_reason is "tool_use" when there are calls, else the result's own in Anthropic's
-words ("end_turn", "max_tokens", "refusal"). A `ParseResult` keeps no
-thinking signature, so thinking blocks carry an empty one (Anthropic refuses such a block sent
-back to it; a client that only reads is not affected). Unknown token counts are written 0.
+words ("end_turn", "max_tokens", "refusal"). The thinking and redacted_thinking blocks of a
+result read from Anthropic (its ``reasoning_blocks``) are written as they came, signatures and
+all (streamed with a signature_delta), so the turn can be sent back; other reasoning is one
+thinking block with an empty signature (fine for a client that reads it; Anthropic refuses it
+sent back). Unknown token counts are written 0.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from collections.abc import Sequence
 
 from ..parsing._models import ParseResult
 from ._provider import Message
-from ._wire import FinishKind, ResponseWriter, WriteOptions, sse
+from ._wire import FinishKind, ResponseWriter, WriteOptions, reasoning_blocks, sse
 
 __all__ = ["WRITER", "write_response", "write_stream"]
 
@@ -42,8 +44,8 @@ def _usage(options: WriteOptions) -> Message:
 
 
 def _blocks(result: ParseResult) -> list[Message]:
-    blocks: list[Message] = []
-    if result.reasoning:
+    blocks = reasoning_blocks(result, "thinking", "redacted_thinking")
+    if result.reasoning and not blocks:
         blocks.append({"type": "thinking", "thinking": result.reasoning, "signature": ""})
     if result.content:
         blocks.append({"type": "text", "text": result.content})
@@ -66,9 +68,10 @@ def write_stream(result: ParseResult, options: WriteOptions) -> list[Message]:
     events: list[Message] = [{"type": "message_start",
                               "message": _message(options, [], None)}]
     for index, block in enumerate(_blocks(result)):
-        start, delta = _opened(block)
+        start, deltas = _opened(block)
         events.append({"type": "content_block_start", "index": index, "content_block": start})
-        events.append({"type": "content_block_delta", "index": index, "delta": delta})
+        events.extend({"type": "content_block_delta", "index": index, "delta": delta}
+                      for delta in deltas)
         events.append({"type": "content_block_stop", "index": index})
     events.append({"type": "message_delta",
                    "delta": {"stop_reason": _stop_reason(result, options),
@@ -78,16 +81,20 @@ def write_stream(result: ParseResult, options: WriteOptions) -> list[Message]:
     return events
 
 
-def _opened(block: Message) -> tuple[Message, Message]:
-    """A block as content_block_start opens it (empty), and the delta that fills it."""
+def _opened(block: Message) -> tuple[Message, list[Message]]:
+    """A block as content_block_start opens it (empty), and the deltas that fill it."""
     if block["type"] == "thinking":
-        return ({"type": "thinking", "thinking": "", "signature": ""},
-                {"type": "thinking_delta", "thinking": block["thinking"]})
+        deltas = [{"type": "thinking_delta", "thinking": block["thinking"]}]
+        if block.get("signature"):
+            deltas.append({"type": "signature_delta", "signature": block["signature"]})
+        return {"type": "thinking", "thinking": "", "signature": ""}, deltas
+    if block["type"] == "redacted_thinking":  # opaque: it comes whole in its start
+        return block, []
     if block["type"] == "text":
-        return {"type": "text", "text": ""}, {"type": "text_delta", "text": block["text"]}
+        return {"type": "text", "text": ""}, [{"type": "text_delta", "text": block["text"]}]
     opened = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
     arguments = json.dumps(block["input"], ensure_ascii=False)
-    return opened, {"type": "input_json_delta", "partial_json": arguments}
+    return opened, [{"type": "input_json_delta", "partial_json": arguments}]
 
 
 def _wire(events: Sequence[Message]) -> str:

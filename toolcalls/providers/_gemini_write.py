@@ -9,17 +9,22 @@
     wire       ``data: {json}`` events (``?alt=sse``), as the API, with CRLF line ends
 
 Gemini says "STOP" whether or not the model called a tool; a result cut off is "MAX_TOKENS",
-one filtered "SAFETY". Unknown token counts are written 0. The call's id is written in
+one filtered "SAFETY". Unknown token counts are written 0. A result read from Gemini keeps the
+parts that carry a ``thoughtSignature`` (its ``reasoning_blocks``): the signature goes back on
+the written part it came on (the call of the same name and arguments; a thought or text part on
+the first part of its kind), since Gemini wants it on the same part. The call's id is written in
 ``functionCall.id`` (the API fills it only on Vertex; the field is part of its schema).
 """
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Sequence
+from typing import Any
 
 from ..parsing._models import ParseResult
 from ._provider import Message
-from ._wire import FinishKind, ResponseWriter, WriteOptions, dumps
+from ._wire import FinishKind, ResponseWriter, WriteOptions, dumps, reasoning_blocks
 
 __all__ = ["WRITER", "write_response", "write_stream"]
 
@@ -43,7 +48,32 @@ def _parts(result: ParseResult) -> list[Message]:
         parts.append({"text": result.content})
     parts.extend({"functionCall": {"id": call.id, "name": call.name, "args": call.arguments}}
                  for call in result.calls)
+    _sign(parts, [b for b in reasoning_blocks(result) if _signature(b)])
     return parts
+
+
+def _sign(parts: list[Message], signed: list[Message]) -> None:
+    """Put each kept signature back on the written part it came on."""
+    for block in signed:
+        part = next((p for p in parts if "thoughtSignature" not in p and _same(p, block)), None)
+        if part is not None:
+            part["thoughtSignature"] = _signature(block)
+
+
+def _same(part: Message, block: Message) -> bool:
+    call = block.get("functionCall") or block.get("function_call")
+    if isinstance(call, dict):
+        written = part.get("functionCall")
+        return written is not None and (written["name"], written["args"]) == (
+            call.get("name"), call.get("args") or {})
+    return "text" in part and bool(part.get("thought")) == bool(block.get("thought"))
+
+
+def _signature(block: Message) -> Any:
+    signature = block.get("thoughtSignature") or block.get("thought_signature")
+    if isinstance(signature, bytes):  # as the SDK dumps it: the wire has base64
+        return base64.b64encode(signature).decode("ascii")
+    return signature
 
 
 def _response(options: WriteOptions, parts: list[Message], finish: FinishKind | None

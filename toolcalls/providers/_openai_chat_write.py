@@ -10,7 +10,9 @@
 The finish_reason is "tool_calls" when there are calls, else the result's own in OpenAI's
 words ("stop", "length", "content_filter"); token usage, when known, is in the response and
 in a last chunk with no choices (as with ``stream_options.include_usage``). Reasoning goes in
-``reasoning_content`` (DeepSeek, vLLM, SGLang); OpenAI itself returns none. Incomplete calls
+``reasoning_content`` (DeepSeek, vLLM, SGLang); OpenAI itself returns none. OpenRouter's
+``reasoning_details`` of a result read from it (its ``reasoning_blocks``) are written back as
+they came, beside it. Incomplete calls
 have no field: they are not written (the content is the text without them, as `parse()` gives).
 """
 
@@ -20,9 +22,21 @@ from collections.abc import Sequence
 
 from ..parsing._models import ParseResult
 from ._provider import Message
-from ._wire import ResponseWriter, WriteOptions, sse
+from ._wire import ResponseWriter, WriteOptions, reasoning_blocks, sse
+
+# OpenRouter's reasoning_details types (its normalized reasoning, signatures included).
+_DETAILS = ("reasoning.text", "reasoning.summary", "reasoning.encrypted")
 
 __all__ = ["WRITER", "write_response", "write_stream"]
+
+
+def _reasoning(result: ParseResult) -> Message:
+    reasoning: Message = {}
+    if result.reasoning:
+        reasoning["reasoning_content"] = result.reasoning
+    if details := reasoning_blocks(result, *_DETAILS):
+        reasoning["reasoning_details"] = details
+    return reasoning
 
 
 def _usage(options: WriteOptions) -> Message | None:
@@ -35,8 +49,7 @@ def _usage(options: WriteOptions) -> Message | None:
 
 def write_response(result: ParseResult, options: WriteOptions) -> Message:
     message: Message = {"role": "assistant", "content": result.content or None}
-    if result.reasoning:
-        message["reasoning_content"] = result.reasoning
+    message.update(_reasoning(result))
     if result.calls:
         message["tool_calls"] = result.tool_calls()
     response: Message = {
@@ -53,8 +66,8 @@ def write_response(result: ParseResult, options: WriteOptions) -> Message:
 def write_stream(result: ParseResult, options: WriteOptions) -> list[Message]:
     # As OpenAI: the first delta gives the role, and content "" only if text follows.
     deltas: list[Message] = [{"role": "assistant", "content": "" if result.content else None}]
-    if result.reasoning:
-        deltas.append({"reasoning_content": result.reasoning})
+    if reasoning := _reasoning(result):
+        deltas.append(reasoning)
     if result.content:
         deltas.append({"content": result.content})
     for index, call in enumerate(result.calls):

@@ -14,8 +14,9 @@ A result cut off ("length", as any provider says it) is ``"status": "incomplete"
 ``incomplete_details.reason`` "max_output_tokens" ("content_filter" for one filtered), and its
 stream ends with response.incomplete. Usage is written when the token counts are known.
 The call's id is the item's ``call_id`` (what a result refers to); item ids are made from the
-response id. Reasoning is written as ``reasoning_text`` content, as open-weight servers (vLLM,
-gpt-oss) return it; OpenAI's own models give only an encrypted summary.
+response id. The reasoning items of a result read from the Responses API (its
+``reasoning_blocks``: summaries, encrypted_content) are written as they came; other reasoning
+is one item with ``reasoning_text`` content, as open-weight servers (vLLM, gpt-oss) give it.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from collections.abc import Sequence
 
 from ..parsing._models import ParseResult
 from ._provider import Message
-from ._wire import ResponseWriter, WriteOptions, sse
+from ._wire import ResponseWriter, WriteOptions, reasoning_blocks, sse
 
 _INCOMPLETE = {"length": "max_output_tokens", "content_filter": "content_filter"}
 
@@ -32,8 +33,8 @@ __all__ = ["WRITER", "write_response", "write_stream"]
 
 
 def _items(result: ParseResult, options: WriteOptions) -> list[Message]:
-    items: list[Message] = []
-    if result.reasoning:
+    items = reasoning_blocks(result, "reasoning")
+    if result.reasoning and not items:
         items.append({"id": f"rs_{options.id}_{len(items)}", "type": "reasoning",
                       "summary": [], "status": "completed",
                       "content": [{"type": "reasoning_text", "text": result.reasoning}]})
@@ -102,6 +103,8 @@ def _opened(item: Message) -> Message:
     """An item as response.output_item.added announces it: in progress, nothing in it yet."""
     if item["type"] == "function_call":
         return {**item, "arguments": "", "status": "in_progress"}
+    if item["type"] == "reasoning":
+        return {**item, "summary": [], "content": []}
     return {**item, "content": [], "status": "in_progress"}
 
 
@@ -111,11 +114,10 @@ def _deltas(item: Message) -> list[Message]:
         return [{"type": "response.function_call_arguments.delta", "delta": item["arguments"]},
                 {"type": "response.function_call_arguments.done",
                  "arguments": item["arguments"]}]
-    text = item["content"][0]["text"]
     if item["type"] == "reasoning":
-        return [{"type": "response.reasoning_text.delta", "content_index": 0, "delta": text},
-                {"type": "response.reasoning_text.done", "content_index": 0, "text": text}]
+        return _reasoning_deltas(item)
     part = item["content"][0]
+    text = part["text"]
     return [
         {"type": "response.content_part.added", "content_index": 0, "part": _text_part("")},
         {"type": "response.output_text.delta", "content_index": 0, "delta": text,
@@ -124,6 +126,29 @@ def _deltas(item: Message) -> list[Message]:
          "logprobs": []},
         {"type": "response.content_part.done", "content_index": 0, "part": part},
     ]
+
+
+def _reasoning_deltas(item: Message) -> list[Message]:
+    """A reasoning item's summary parts and reasoning text, each in one delta."""
+    events: list[Message] = []
+    for index, part in enumerate(item.get("summary") or []):
+        at = {"summary_index": index}
+        text = part.get("text", "")
+        events += [
+            {"type": "response.reasoning_summary_part.added", **at,
+             "part": {"type": "summary_text", "text": ""}},
+            {"type": "response.reasoning_summary_text.delta", **at, "delta": text},
+            {"type": "response.reasoning_summary_text.done", **at, "text": text},
+            {"type": "response.reasoning_summary_part.done", **at,
+             "part": {"type": "summary_text", "text": text}},
+        ]
+    for index, part in enumerate(item.get("content") or []):
+        text = part.get("text", "")
+        events += [
+            {"type": "response.reasoning_text.delta", "content_index": index, "delta": text},
+            {"type": "response.reasoning_text.done", "content_index": index, "text": text},
+        ]
+    return events
 
 
 def _wire(events: Sequence[Message]) -> str:

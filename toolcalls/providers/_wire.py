@@ -19,7 +19,7 @@ from ._provider import Message
 
 __all__ = [
     "FinishKind", "ResponseWriter", "TokenCounts", "WriteOptions", "dumps", "finish_kind",
-    "ndjson", "sse", "token_counts",
+    "ndjson", "reasoning_blocks", "sse", "token_counts",
 ]
 
 FinishKind = Literal["stop", "length", "tool_calls", "content_filter"]
@@ -79,6 +79,16 @@ class TokenCounts:
     @property
     def total(self) -> int:
         return self.input + self.output
+
+
+def reasoning_blocks(result: ParseResult, *types: str) -> list[Message]:
+    """The result's reasoning pieces kept verbatim from a provider (Anthropic thinking blocks
+    with their signatures, Responses reasoning items, OpenRouter reasoning_details...), those
+    of the given ``type``s (all with none): a writer sends back those of its own API as they
+    came."""
+    # A field of a result read from a response (the readers of this issue add it).
+    blocks = getattr(result, "reasoning_blocks", None) or []
+    return [dict(block) for block in blocks if not types or block.get("type") in types]
 
 
 def finish_kind(reason: str | None) -> FinishKind | None:
