@@ -21,7 +21,7 @@ REDACTED = {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix/LafPsn4a"}
 
 
 def _read(**blocks: object) -> ReadResult:
-    return ReadResult(**FULL.model_dump(), **blocks)
+    return ReadResult(**{**FULL.model_dump(), **blocks})
 
 
 def test_anthropic_thinking_and_redacted_blocks_go_back_with_their_signatures() -> None:
@@ -87,5 +87,7 @@ def test_gemini_signatures_go_back_on_the_part_they_came_on() -> None:
         write_response(result, "gemini", **OPTIONS))
     parts = response.candidates[0].content.parts  # type: ignore[index, union-attr]
     assert [p.thought_signature for p in parts] == [b"sig-1", None, None, b"sig-2"]  # type: ignore[union-attr]
+    # Gemini gave the signed call no id: it goes back without the one the reader made up.
+    assert [p.function_call.id for p in parts[2:]] == ["call_a", None]  # type: ignore[union-attr]
     for chunk in write_stream(result, "gemini", **OPTIONS):
         GenerateContentResponse.model_validate(chunk)

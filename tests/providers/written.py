@@ -48,7 +48,11 @@ def validators() -> dict[str, tuple[Callable[[Any], object], Callable[[Any], obj
 
 
 class ReadResult(ParseResult):
-    """A result as the readers of this issue give it, with the provider's reasoning pieces to
-    send back (`reasoning_blocks`); ParseResult gains the field when they land."""
+    """A result as the readers of this issue give it: the provider's reasoning pieces to send
+    back, the provider, why the turn ended and the usage; ParseResult gains these fields when
+    the readers land."""
 
     reasoning_blocks: list[dict[str, Any]] | None = None
+    provider: str | None = None
+    finish_reason: str | None = None
+    usage: dict[str, Any] | None = None

@@ -12,7 +12,7 @@ words ("end_turn", "max_tokens", "refusal"). The thinking and redacted_thinking 
 result read from Anthropic (its ``reasoning_blocks``) are written as they came, signatures and
 all (streamed with a signature_delta), so the turn can be sent back; other reasoning is one
 thinking block with an empty signature (fine for a client that reads it; Anthropic refuses it
-sent back). Unknown token counts are written 0.
+sent back). Usage read from Anthropic is written as it came; else the counts, 0 when unknown.
 """
 
 from __future__ import annotations
@@ -37,6 +37,8 @@ def _stop_reason(result: ParseResult, options: WriteOptions) -> str:
 
 
 def _usage(options: WriteOptions) -> Message:
+    if (own := options.own_usage("anthropic")) is not None:
+        return dict(own)
     tokens = options.tokens()
     if tokens is None:
         return {"input_tokens": 0, "output_tokens": 0}

@@ -9,7 +9,8 @@
     wire       ``data: {json}`` events (``?alt=sse``), as the API, with CRLF line ends
 
 Gemini says "STOP" whether or not the model called a tool; a result cut off is "MAX_TOKENS",
-one filtered "SAFETY". Unknown token counts are written 0. A result read from Gemini keeps the
+one filtered "SAFETY". Usage metadata read from Gemini is written as it came; else the counts,
+0 when unknown. A result read from Gemini keeps the
 parts that carry a ``thoughtSignature`` (its ``reasoning_blocks``): the signature goes back on
 the written part it came on (the call of the same name and arguments; a thought or text part on
 the first part of its kind), since Gemini wants it on the same part. The call's id is written in
@@ -34,6 +35,9 @@ _FINISH_REASONS: dict[FinishKind, str] = {
 
 
 def _usage(options: WriteOptions) -> Message:
+    own = options.own_usage("gemini")
+    if own is not None and all("_" not in key for key in own):  # the wire's camelCase
+        return dict(own)
     tokens = options.tokens()
     counts = (0, 0, 0) if tokens is None else (tokens.input, tokens.output, tokens.total)
     return dict(zip(("promptTokenCount", "candidatesTokenCount", "totalTokenCount"), counts,
@@ -56,8 +60,13 @@ def _sign(parts: list[Message], signed: list[Message]) -> None:
     """Put each kept signature back on the written part it came on."""
     for block in signed:
         part = next((p for p in parts if "thoughtSignature" not in p and _same(p, block)), None)
-        if part is not None:
-            part["thoughtSignature"] = _signature(block)
+        if part is None:
+            continue
+        part["thoughtSignature"] = _signature(block)
+        kept_call = block.get("functionCall") or block.get("function_call")
+        if isinstance(kept_call, dict) and "id" not in kept_call:
+            # Gemini gave the call no id (the reader made one up): the part goes back as it came
+            del part["functionCall"]["id"]
 
 
 def _same(part: Message, block: Message) -> bool:

@@ -9,7 +9,8 @@
 
 Ollama says "stop" whether or not the model called a tool ("length" for a result cut off),
 and its calls carry no ids: the ids of the `ParseResult` are not written. Token counts, when
-known, are on the last chunk (``prompt_eval_count``, ``eval_count``); durations are left out.
+known, are on the last chunk (``prompt_eval_count``, ``eval_count``); the counters and
+durations of a result read from Ollama go back as they came.
 """
 
 from __future__ import annotations
@@ -22,6 +23,10 @@ from ._provider import Message
 from ._wire import ResponseWriter, WriteOptions, ndjson
 
 __all__ = ["WRITER", "write_response", "write_stream"]
+
+# The counters of a final chunk: Ollama's usage, written back as they came.
+_COUNTERS = ("total_duration", "load_duration", "prompt_eval_count", "prompt_eval_duration",
+             "eval_count", "eval_duration")
 
 
 def _calls(result: ParseResult) -> list[Message]:
@@ -39,8 +44,10 @@ def _chunk(options: WriteOptions, message: Message, done: bool) -> Message:
     }
     if done:
         chunk["done_reason"] = "length" if options.finish(False) == "length" else "stop"
-        tokens = options.tokens()
-        if tokens is not None:
+        own, tokens = options.own_usage("ollama"), options.tokens()
+        if own is not None:
+            chunk.update((key, value) for key, value in own.items() if key in _COUNTERS)
+        elif tokens is not None:
             chunk["prompt_eval_count"], chunk["eval_count"] = tokens.input, tokens.output
     return chunk
 

@@ -9,7 +9,8 @@
 
 The finish_reason is "tool_calls" when there are calls, else the result's own in OpenAI's
 words ("stop", "length", "content_filter"); token usage, when known, is in the response and
-in a last chunk with no choices (as with ``stream_options.include_usage``). Reasoning goes in
+in a last chunk with no choices (as with ``stream_options.include_usage``): as it came when the
+result was read from this API, else the counts. Reasoning goes in
 ``reasoning_content`` (DeepSeek, vLLM, SGLang); OpenAI itself returns none. OpenRouter's
 ``reasoning_details`` of a result read from it (its ``reasoning_blocks``) are written back as
 they came, beside it. Incomplete calls
@@ -40,6 +41,8 @@ def _reasoning(result: ParseResult) -> Message:
 
 
 def _usage(options: WriteOptions) -> Message | None:
+    if (own := options.own_usage("openai")) is not None:
+        return dict(own)
     tokens = options.tokens()
     if tokens is None:
         return None

@@ -12,7 +12,8 @@
 
 A result cut off ("length", as any provider says it) is ``"status": "incomplete"`` with
 ``incomplete_details.reason`` "max_output_tokens" ("content_filter" for one filtered), and its
-stream ends with response.incomplete. Usage is written when the token counts are known.
+stream ends with response.incomplete. Usage read from this API is written as it came; else
+the counts, when known.
 The call's id is the item's ``call_id`` (what a result refers to); item ids are made from the
 response id. The reasoning items of a result read from the Responses API (its
 ``reasoning_blocks``: summaries, encrypted_content) are written as they came; other reasoning
@@ -68,7 +69,9 @@ def _finished(result: ParseResult, options: WriteOptions, output: list[Message])
         response["status"] = "incomplete"
         response["incomplete_details"] = {"reason": reason}
     tokens = options.tokens()
-    if tokens is not None:
+    if (own := options.own_usage("openai_responses")) is not None:
+        response["usage"] = dict(own)
+    elif tokens is not None:
         response["usage"] = {
             "input_tokens": tokens.input,
             "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},

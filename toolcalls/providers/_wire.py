@@ -60,6 +60,13 @@ class WriteOptions:
     usage: Mapping[str, Any] | None = None
     """Token usage, as any provider gives it (`token_counts`); unknown counts are written 0
     where the API requires them, and left out where it does not."""
+    provider: str | None = None
+    """The provider API the result was read from: its own usage object is written back as it
+    is (`own_usage`), another's as counts."""
+
+    def own_usage(self, provider: str) -> Mapping[str, Any] | None:
+        """The usage as it came, when it came from ``provider`` itself; else None."""
+        return self.usage if self.provider == provider and self.usage else None
 
     def finish(self, has_calls: bool) -> FinishKind:
         if has_calls:

@@ -53,11 +53,11 @@ def _writer(provider: str) -> ResponseWriter:
 def _options(result: ParseResult, model: str, id: str, created: int | None) -> WriteOptions:
     # finish_reason and usage are fields of a result read from a response (the readers of
     # this issue add them to ParseResult); a result parsed from text has neither.
-    finish_reason = getattr(result, "finish_reason", None)
-    usage = getattr(result, "usage", None)
+    read: dict[str, Any] = {key: getattr(result, key, None)
+                            for key in ("finish_reason", "usage", "provider")}
     if created is None:
-        return WriteOptions(model, id, finish_reason=finish_reason, usage=usage)
-    return WriteOptions(model, id, created, finish_reason, usage)
+        return WriteOptions(model, id, **read)
+    return WriteOptions(model, id, created, **read)
 
 
 def write_response(
