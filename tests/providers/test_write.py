@@ -118,3 +118,13 @@ def test_reading_a_written_stream_gives_back_the_result(provider: str) -> None:
                 reader.feed(chunk)
             reader.close()
             _same(reader.result(), result, provider)
+
+
+def test_each_response_gets_a_fresh_id_prefixed_as_the_apis_are() -> None:
+    for provider, prefix in [("openai", "chatcmpl-"), ("openai_responses", "resp_"),
+                             ("anthropic", "msg_")]:
+        first, second = (write_response(FULL, provider)["id"] for _ in range(2))
+        assert first.startswith(prefix) and first != second
+    gemini = [write_response(FULL, "gemini")["responseId"] for _ in range(2)]
+    assert gemini[0] != gemini[1]
+    assert len({chunk["id"] for chunk in write_stream(FULL, "openai")}) == 1  # one per stream

@@ -103,4 +103,4 @@ def _wire(events: Sequence[Message]) -> str:
     return sse(events, named=True)
 
 
-WRITER = ResponseWriter(write_response, write_stream, _wire)
+WRITER = ResponseWriter(write_response, write_stream, _wire, "msg_")

@@ -98,4 +98,4 @@ def _wire(chunks: Sequence[Message]) -> str:
     return sse(chunks, named=False, done=True)
 
 
-WRITER = ResponseWriter(write_response, write_stream, _wire)
+WRITER = ResponseWriter(write_response, write_stream, _wire, "chatcmpl-")

@@ -158,4 +158,4 @@ def _wire(events: Sequence[Message]) -> str:
     return sse(events, named=True)
 
 
-WRITER = ResponseWriter(write_response, write_stream, _wire)
+WRITER = ResponseWriter(write_response, write_stream, _wire, "resp_")

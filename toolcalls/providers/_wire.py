@@ -51,7 +51,7 @@ class WriteOptions:
 
     model: str = "toolcalls"
     id: str = "toolcalls-0"
-    """The response's id (each provider's prefix is not added: ids are opaque to clients)."""
+    """The response's id (`_write` makes a fresh one, with the API's usual prefix)."""
     created: int = field(default_factory=lambda: int(time.time()))
     finish_reason: str | None = None
     """Why the turn ended, as any provider spells it (the result's own, when it was read from
@@ -119,6 +119,8 @@ class ResponseWriter:
     response: Callable[[ParseResult, WriteOptions], Message]
     stream: Callable[[ParseResult, WriteOptions], list[Message]]
     wire: Callable[[Sequence[Message]], str]
+    id_prefix: str = ""
+    """How the API's response ids begin (``chatcmpl-``, ``resp_``, ``msg_``)."""
 
 
 def dumps(value: Any) -> str:

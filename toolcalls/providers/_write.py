@@ -15,6 +15,7 @@ translated into the API's own words (`_wire.WriteOptions`).
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -50,32 +51,39 @@ def _writer(provider: str) -> ResponseWriter:
                          ) from None
 
 
-def _options(result: ParseResult, model: str, id: str, created: int | None) -> WriteOptions:
+def _options(
+    result: ParseResult, writer: ResponseWriter, model: str, id: str | None, created: int | None
+) -> WriteOptions:
     # finish_reason and usage are fields of a result read from a response (the readers of
     # this issue add them to ParseResult); a result parsed from text has neither.
     read: dict[str, Any] = {key: getattr(result, key, None)
                             for key in ("finish_reason", "usage", "provider")}
+    if id is None:
+        id = f"{writer.id_prefix}{uuid.uuid4().hex}"
     if created is None:
         return WriteOptions(model, id, **read)
     return WriteOptions(model, id, created, **read)
 
 
 def write_response(
-    result: ParseResult, provider: str, *, model: str = "toolcalls", id: str = "toolcalls-0",
+    result: ParseResult, provider: str, *, model: str = "toolcalls", id: str | None = None,
     created: int | None = None,
 ) -> dict[str, Any]:
     """``result`` as ``provider``'s API returns a whole response (a JSON object), saying
-    ``model`` made it, under the response ``id``, at ``created`` (Unix seconds; now if None)."""
-    return _writer(provider).response(result, _options(result, model, id, created))
+    ``model`` made it, under the response ``id`` (a fresh one if None, prefixed as the API's
+    are), at ``created`` (Unix seconds; now if None)."""
+    writer = _writer(provider)
+    return writer.response(result, _options(result, writer, model, id, created))
 
 
 def write_stream(
-    result: ParseResult, provider: str, *, model: str = "toolcalls", id: str = "toolcalls-0",
+    result: ParseResult, provider: str, *, model: str = "toolcalls", id: str | None = None,
     created: int | None = None,
 ) -> list[dict[str, Any]]:
     """``result`` as ``provider``'s API streams it: its chunks or events, in order, each a
     JSON object (the options as for `write_response`)."""
-    return _writer(provider).stream(result, _options(result, model, id, created))
+    writer = _writer(provider)
+    return writer.stream(result, _options(result, writer, model, id, created))
 
 
 def stream_text(events: Sequence[Message], provider: str) -> str:
