@@ -12,16 +12,17 @@ from openai.lib.streaming.responses import ResponseStreamState
 from openai.types.responses import Response
 from test_anthropic_write import EVENT as ANTHROPIC_EVENT
 from test_openai_responses_write import EVENT as RESPONSES_EVENT
-from written import FULL, OPTIONS, ReadResult, validators
+from written import FULL, OPTIONS, validators
 
+from toolcalls.parsing._models import ParseResult
 from toolcalls.providers import write_response, write_stream
 
 THINKING = {"type": "thinking", "thinking": "Two cities: two calls.", "signature": "EqQBCkYI=="}
 REDACTED = {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix/LafPsn4a"}
 
 
-def _read(**blocks: object) -> ReadResult:
-    return ReadResult(**{**FULL.model_dump(), **blocks})
+def _read(**blocks: object) -> ParseResult:
+    return FULL.model_copy(update=blocks)
 
 
 def test_anthropic_thinking_and_redacted_blocks_go_back_with_their_signatures() -> None:

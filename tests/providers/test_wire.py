@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from written import OPTIONS, TEXT_ONLY, ReadResult, validators
+from written import OPTIONS, TEXT_ONLY, validators
 
 from toolcalls.providers import write_response, write_stream
 from toolcalls.providers._wire import TokenCounts, WriteOptions, finish_kind, token_counts
@@ -106,8 +106,8 @@ ANTHROPIC_USAGE = {"input_tokens": 377, "cache_creation_input_tokens": 0,
 
 
 def test_a_providers_own_usage_goes_back_to_it_as_it_came_and_to_others_as_counts() -> None:
-    read = ReadResult(**{**TEXT_ONLY.model_dump(), "provider": "anthropic",
-                         "finish_reason": "max_tokens", "usage": ANTHROPIC_USAGE})
+    read = TEXT_ONLY.model_copy(update={"provider": "anthropic", "finish_reason": "max_tokens",
+                                        "usage": ANTHROPIC_USAGE})
     anthropic = write_response(read, "anthropic", **OPTIONS)
     assert (anthropic["usage"], anthropic["stop_reason"]) == (ANTHROPIC_USAGE, "max_tokens")
     openai = write_response(read, "openai", **OPTIONS)
@@ -122,5 +122,5 @@ def test_ollama_counters_and_durations_go_back_on_the_last_chunk() -> None:
     usage = {"prompt_eval_count": 26, "eval_count": 298, "total_duration": 5191566416,
              "load_duration": 2154458, "prompt_eval_duration": 383809000,
              "eval_duration": 4799921000}
-    read = ReadResult(**{**TEXT_ONLY.model_dump(), "provider": "ollama", "usage": usage})
+    read = TEXT_ONLY.model_copy(update={"provider": "ollama", "usage": usage})
     assert write_stream(read, "ollama", **OPTIONS)[-1].items() >= usage.items()

@@ -46,13 +46,3 @@ def validators() -> dict[str, tuple[Callable[[Any], object], Callable[[Any], obj
         "ollama": (ollama.ChatResponse.model_validate, ollama.ChatResponse.model_validate),
     }
 
-
-class ReadResult(ParseResult):
-    """A result as the readers of this issue give it: the provider's reasoning pieces to send
-    back, the provider, why the turn ended and the usage; ParseResult gains these fields when
-    the readers land."""
-
-    reasoning_blocks: list[dict[str, Any]] | None = None
-    provider: str | None = None
-    finish_reason: str | None = None
-    usage: dict[str, Any] | None = None

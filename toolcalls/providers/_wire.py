@@ -93,8 +93,7 @@ def reasoning_blocks(result: ParseResult, *types: str) -> list[Message]:
     with their signatures, Responses reasoning items, OpenRouter reasoning_details...), those
     of the given ``type``s (all with none): a writer sends back those of its own API as they
     came."""
-    # A field of a result read from a response (the readers of this issue add it).
-    blocks = getattr(result, "reasoning_blocks", None) or []
+    blocks = result.reasoning_blocks or []
     return [dict(block) for block in blocks if not types or block.get("type") in types]
 
 

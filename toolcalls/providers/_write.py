@@ -15,6 +15,7 @@ translated into the API's own words (`_wire.WriteOptions`).
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -54,15 +55,13 @@ def _writer(provider: str) -> ResponseWriter:
 def _options(
     result: ParseResult, writer: ResponseWriter, model: str, id: str | None, created: int | None
 ) -> WriteOptions:
-    # finish_reason and usage are fields of a result read from a response (the readers of
-    # this issue add them to ParseResult); a result parsed from text has neither.
-    read: dict[str, Any] = {key: getattr(result, key, None)
-                            for key in ("finish_reason", "usage", "provider")}
+    # A result read from a response says why it ended, its usage and its provider; a result
+    # parsed from text has none of them.
     if id is None:
         id = f"{writer.id_prefix}{uuid.uuid4().hex}"
     if created is None:
-        return WriteOptions(model, id, **read)
-    return WriteOptions(model, id, created, **read)
+        created = int(time.time())
+    return WriteOptions(model, id, created, result.finish_reason, result.usage, result.provider)
 
 
 def write_response(
