@@ -59,6 +59,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time these load on first use
     from .parsing._models import ToolCall as ToolCall
     from .parsing.stream import StreamParser as StreamParser
     from .providers._read import read_response as read_response
+    from .providers._stream import read_stream as read_stream
     from .tools._tool import Tool as Tool
 
 __version__ = "0.1.0"
@@ -73,6 +74,7 @@ _LAZY = {
     "Tool": ".tools._tool",
     "ToolCall": ".parsing._models",
     "read_response": ".providers._read",
+    "read_stream": ".providers._stream",
     "render": ".budget._render",
     "budget": ".budget",
     "cli": ".cli",
@@ -112,6 +114,7 @@ __all__ = [
     "parse",
     "parser",
     "read_response",
+    "read_stream",
     "render",
     "stream",
     "to_tools",

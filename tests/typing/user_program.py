@@ -60,6 +60,14 @@ def reading_a_response() -> None:
     print(result.provider, result.finish_reason, result.usage, result.calls[0].source)
 
 
+def reading_a_stream() -> None:
+    parser = toolcalls.read_stream("openai", format="hermes", tools=[TOOL_DICT])
+    events: list[toolcalls.Event] = parser.feed(b'data: {"choices": [{"delta": {}}]}')
+    events += parser.close()
+    assert_type(parser.result(), toolcalls.ParseResult)
+    print(events, repr(parser))
+
+
 def rendering() -> None:
     tools = import_tools([TOOL_DICT])
     rendered = toolcalls.render(tools, "hermes", budget=4_000)

@@ -1,0 +1,135 @@
+"""Anthropic Messages streamed (server-sent events), for `toolcalls.read_stream`.
+
+    message_start        ``message.model``, ``message.usage``
+    content_block_start  opens block ``index``: ``text`` (its text, if any, is text),
+                         ``tool_use`` (a call: `ToolCallStart` with its ``id`` and ``name``),
+                         ``thinking`` / ``redacted_thinking`` (reasoning), ``server_tool_use``
+                         and ``mcp_tool_use`` (run by Anthropic: a ``server_tool_call`` issue,
+                         not a call), ``*_tool_result`` (data for the model: not read),
+                         another type (an ``unread_part`` issue), as `read_response` reads them
+    content_block_delta  ``text_delta`` through the format's stream parser, ``thinking_delta``
+                         as `ReasoningDelta`, ``signature_delta`` onto the thinking block,
+                         ``input_json_delta`` as the call's `ArgumentsDelta` (a server tool's
+                         input is not read), ``citations_delta`` not read
+    content_block_stop   closes block ``index``: a call ends here (`ToolCallEnd`, or
+                         `ToolCallFailed` when its JSON is not an object); a thinking block,
+                         with its signature, goes to ``reasoning_blocks``
+    message_delta        ``delta.stop_reason`` is the finish reason; its ``usage`` updates the
+                         start's
+    at the end           a ``tool_use`` block never stopped (``max_tokens`` cut it, or the
+                         connection) fails with a ``truncated_call`` issue
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ._reading import Json, is_obj, string
+from ._stream import NativeStreamCall, ProviderStream
+
+__all__ = ["AnthropicStream"]
+
+_SERVER_TOOLS = frozenset({"server_tool_use", "mcp_tool_use"})
+
+
+class AnthropicStream(ProviderStream):
+    """Reads Messages stream events (see the module docstring)."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self._open_calls: dict[object, tuple[NativeStreamCall, Any]] = {}
+        self._thinking: dict[object, Json] = {}
+
+    def _read_event(self, data: Mapping[str, Any]) -> None:
+        kind = data.get("type")
+        if kind == "content_block_delta":
+            delta = data.get("delta")
+            if is_obj(delta):
+                self._read_delta(data.get("index"), delta)
+        elif kind == "content_block_start":
+            block = data.get("content_block")
+            if is_obj(block):
+                self._open_block(data.get("index"), block)
+        elif kind == "content_block_stop":
+            self._close_block(data.get("index"))
+        elif kind == "message_start":
+            message = data.get("message")
+            if is_obj(message):
+                self._native.model = string(message.get("model"))
+                usage = message.get("usage")
+                self._native.usage = dict(usage) if is_obj(usage) else None
+        elif kind == "message_delta":
+            self._read_message_delta(data)
+
+    def _read_delta(self, index: Any, delta: Mapping[str, Any]) -> None:
+        kind = delta.get("type")
+        if kind == "text_delta":
+            text = delta.get("text")
+            if isinstance(text, str) and text:
+                self._text(text)
+        elif kind == "input_json_delta":
+            opened = self._open_calls.get(index)
+            partial = delta.get("partial_json")
+            if opened is not None and isinstance(partial, str) and partial:
+                self._fragment(opened[0], partial)
+        elif kind == "thinking_delta":
+            thinking = delta.get("thinking")
+            self._think(thinking)
+            block = self._thinking.get(index)
+            if block is not None and isinstance(thinking, str):
+                block["thinking"] = str(block.get("thinking") or "") + thinking
+        elif kind == "signature_delta":
+            block = self._thinking.get(index)
+            if block is not None and isinstance(delta.get("signature"), str):
+                block["signature"] = str(block.get("signature") or "") + delta["signature"]
+
+    def _open_block(self, index: Any, block: Mapping[str, Any]) -> None:
+        kind = block.get("type")
+        if kind == "text":
+            text = block.get("text")
+            if isinstance(text, str) and text:
+                self._text(text)
+        elif kind == "tool_use":
+            call = NativeStreamCall(string(block.get("id")), string(block.get("name")))
+            self._open_calls[index] = (call, block.get("input"))
+            self._start(call)
+        elif kind in ("thinking", "redacted_thinking"):
+            self._thinking[index] = dict(block)
+            self._think(block.get("thinking"))
+        elif kind in _SERVER_TOOLS:
+            self._native.issue("server_tool_call",
+                               f"{kind} {block.get('name')!r} ({block.get('id')}): "
+                               "run by Anthropic, not a call to run")
+        elif not (isinstance(kind, str) and kind.endswith("_tool_result")):
+            self._native.issue("unread_part", f"a content block of type {kind!r} was not read")
+
+    def _close_block(self, index: Any) -> None:
+        opened = self._open_calls.pop(index, None)
+        if opened is not None:
+            call, preset = opened
+            if call.fragments:
+                self._end(call)
+            else:  # no input_json_delta: the input the block started with
+                self._end(call, preset, raw=False)
+        block = self._thinking.pop(index, None)
+        if block is not None:
+            self._native.reasoning_blocks.append(block)
+
+    def _read_message_delta(self, data: Mapping[str, Any]) -> None:
+        delta = data.get("delta")
+        if is_obj(delta) and isinstance(delta.get("stop_reason"), str):
+            self._native.finish_reason = delta["stop_reason"]
+        usage = data.get("usage")
+        if is_obj(usage):
+            merged = dict(self._native.usage or {})
+            merged.update(usage)
+            self._native.usage = merged
+
+    def _finish(self) -> None:
+        opened = list(self._open_calls.values())
+        self._open_calls.clear()
+        for call, _ in opened:
+            self._cut_off(call)
+        for index in list(self._thinking):  # a thinking block never stopped: kept as it came
+            self._close_block(index)

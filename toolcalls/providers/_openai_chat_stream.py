@@ -1,0 +1,169 @@
+"""OpenAI Chat Completions streamed (``chat.completion.chunk``), for `toolcalls.read_stream`.
+
+Each chunk's ``choices[0].delta`` (further choices are not read: an ``other_choices`` issue
+at the end, as `read_response` gives):
+
+    calls      ``delta.tool_calls[*]`` fragments, assembled by ``index`` (a fragment without
+               one continues the last call, unless it brings a new ``id``); ``id`` and
+               ``function.name`` come in the first fragment, ``function.arguments`` in pieces
+               (`ArgumentsDelta`, as the provider split them). A call ends only at the chunk
+               that carries ``finish_reason``: OpenAI streams parallel calls one after the
+               other, but the next call starting does not close the one before (a server may
+               interleave them), so all of them end there, in order. The legacy
+               ``delta.function_call`` is a call without id, ended the same way
+    text       ``delta.content`` and ``delta.refusal``: through the format's stream parser
+    reasoning  ``delta.reasoning_content`` (DeepSeek, vLLM), ``delta.reasoning`` (vLLM,
+               OpenRouter, Groq) where it differs; OpenRouter's ``reasoning_details`` pieces,
+               merged by ``type`` and ``index``, go to ``reasoning_blocks``
+    finish     the last ``finish_reason``; ``usage`` from the last chunk that has one (the
+               usage-only chunk with ``choices: []``); ``model`` from the first chunk
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..parsing._events import Event
+from ._reading import Json, is_obj, obj, string
+from ._stream import NativeStreamCall, ProviderStream
+
+__all__ = ["ChatStream"]
+
+
+class ChatStream(ProviderStream):
+    """Reads ``chat.completion.chunk`` events (see the module docstring)."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self._open: dict[object, NativeStreamCall] = {}
+        self._last: object = None
+        self._other_choices: set[object] = set()
+
+    def feed(self, chunk: Any) -> list[Event]:
+        # The common chunk, one choice whose delta is only ``content`` text, read at once (the
+        # text parser exists: the model id is known); any other goes the whole way.
+        parser = self._parser
+        if type(chunk) is dict and parser is not None and not self._closed:
+            choices = chunk.get("choices")
+            if type(choices) is list and len(choices) == 1 and not chunk.get("usage"):
+                choice = choices[0]
+                if (type(choice) is dict and not choice.get("finish_reason")
+                        and not choice.get("index", 0)):
+                    delta = choice.get("delta")
+                    if type(delta) is dict and len(delta) == 1:
+                        content = delta.get("content")
+                        if type(content) is str:
+                            self._chunks += 1
+                            return self._text_events(parser.feed(content))
+        return super().feed(chunk)
+
+    def _read_event(self, data: Mapping[str, Any]) -> None:
+        native = self._native
+        if native.model is None:
+            native.model = string(data.get("model"))
+        choices = data.get("choices")
+        if choices and isinstance(choices, list):
+            for choice in choices:
+                if is_obj(choice):
+                    self._read_choice(choice)
+        usage = data.get("usage")
+        if usage and is_obj(usage):
+            native.usage = dict(usage)
+
+    def _read_choice(self, choice: Mapping[str, Any]) -> None:
+        number = choice.get("index", 0)
+        if number != 0:
+            self._other_choices.add(number)
+            return
+        delta = choice.get("delta")
+        if delta and is_obj(delta):
+            content = delta.get("content")
+            if content and isinstance(content, str):
+                self._text(content)
+                if len(delta) > 1:
+                    self._read_delta(delta)
+            else:
+                self._read_delta(delta)
+        finish = choice.get("finish_reason")
+        if finish and isinstance(finish, str):
+            self._native.finish_reason = finish
+            self._end_all()
+
+    def _read_delta(self, delta: Mapping[str, Any]) -> None:
+        content = delta.get("content")
+        if isinstance(content, list):  # text parts
+            for part in content:
+                if is_obj(part) and isinstance(part.get("text"), str):
+                    self._text(part["text"])
+        refusal = delta.get("refusal")
+        if refusal and isinstance(refusal, str):
+            self._text(refusal)
+        reasoning = delta.get("reasoning_content")
+        self._think(reasoning)
+        if delta.get("reasoning") != reasoning:
+            self._think(delta.get("reasoning"))
+        details = delta.get("reasoning_details")
+        if isinstance(details, list):
+            for detail in details:
+                if is_obj(detail):
+                    self._merge_detail(detail)
+        fragments = delta.get("tool_calls")
+        if isinstance(fragments, list):
+            for fragment in fragments:
+                if is_obj(fragment):
+                    self._read_fragment(fragment)
+        legacy = delta.get("function_call")
+        if is_obj(legacy):
+            self._read_fragment({"index": "function_call", "function": legacy})
+
+    def _read_fragment(self, fragment: Mapping[str, Any]) -> None:
+        ident = string(fragment.get("id")) or None
+        key = fragment.get("index")
+        if not isinstance(key, int | str):  # no index: a new id starts a new call
+            last = self._open.get(self._last)
+            key = self._last if last is not None and ident in (None, last.ident) else ident
+            key = key if key is not None else len(self._open)
+        function = obj(fragment.get("function"))
+        call = self._open.get(key)
+        if call is None:
+            call = self._open[key] = NativeStreamCall(ident, None)
+        elif ident and not call.ident:
+            call.ident = ident
+        self._last = key
+        name = string(function.get("name"))
+        if name and not call.name:
+            call.name = name
+            self._start(call)
+        arguments = function.get("arguments")
+        if isinstance(arguments, str) and arguments:
+            self._fragment(call, arguments)
+
+    def _end_all(self) -> None:
+        calls = list(self._open.values())
+        self._open.clear()
+        for call in calls:
+            self._end(call)
+
+    def _finish(self) -> None:
+        calls = list(self._open.values())
+        self._open.clear()
+        for call in calls:
+            self._cut_off(call)
+        if self._other_choices:
+            count = len(self._other_choices) + 1
+            self._native.issue("other_choices", f"{count} choices: only the first is read")
+
+    def _merge_detail(self, detail: Mapping[str, Any]) -> None:
+        blocks = self._native.reasoning_blocks
+        last: Json | None = blocks[-1] if blocks else None
+        if last is None or (last.get("type"), last.get("index")) != (detail.get("type"),
+                                                                        detail.get("index")):
+            blocks.append(dict(detail))
+            return
+        for key, value in detail.items():
+            if isinstance(value, str) and isinstance(last.get(key), str) and key in (
+                    "text", "summary", "data"):
+                last[key] += value
+            elif value is not None:
+                last[key] = value

@@ -1,0 +1,404 @@
+"""`read_stream`: a provider's streamed response read as it arrives, native calls and text.
+
+A chunk is the SDK's stream object (read through its own ``to_dict()``, else
+``model_dump()``: no SDK is imported here), a dict, or raw SSE / NDJSON text or bytes split
+anywhere (`WireDecoder`). Each provider's reader (`ProviderStream` subclasses, one private
+module per provider: `_openai_chat_stream`, `_anthropic_stream`) turns the JSON events into the
+events `toolcalls.stream()` emits:
+
+- native calls: `ToolCallStart` once the name is known, `ArgumentsDelta` with the provider's
+  own fragments (passed on as they come once the first non-blank one starts an object ``{``;
+  otherwise, as for ``""`` or a JSON string holding the object, held back and given as
+  canonical JSON at the end), `ToolCallEnd` only when the provider closed the call (each
+  provider module says when), `ToolCallFailed` when its arguments are not a JSON object, or
+  the stream ends with the call still open (cut off: a ``truncated_call`` issue);
+- text: fed to the format's `StreamParser`, so calls in the text stream too. `format` is a
+  format name; None (text only, as ``format="none"``); or ``"auto"``: the format the ``model``
+  id of the stream names. Where the model names no format, the text cannot be told apart from
+  markup while it streams: it is held back and parsed at `close` as `read_response` parses it
+  (by markers), its events given then. To stream such text, name the format;
+- reasoning deltas as `ReasoningDelta`.
+
+Call `index` in events: calls are numbered in the order they start in this stream, native and
+text together. A text call's `ToolCallEnd` carries the call as the text parser read it; in
+`result()` one whose id a native call already has is renamed ``call_<n>``, as `read_response`
+does (the engine numbers text calls ``call_0``...; provider ids rarely look so). `result()` is what `read_response` gives for the assembled response (native
+calls first, then the text's); before `close` it is a snapshot of what is final.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from .._errors import UnknownFormatError
+from ..parsing._api import _no_format
+from ..parsing._api import _read as read_tools
+from ..parsing._events import (
+    ArgumentsDelta,
+    Event,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallEnd,
+    ToolCallFailed,
+    ToolCallStart,
+)
+from ..parsing._models import ParseResult
+from ..parsing._registry import get_format
+from ._read import _assemble, _model_format, _parse_text, as_json
+from ._reading import Json, NativeRead
+
+if TYPE_CHECKING:
+    from ..parsing._api import ToolsLike
+    from ..parsing.formats._base import Format
+    from ..parsing.stream import StreamParser
+    from ..tools._tool import Tool
+
+__all__ = ["NativeStreamCall", "ProviderStream", "WireDecoder", "read_stream"]
+
+STREAM_PROVIDERS = ("openai", "anthropic")
+
+
+def read_stream(
+    provider: str,
+    *,
+    format: str | Format | None = None,  # noqa: A002 - the concept is called "format" everywhere
+    tools: ToolsLike = None,
+) -> ProviderStream:
+    """A parser for one streamed response of a provider API: ``feed(chunk)``, ``close()``,
+    ``result()``, emitting the events `toolcalls.stream()` emits.
+
+    Args:
+        provider: "openai" (Chat Completions chunks, and every compatible server) or
+            "anthropic" (Messages stream events).
+        format: the format to parse the streamed text in, "auto" (from the stream's model
+            id), or None not to parse it for calls.
+        tools: the tools offered to the model; enables name checks and typed text arguments.
+    """
+    from ._anthropic_stream import AnthropicStream
+    from ._openai_chat_stream import ChatStream
+
+    readers: dict[str, type[ProviderStream]] = {"openai": ChatStream,
+                                                "anthropic": AnthropicStream}
+    try:
+        reader = readers[provider]
+    except KeyError:
+        known = ", ".join(readers)
+        raise ValueError(f"unknown provider {provider!r}; streams are read from {known}") from None
+    return reader(provider, format, read_tools(tools))
+
+
+class WireDecoder:
+    """Raw SSE or NDJSON, in pieces split anywhere (inside a line, a UTF-8 character, CRLF):
+    the JSON object of each event.
+
+    SSE: the ``data:`` lines of an event (joined by newlines) are its JSON, dispatched at the
+    blank line that ends it (or at `finish`); ``event:``, ``id:``, ``retry:`` lines, comments
+    (``:``) and ``data: [DONE]`` carry no JSON. NDJSON: a line that starts with ``{`` is one
+    object. A line that is neither is kept in `unread`.
+    """
+
+    __slots__ = ("_data", "_decoder", "_tail", "unread")
+
+    def __init__(self) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._tail = ""
+        self._data: list[str] = []
+        self.unread: list[str] = []
+
+    def feed(self, chunk: str | bytes | bytearray) -> list[Json]:
+        text = chunk if isinstance(chunk, str) else self._decoder.decode(bytes(chunk))
+        if "\n" not in text:
+            self._tail += text
+            return []
+        lines = (self._tail + text).split("\n")
+        self._tail = lines.pop()
+        found: list[Json] = []
+        for line in lines:
+            self._line(line.removesuffix("\r"), found)
+        return found
+
+    def finish(self) -> list[Json]:
+        found: list[Json] = []
+        tail = self._tail + self._decoder.decode(b"", final=True)
+        self._tail = ""
+        if tail:
+            self._line(tail.removesuffix("\r"), found)
+        self._dispatch(found)
+        return found
+
+    def _line(self, line: str, found: list[Json]) -> None:
+        if not line:
+            self._dispatch(found)
+        elif line.startswith("data:"):
+            self._data.append(line[6:] if line.startswith("data: ") else line[5:])
+        elif line.startswith("{"):
+            self._dispatch(found)
+            self._decode(line, found)
+        elif not line.startswith((":", "event:", "id:", "retry:")):
+            self.unread.append(line)
+
+    def _dispatch(self, found: list[Json]) -> None:
+        if self._data:
+            data = "\n".join(self._data)
+            self._data = []
+            if data.strip() != "[DONE]":
+                self._decode(data, found)
+
+    def _decode(self, text: str, found: list[Json]) -> None:
+        try:
+            value = json.loads(text)
+        except ValueError:
+            self.unread.append(text)
+            return
+        if isinstance(value, dict):
+            found.append(value)
+        else:
+            self.unread.append(text)
+
+
+class NativeStreamCall:
+    """One native call being streamed: its id and name as they come, its argument fragments."""
+
+    __slots__ = ("fragments", "held", "ident", "index", "name", "started")
+
+    def __init__(self, ident: str | None, name: str | None) -> None:
+        self.ident = ident
+        self.name = name
+        self.index = -1
+        """Its place among the stream's calls, set when `ToolCallStart` is given."""
+        self.started = False
+        self.held = True
+        """Whether the fragments are held back (until one starts with ``{``)."""
+        self.fragments: list[str] = []
+
+    def arguments(self) -> str:
+        return "".join(self.fragments)
+
+
+class ProviderStream:
+    """The shared part of every provider's stream reader: chunks in, events out, a result.
+
+    A subclass reads one JSON event (`_read_event`) and says what is left open at the end
+    (`_finish`); it reports through `_text`, `_think`, `_start`, `_fragment` and `_end`.
+    """
+
+    def __init__(self, provider: str, fmt: str | Format | None, tools: Sequence[Tool]) -> None:
+        self.provider = provider
+        self._format = fmt
+        self._tools = tools
+        self._wire = WireDecoder()
+        self._native = NativeRead()
+        self._calls = 0
+        """Calls started in this stream, native and text."""
+        self._native_started = 0
+        self._text_index: dict[int, int] = {}
+        self._parser: StreamParser | None = None
+        self._held: list[str] | None = None
+        """The text held back under "auto" when the model names no format."""
+        self._closed = False
+        self._chunks = 0
+        self._events: list[Event] = []
+
+    # -- the public API ---------------------------------------------------------------------
+
+    def feed(self, chunk: Any) -> list[Event]:
+        """Read the next chunk (an SDK object, a dict, or raw SSE/NDJSON text or bytes);
+        return the events it made final."""
+        if self._closed:
+            raise RuntimeError("this stream is closed: a new response needs a new read_stream()")
+        self._chunks += 1
+        events: list[Event] = []
+        self._events = events
+        if type(chunk) is dict:
+            self._read_event(chunk)
+        elif isinstance(chunk, str | bytes | bytearray):
+            for data in self._wire.feed(chunk):
+                self._read_event(data)
+        else:
+            self._read_event(as_json(chunk))
+        return events
+
+    def close(self) -> list[Event]:
+        """The end of the stream: read what the wire still holds, fail every call left open,
+        finish the text; return the events that made final."""
+        if self._closed:
+            return []
+        events: list[Event] = []
+        self._events = events
+        for data in self._wire.finish():
+            self._read_event(data)
+        self._closed = True
+        self._finish()
+        self._finish_text()
+        return events
+
+    def result(self) -> ParseResult:
+        """What was read: final after `close`, a snapshot of what is final before it."""
+        if self._parser is not None:
+            text = self._parser.result()
+        else:
+            fmt = None if self._format == "auto" else self._format
+            text = _parse_text("", fmt, None, self._tools)
+        return _assemble(self._native, self.provider, text, self._tools)
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def __repr__(self) -> str:
+        calls = len(self._native.calls) + (len(self._parser.result().calls)
+                                           if self._parser is not None else 0)
+        requested = self._format
+        fmt = (self._parser.result().format if self._parser is not None
+               else requested if isinstance(requested, str)
+               else "none" if requested is None else requested.name)
+        state = "closed" if self._closed else "open"
+        return (f"<toolcalls.read_stream {self.provider!r} ({fmt}): {self._chunks} chunks, "
+                f"{calls} complete call{'' if calls == 1 else 's'}, {state}>")
+
+    # -- what a provider's reader implements --------------------------------------------------
+
+    def _read_event(self, data: Mapping[str, Any]) -> None:
+        raise NotImplementedError
+
+    def _finish(self) -> None:
+        """The stream ended: close (fail) what is left open."""
+
+    # -- what a provider's reader reports through ---------------------------------------------
+
+    def _text(self, text: str) -> None:
+        """Content text: through the format's stream parser."""
+        parser = self._parser
+        if parser is None:
+            if self._held is not None:
+                self._held.append(text)
+                return
+            parser = self._text_parser()
+            if parser is None:
+                return self._text(text)
+        events = parser.feed(text)
+        if events:
+            self._pass_text_events(events)
+
+    def _think(self, text: Any) -> None:
+        if isinstance(text, str) and text:
+            self._native.think(text)
+            self._events.append(ReasoningDelta(text))
+
+    def _start(self, call: NativeStreamCall) -> None:
+        """Give `ToolCallStart` for `call` once its name is known, then any fragments held."""
+        if call.started or not call.name:
+            return
+        call.started = True
+        call.index = self._calls
+        self._calls += 1
+        if not call.ident:
+            call.ident = f"call_{self._native_started}"
+        self._native_started += 1
+        self._events.append(ToolCallStart(call.index, call.ident, call.name))
+        if call.fragments:
+            self._fragment(call, "")
+
+    def _fragment(self, call: NativeStreamCall, fragment: str) -> None:
+        if fragment:
+            call.fragments.append(fragment)
+        if not call.started:
+            return
+        if call.held:
+            text = call.arguments()
+            stripped = text.lstrip()
+            if not stripped or stripped[0] != "{":
+                return  # blank so far, or not an object: given whole at the end
+            call.held = False
+            fragment = text
+        if fragment:
+            self._events.append(ArgumentsDelta(call.index, fragment))
+
+    def _end(self, call: NativeStreamCall, arguments: Any = None, *, raw: bool = True) -> None:
+        """The provider closed `call`: read it as `read_response` would (its arguments as the
+        fragments joined, or `arguments` when `raw` is False) and give its end or failure."""
+        read = self._native
+        done = len(read.calls)
+        read.call(call.ident, call.name, call.arguments() if raw else arguments)
+        if len(read.calls) > done:
+            finished = read.calls[-1]
+            if call.started and call.held:
+                self._events.append(ArgumentsDelta(call.index, finished.arguments_json()))
+            self._events.append(ToolCallEnd(call.index, finished))
+        else:
+            self._failed(call)
+
+    def _cut_off(self, call: NativeStreamCall) -> None:
+        """The stream ended with `call` still open: it fails."""
+        self._native.fail_call("truncated_call",
+                               f"native call {call.ident} ({call.name}): the stream ended "
+                               "before the provider closed the call", call.name,
+                               call.arguments())
+        self._failed(call)
+
+    def _failed(self, call: NativeStreamCall) -> None:
+        if not call.started and call.name:
+            self._start(call)
+        index = call.index if call.started else None
+        self._events.append(ToolCallFailed(index, self._native.incomplete[-1]))
+
+    # -- the text -----------------------------------------------------------------------------
+
+    def _text_parser(self) -> StreamParser | None:
+        """The format's stream parser, made at the first text (the model id is known by then);
+        None where the text is held back ("auto", a model naming no format)."""
+        fmt = self._format
+        if fmt == "auto":
+            fmt = _model_format(self._native.model)
+            if fmt is None:
+                self._held = []
+                return None
+        chosen = _no_format() if fmt is None else get_format(fmt)
+        self._parser = chosen.stream(tools=self._tools)
+        return self._parser
+
+    def _finish_text(self) -> None:
+        if self._parser is None and self._held is None:
+            self._text_parser()  # no text came: the result still names the format
+        if self._held is not None:
+            text = "".join(self._held)
+            parsed = _parse_text(text, "auto", None, self._tools)
+            try:
+                chosen = get_format(parsed.format)
+            except UnknownFormatError:
+                chosen = _no_format()
+            self._held = None
+            self._parser = chosen.stream(tools=self._tools)
+            self._pass_text_events(self._parser.close(text))
+        elif self._parser is not None:
+            self._pass_text_events(self._parser.close())
+
+    def _text_events(self, events: list[Event]) -> list[Event]:
+        """The text parser's events, as a chunk's own: its call indices renumbered."""
+        for event in events:
+            if type(event) is not TextDelta and type(event) is not ReasoningDelta:
+                self._events = []
+                self._pass_text_events(events)
+                return self._events
+        return events
+
+    def _pass_text_events(self, events: list[Event]) -> None:
+        """The text parser's events, its call indices renumbered among the stream's calls."""
+        out = self._events
+        for event in events:
+            if isinstance(event, TextDelta | ReasoningDelta):
+                out.append(event)
+            elif isinstance(event, ToolCallStart):
+                self._text_index[event.index] = self._calls
+                self._calls += 1
+                out.append(ToolCallStart(self._calls - 1, event.id, event.name))
+            elif isinstance(event, ArgumentsDelta):
+                out.append(ArgumentsDelta(self._text_index[event.index], event.fragment))
+            elif isinstance(event, ToolCallEnd):
+                out.append(ToolCallEnd(self._text_index[event.index], event.call))
+            else:
+                index = None if event.index is None else self._text_index[event.index]
+                out.append(ToolCallFailed(index, event.incomplete))
