@@ -22,8 +22,12 @@ events `toolcalls.stream()` emits:
 Call `index` in events: calls are numbered in the order they start in this stream, native and
 text together. A text call's `ToolCallEnd` carries the call as the text parser read it; in
 `result()` one whose id a native call already has is renamed ``call_<n>``, as `read_response`
-does (the engine numbers text calls ``call_0``...; provider ids rarely look so). `result()` is what `read_response` gives for the assembled response (native
-calls first, then the text's); before `close` it is a snapshot of what is final.
+does (the engine numbers text calls ``call_0``...; provider ids rarely look so).
+
+`result()` is what `read_response` gives for the assembled response (native calls first, then
+the text's); before `close` it is a snapshot of what is final. Where they differ: a call still
+open when the stream ends fails (``truncated_call``), which a whole response cannot show; and
+under ``"auto"`` the format comes from the model id, as above.
 """
 
 from __future__ import annotations
