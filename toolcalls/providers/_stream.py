@@ -3,8 +3,8 @@
 A chunk is the SDK's stream object (read through its own ``to_dict()``, else
 ``model_dump()``: no SDK is imported here), a dict, or raw SSE / NDJSON text or bytes split
 anywhere (`WireDecoder`). Each provider's reader (`ProviderStream` subclasses, one private
-module per provider: `_openai_chat_stream`, `_anthropic_stream`) turns the JSON events into the
-events `toolcalls.stream()` emits:
+module per provider: `_openai_chat_stream`, `_openai_responses_stream`, `_anthropic_stream`)
+turns the JSON events into the events `toolcalls.stream()` emits:
 
 - native calls: `ToolCallStart` once the name is known, `ArgumentsDelta` with the provider's
   own fragments (passed on as they come once the first non-blank one starts an object ``{``;
@@ -62,9 +62,6 @@ if TYPE_CHECKING:
 
 __all__ = ["NativeStreamCall", "ProviderStream", "WireDecoder", "read_stream"]
 
-STREAM_PROVIDERS = ("openai", "anthropic")
-
-
 def read_stream(
     provider: str,
     *,
@@ -75,17 +72,18 @@ def read_stream(
     ``result()``, emitting the events `toolcalls.stream()` emits.
 
     Args:
-        provider: "openai" (Chat Completions chunks, and every compatible server) or
-            "anthropic" (Messages stream events).
+        provider: "openai" (Chat Completions chunks, and every compatible server),
+            "openai_responses" (Responses events) or "anthropic" (Messages stream events).
         format: the format to parse the streamed text in, "auto" (from the stream's model
             id), or None not to parse it for calls.
         tools: the tools offered to the model; enables name checks and typed text arguments.
     """
     from ._anthropic_stream import AnthropicStream
     from ._openai_chat_stream import ChatStream
+    from ._openai_responses_stream import ResponsesStream
 
-    readers: dict[str, type[ProviderStream]] = {"openai": ChatStream,
-                                                "anthropic": AnthropicStream}
+    readers: dict[str, type[ProviderStream]] = {
+        "openai": ChatStream, "openai_responses": ResponsesStream, "anthropic": AnthropicStream}
     try:
         reader = readers[provider]
     except KeyError:

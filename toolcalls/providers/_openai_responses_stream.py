@@ -1,0 +1,127 @@
+"""OpenAI Responses streamed (``response.*`` events), for `toolcalls.read_stream`.
+
+Items are followed by ``item_id`` (and ``output_index``), and each is read when its
+``response.output_item.done`` comes, as `read_response` reads it, in the order they are done:
+
+    calls      a ``function_call`` item: `ToolCallStart` at ``output_item.added`` (``call_id``
+               and ``name``), its ``function_call_arguments.delta`` pieces as `ArgumentsDelta`,
+               and its end at ``output_item.done`` (the provider's close of the item; the
+               arguments are the deltas joined, or the done item's where none came); a
+               ``custom_tool_call`` item is an incomplete call (``custom_tool_call``)
+    text       ``output_text.delta`` and ``refusal.delta``: through the format's stream parser
+               (a message whose text came only in its done item is read then)
+    reasoning  ``reasoning_text.delta`` and ``reasoning_summary_text.delta`` as
+               `ReasoningDelta` (summary parts separated by a blank line, as `read_response`
+               joins them); the done ``reasoning`` item goes to ``reasoning_blocks``
+    not calls  tools OpenAI runs itself (web search, code interpreter...): a
+               ``server_tool_call`` issue at their done item
+    finish     from ``response.completed`` / ``response.incomplete`` / ``response.failed``:
+               ``incomplete_details.reason`` or ``status``, ``usage``; ``model`` from the
+               first event's ``response``
+    at the end a function call whose item was never done fails (``truncated_call``)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ._openai_responses import _read_item, _reasoning_text
+from ._reading import is_obj, obj, obj_or_none, string
+from ._stream import NativeStreamCall, ProviderStream
+
+__all__ = ["ResponsesStream"]
+
+_FINISHED = frozenset({"response.completed", "response.incomplete", "response.failed"})
+
+
+class ResponsesStream(ProviderStream):
+    """Reads Responses stream events (see the module docstring)."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self._open_calls: dict[object, NativeStreamCall] = {}
+        self._streamed: set[object] = set()
+        """The items whose text or reasoning came in deltas (not to be read again when done)."""
+
+    def _read_event(self, data: Mapping[str, Any]) -> None:
+        kind = data.get("type")
+        if kind == "response.output_text.delta" or kind == "response.refusal.delta":
+            self._streamed.add(_key(data))
+            delta = data.get("delta")
+            if isinstance(delta, str) and delta:
+                self._text(delta)
+        elif kind == "response.function_call_arguments.delta":
+            call = self._open_calls.get(_key(data))
+            delta = data.get("delta")
+            if call is not None and isinstance(delta, str) and delta:
+                self._fragment(call, delta)
+        elif kind in ("response.reasoning_text.delta", "response.reasoning_summary_text.delta"):
+            self._streamed.add(_key(data))
+            self._think(data.get("delta"))
+        elif kind == "response.reasoning_summary_part.added":
+            if data.get("summary_index"):
+                self._think("\n\n")
+        elif kind == "response.output_item.added":
+            self._open_item(data)
+        elif kind == "response.output_item.done":
+            item = data.get("item")
+            if is_obj(item):
+                self._close_item(_key(data), item)
+        elif kind in _FINISHED or kind in ("response.created", "response.in_progress"):
+            self._read_response(obj(data.get("response")), finished=kind in _FINISHED)
+
+    def _open_item(self, data: Mapping[str, Any]) -> None:
+        item = obj(data.get("item"))
+        if item.get("type") == "function_call":
+            call = NativeStreamCall(string(item.get("call_id")), string(item.get("name")))
+            self._open_calls[_key(data)] = call
+            self._start(call)
+
+    def _close_item(self, key: object, item: Mapping[str, Any]) -> None:
+        kind = item.get("type")
+        if kind == "function_call":
+            call = self._open_calls.pop(key, None)
+            if call is None:  # never added: started and ended at once
+                call = NativeStreamCall(string(item.get("call_id")), string(item.get("name")))
+                self._start(call)
+                self._end(call, item.get("arguments"), raw=False)
+            elif call.fragments:
+                self._end(call)
+            else:
+                self._end(call, item.get("arguments"), raw=False)
+        elif kind == "message":
+            if key not in self._streamed:  # its text came whole
+                for part in item.get("content") or ():
+                    if is_obj(part):
+                        text = part.get("text") if part.get("type") == "output_text" \
+                            else part.get("refusal")
+                        if isinstance(text, str) and text:
+                            self._text(text)
+        elif kind == "reasoning":
+            if key not in self._streamed:
+                self._think(_reasoning_text(item))
+            self._native.reasoning_blocks.append(dict(item))
+        else:
+            _read_item(item, self._native)
+
+    def _read_response(self, response: Mapping[str, Any], *, finished: bool) -> None:
+        native = self._native
+        if native.model is None:
+            native.model = string(response.get("model"))
+        if finished:
+            reason = string(obj(response.get("incomplete_details")).get("reason"))
+            native.finish_reason = reason or string(response.get("status"))
+            native.usage = obj_or_none(response.get("usage"))
+
+    def _finish(self) -> None:
+        calls = list(self._open_calls.values())
+        self._open_calls.clear()
+        for call in calls:
+            self._cut_off(call)
+
+
+def _key(data: Mapping[str, Any]) -> object:
+    """Which output item an event is about: its ``output_index`` (``item_id`` where absent)."""
+    index = data.get("output_index")
+    return index if isinstance(index, int) else data.get("item_id")
