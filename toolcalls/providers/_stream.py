@@ -3,8 +3,8 @@
 A chunk is the SDK's stream object (read through its own ``to_dict()``, else
 ``model_dump()``: no SDK is imported here), a dict, or raw SSE / NDJSON text or bytes split
 anywhere (`WireDecoder`). Each provider's reader (`ProviderStream` subclasses, one private
-module per provider: `_openai_chat_stream`, `_openai_responses_stream`, `_anthropic_stream`)
-turns the JSON events into the events `toolcalls.stream()` emits:
+module per provider: `_openai_chat_stream`, `_openai_responses_stream`, `_anthropic_stream`,
+`_gemini_stream`, `_ollama_stream`) turns the JSON events into the events `toolcalls.stream()` emits:
 
 - native calls: `ToolCallStart` once the name is known, `ArgumentsDelta` with the provider's
   own fragments (passed on as they come once the first non-blank one starts an object ``{``;
@@ -73,17 +73,22 @@ def read_stream(
 
     Args:
         provider: "openai" (Chat Completions chunks, and every compatible server),
-            "openai_responses" (Responses events) or "anthropic" (Messages stream events).
+            "openai_responses" (Responses events), "anthropic" (Messages stream events),
+            "gemini" (streamed ``GenerateContentResponse`` chunks) or "ollama" (``/api/chat``
+            NDJSON lines).
         format: the format to parse the streamed text in, "auto" (from the stream's model
             id), or None not to parse it for calls.
         tools: the tools offered to the model; enables name checks and typed text arguments.
     """
     from ._anthropic_stream import AnthropicStream
+    from ._gemini_stream import GeminiStream
+    from ._ollama_stream import OllamaStream
     from ._openai_chat_stream import ChatStream
     from ._openai_responses_stream import ResponsesStream
 
     readers: dict[str, type[ProviderStream]] = {
-        "openai": ChatStream, "openai_responses": ResponsesStream, "anthropic": AnthropicStream}
+        "openai": ChatStream, "openai_responses": ResponsesStream, "anthropic": AnthropicStream,
+        "gemini": GeminiStream, "ollama": OllamaStream}
     try:
         reader = readers[provider]
     except KeyError:

@@ -1,0 +1,84 @@
+"""`read_stream("gemini")`: recorded Gemini streams read in any grouping give the result
+`read_response` gives for the assembled ``GenerateContentResponse`` (the parts joined)."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+from google.genai.types import GenerateContentResponse
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import toolcalls
+from tests.providers.stream_checks import (
+    FIXTURES,
+    check_event_promises,
+    read_all,
+    split_at,
+    sse_json,
+)
+from toolcalls import ToolCallEnd, ToolCallStart
+
+STREAMS = sorted((FIXTURES / "gemini").glob("*.sse"))
+IDS = [path.stem for path in STREAMS]
+
+
+def assemble(chunks: list[dict[str, Any]]) -> dict[str, Any]:
+    """One response holding every chunk's parts in order, the last finish reason and usage."""
+    whole: dict[str, Any] = {"candidates": [{"content": {"role": "model", "parts": []}}]}
+    for chunk in chunks:
+        for key in ("modelVersion", "usageMetadata"):
+            if key in chunk:
+                whole[key] = chunk[key]
+        candidate = chunk["candidates"][0]
+        whole["candidates"][0]["content"]["parts"] += copy.deepcopy(
+            candidate.get("content", {}).get("parts", []))
+        if "finishReason" in candidate:
+            whole["candidates"][0]["finishReason"] = candidate["finishReason"]
+    return whole
+
+
+@pytest.mark.parametrize("path", STREAMS, ids=IDS)
+@pytest.mark.parametrize("fmt", ["auto", None, "hermes"])
+def test_a_recorded_stream_reads_as_its_assembled_response(path: Path, fmt: str | None) -> None:
+    chunks = sse_json(path.read_text(encoding="utf-8"))
+    events, result = read_all("gemini", [path.read_bytes()], fmt)
+    check_event_promises(events, result)
+    assert result == toolcalls.read_response(assemble(chunks), "gemini", format=fmt)
+    assert read_all("gemini", chunks, fmt) == (events, result)
+    # The SDK's objects: the same, but the signatures, which it holds as bytes and dumps
+    # base64url-encoded (the API sends standard base64).
+    sdk = [GenerateContentResponse.model_validate(chunk) for chunk in chunks]
+    sdk_events, sdk_result = read_all("gemini", sdk, fmt)
+    assert sdk_events == events
+    assert sdk_result.model_dump(exclude={"reasoning_blocks"}) == result.model_dump(
+        exclude={"reasoning_blocks"})
+    assert len(sdk_result.reasoning_blocks or []) == len(result.reasoning_blocks or [])
+
+
+@pytest.mark.parametrize("path", STREAMS, ids=IDS)
+@settings(max_examples=30, deadline=None)
+@given(cuts=st.lists(st.floats(0, 1), max_size=12), as_bytes=st.booleans())
+def test_any_split_of_the_sse_text_gives_the_same_events(
+    path: Path, cuts: list[float], as_bytes: bool
+) -> None:
+    text = path.read_text(encoding="utf-8")
+    expected = read_all("gemini", [text])
+    raw: str | bytes = text.encode() if as_bytes else text
+    pieces = list(split_at(raw, [int(cut * len(raw)) for cut in cuts]))  # type: ignore[arg-type]
+    assert read_all("gemini", pieces) == expected
+
+
+def test_a_function_call_part_starts_and_ends_in_its_chunk() -> None:
+    path = FIXTURES / "gemini" / "gemini3pro_function_call_thought_signature.sse"
+    chunks = sse_json(path.read_text(encoding="utf-8"))
+    parser = toolcalls.read_stream("gemini")
+    kinds = [type(e) for e in parser.feed(chunks[0])]
+    assert kinds[0] is ToolCallStart and kinds[-1] is ToolCallEnd
+    parser.feed(chunks[1])
+    parser.close()
+    blocks = parser.result().reasoning_blocks
+    assert blocks and "functionCall" in blocks[0] and blocks[0]["thoughtSignature"]

@@ -1,0 +1,90 @@
+"""Gemini streamed (``streamGenerateContent``: one ``GenerateContentResponse`` per chunk), for
+`toolcalls.read_stream`.
+
+Each chunk's ``candidates[0].content.parts`` are read as `read_response` reads them, in order
+(further candidates are not read: an ``other_choices`` issue at the end):
+
+    calls      a ``functionCall`` part comes whole: `ToolCallStart`, its ``args`` as one
+               `ArgumentsDelta` (canonical JSON) and `ToolCallEnd` at once
+    text       ``text`` parts that are not thoughts: through the format's stream parser
+    reasoning  the ``text`` of ``thought`` parts as `ReasoningDelta`; a part with a
+               ``thoughtSignature`` goes to ``reasoning_blocks`` as it is
+    not calls  ``executableCode`` / ``codeExecutionResult`` parts: a ``server_tool_call`` issue
+    finish     the last ``finishReason`` (or ``promptFeedback.blockReason``); ``usage`` is the
+               last ``usageMetadata``; ``modelVersion`` from the first chunk that has it
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ._gemini import _field
+from ._reading import is_obj, obj, obj_or_none, string
+from ._stream import NativeStreamCall, ProviderStream
+
+__all__ = ["GeminiStream"]
+
+
+class GeminiStream(ProviderStream):
+    """Reads streamed ``GenerateContentResponse`` chunks (see the module docstring)."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self._other_candidates: set[object] = set()
+
+    def _read_event(self, data: Mapping[str, Any]) -> None:
+        native = self._native
+        if native.model is None:
+            native.model = string(_field(data, "modelVersion"))
+        usage = obj_or_none(_field(data, "usageMetadata"))
+        if usage:
+            native.usage = usage
+        candidates = data.get("candidates")
+        if not isinstance(candidates, list) or not candidates:
+            blocked = string(_field(obj(_field(data, "promptFeedback")), "blockReason"))
+            if blocked:
+                native.finish_reason = blocked
+            return
+        for candidate in candidates:
+            if is_obj(candidate):
+                self._read_candidate(candidate)
+
+    def _read_candidate(self, candidate: Mapping[str, Any]) -> None:
+        number = candidate.get("index", 0)
+        if number:
+            self._other_candidates.add(number)
+            return
+        parts = obj(candidate.get("content")).get("parts")
+        for part in parts if isinstance(parts, list) else ():
+            if is_obj(part):
+                self._read_part(part)
+        finish = string(_field(candidate, "finishReason"))
+        if finish:
+            self._native.finish_reason = finish
+
+    def _read_part(self, part: Mapping[str, Any]) -> None:
+        native = self._native
+        signed = _field(part, "thoughtSignature")
+        if signed:
+            native.reasoning_blocks.append(dict(part))
+        call = _field(part, "functionCall")
+        if is_obj(call):
+            streamed = NativeStreamCall(string(call.get("id")), string(call.get("name")))
+            self._start(streamed)
+            self._end(streamed, call.get("args"), raw=False)
+        elif isinstance(part.get("text"), str):
+            if part.get("thought"):
+                self._think(part["text"])
+            elif part["text"]:
+                self._text(part["text"])
+        elif _field(part, "executableCode") is not None or _field(part, "codeExecutionResult"):
+            native.issue("server_tool_call", "code executed by Gemini: not a call to run")
+        elif not signed:
+            kinds = ", ".join(sorted(part)) or "empty"
+            native.issue("unread_part", f"a part of kind {kinds} was not read")
+
+    def _finish(self) -> None:
+        if self._other_candidates:
+            count = len(self._other_candidates) + 1
+            self._native.issue("other_choices", f"{count} candidates: only the first is read")
