@@ -4,7 +4,8 @@ A chunk is the SDK's stream object (read through its own ``to_dict()``, else
 ``model_dump()``: no SDK is imported here), a dict, or raw SSE / NDJSON text or bytes split
 anywhere (`WireDecoder`). Each provider's reader (`ProviderStream` subclasses, one private
 module per provider: `_openai_chat_stream`, `_openai_responses_stream`, `_anthropic_stream`,
-`_gemini_stream`, `_ollama_stream`) turns the JSON events into the events `toolcalls.stream()` emits:
+`_gemini_stream`, `_ollama_stream`) turns the JSON events into the events `toolcalls.stream()`
+emits:
 
 - native calls: `ToolCallStart` once the name is known, `ArgumentsDelta` with the provider's
   own fragments (passed on as they come once the first non-blank one starts an object ``{``;
