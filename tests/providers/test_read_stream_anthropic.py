@@ -150,3 +150,9 @@ def test_server_tools_are_not_calls() -> None:
         assert result.calls == [] and result.incomplete == []
         assert not [e for e in events if isinstance(e, ToolCallStart)]
         assert [i.kind for i in result.issues] == ["server_tool_call"]
+
+
+@pytest.mark.parametrize("path", STREAMS, ids=IDS)
+def test_lines_without_their_newline_read_as_the_whole_text(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert read_all("anthropic", text.splitlines()) == read_all("anthropic", [text])

@@ -60,3 +60,9 @@ def test_any_split_of_the_ndjson_gives_the_same_events(
     raw: str | bytes = text.encode() if as_bytes else text
     pieces = list(split_at(raw, [int(cut * len(raw)) for cut in cuts]))  # type: ignore[arg-type]
     assert read_all("ollama", pieces) == expected
+
+
+@pytest.mark.parametrize("path", STREAMS, ids=IDS)
+def test_lines_without_their_newline_read_as_the_whole_text(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert read_all("ollama", text.splitlines()) == read_all("ollama", [text])

@@ -200,3 +200,12 @@ def test_repr_and_feeding_after_close() -> None:
         parser.feed(PARALLEL[1])
     with pytest.raises(ValueError, match="unknown provider"):
         toolcalls.read_stream("nope")
+
+
+@pytest.mark.parametrize("path", STREAMS, ids=IDS)
+def test_lines_without_their_newline_read_as_the_whole_text(path: Path) -> None:
+    """What ``httpx``'s ``iter_lines()`` gives: each line without its newline, blanks as ""."""
+    text = _text(path)
+    assert read_all("openai", text.splitlines()) == read_all("openai", [text])
+    lines = [line.encode() for line in text.splitlines()]
+    assert read_all("openai", lines) == read_all("openai", [text])
