@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..parsing._events import Event
+from ..parsing._events import Event, TextDelta
 from ._reading import Json, is_obj, obj, string
 from ._stream import NativeStreamCall, ProviderStream
 
@@ -55,7 +55,11 @@ class ChatStream(ProviderStream):
                         content = delta.get("content")
                         if type(content) is str:
                             self._chunks += 1
-                            return self._text_events(parser.feed(content))
+                            events = parser.feed(content)
+                            if not events or (len(events) == 1
+                                              and type(events[0]) is TextDelta):
+                                return events  # nothing to renumber
+                            return self._text_events(events)
         return super().feed(chunk)
 
     def _read_event(self, data: Mapping[str, Any]) -> None:
