@@ -83,12 +83,6 @@ def test_any_result_is_written_as_the_sdk_types_accept(provider: str,
 
 # --- the round trip: what is written reads back ---------------------------------------------------
 
-_NO_STREAM_READER = pytest.mark.xfail(
-    strict=True, raises=(ImportError, AttributeError),
-    reason="read_stream (issue 14 item 2) is built on another branch; when it lands this test "
-           "passes and strict xfail fails: remove the mark")
-
-
 def _same(read: ParseResult, written: ParseResult, provider: str) -> None:
     keep_ids = provider != "ollama"  # Ollama's calls carry no ids
     assert [(c.id if keep_ids else "", c.name, c.arguments) for c in read.calls] == [
@@ -103,10 +97,9 @@ def test_reading_a_written_response_gives_back_the_result(provider: str) -> None
               provider)
 
 
-@_NO_STREAM_READER
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_reading_a_written_stream_gives_back_the_result(provider: str) -> None:
-    from toolcalls import read_stream  # type: ignore[attr-defined]
+    from toolcalls import read_stream
 
     for result in RESULTS.values():
         chunks = write_stream(result, provider, **OPTIONS)
