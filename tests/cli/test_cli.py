@@ -81,13 +81,27 @@ def test_read_with_format_none_reads_no_text_calls(capsys: pytest.CaptureFixture
     assert printed["calls"] == [] and "<tool_call>" in printed["content"]
 
 
+@pytest.mark.parametrize("saved", sorted((FIXTURES / "providers").glob("*/*.[sn][sd]*")),
+                         ids=lambda path: path.name)
+def test_read_reads_a_captured_stream_telling_its_provider(
+    saved: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    provider = {"openai_chat": "openai"}.get(saved.parent.name, saved.parent.name)
+    assert main(["read", str(saved)]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    reader = toolcalls.read_stream(provider, format="auto")
+    reader.feed(saved.read_text(encoding="utf-8"))
+    reader.close()
+    assert printed == json.loads(reader.result().model_dump_json())
+
+
 @pytest.mark.parametrize(
     ("content", "says"),
     [
         ("not json", "cannot read"),
         ('{"x": 1}', "cannot tell the provider"),
-        ('data: {"id": "c"}\n\ndata: [DONE]\n', "captured stream"),
-        ('{"message": {}}\n{"message": {}}\n', "captured stream"),
+        ('data: {"id": "c"}\n\ndata: [DONE]\n', "name it with --provider"),
+        ('{"message": {}}\n{"message": {}}\n', "name it with --provider"),
     ],
 )
 def test_read_refuses_what_is_not_a_whole_response_with_a_message(

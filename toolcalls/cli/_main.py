@@ -1,7 +1,7 @@
 """The ``toolcalls`` command: parse responses, list formats.
 
     toolcalls parse [FILE|-] --format NAME|auto [--tools FILE] [--stream] [--thinking]
-    toolcalls read [FILE|-] [--provider P] [--format NAME|auto] [--tools FILE]
+    toolcalls read [FILE|-] [--provider P] [--format NAME|auto|none] [--tools FILE]
     toolcalls formats
     toolcalls render TOOLS.json --format NAME|openai|anthropic|gemini|ollama [--budget N]
     toolcalls budget TOOLS.json [--encoding o200k_base] [--budget N] [--json] [--plot FILE]
@@ -50,9 +50,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--stream", action="store_true", help="print one JSON event per line")
     p.add_argument("--thinking", action="store_true", help="the text starts inside reasoning")
     p.set_defaults(run=_parse)
-    r = commands.add_parser("read", help="read a provider's saved response (JSON) and print the "
-                            "result: native calls first, then calls in the text")
-    r.add_argument("file", nargs="?", default="-", help="the response as JSON (default: stdin)")
+    r = commands.add_parser("read", help="read a provider's saved response (JSON) or captured "
+                            "stream (SSE, NDJSON) and print the result: native calls first, "
+                            "then calls in the text")
+    r.add_argument("file", nargs="?", default="-",
+                   help="the response as JSON, or the stream as SSE/NDJSON (default: stdin)")
     r.add_argument("--provider", "-p", help="openai, openai_responses, anthropic, gemini or "
                    "ollama (default: detected from the response's shape)")
     r.add_argument("--format", "-f", default="auto", help="the format calls in the text are in: "
@@ -90,19 +92,43 @@ def _parse(args: argparse.Namespace) -> int:
 
 def _read(args: argparse.Namespace) -> int:
     from ..providers._read import read_response  # the provider readers load when used
+    from ..providers._stream import read_stream
 
     tools = _load_tools(args.tools)
     text = _read_text(args.file)
-    if _is_captured_stream(text):
-        raise _InputError(f"{args.file!r} is a captured stream (SSE or NDJSON): `read` takes a "
-                          "whole response as JSON; reading streams is not built yet")
     fmt = None if args.format == "none" else args.format
     try:
-        result = read_response(text, args.provider, format=fmt, tools=tools)
+        if _is_captured_stream(text):
+            reader = read_stream(args.provider or _stream_provider(text), format=fmt, tools=tools)
+            reader.feed(text)
+            reader.close()
+            result = reader.result()
+        else:
+            result = read_response(text, args.provider, format=fmt, tools=tools)
     except ValueError as error:  # not JSON, or not a shape any provider answers with
         raise _InputError(f"cannot read {args.file!r} as a response: {error}") from None
     print(result.model_dump_json(indent=2))
     return 0
+
+
+_STREAM_MARKS = (  # what only one provider's stream holds, checked in this order
+    ("event: message_start", "anthropic"),
+    ('"type":"message_start"', "anthropic"),
+    ("event: response.", "openai_responses"),
+    ('"type":"response.', "openai_responses"),
+    ("chat.completion.chunk", "openai"),
+    ('"candidates"', "gemini"),
+    ('"done":', "ollama"),
+)
+
+
+def _stream_provider(text: str) -> str:
+    """The provider whose stream `text` is, from marks only its events carry."""
+    compact = text[:4096].replace('": ', '":')
+    for mark, provider in _STREAM_MARKS:
+        if mark.replace('": ', '":') in compact:
+            return provider
+    raise _InputError("cannot tell which provider this stream is from: name it with --provider")
 
 
 def _read_text(file: str) -> str:
