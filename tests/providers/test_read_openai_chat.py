@@ -199,3 +199,18 @@ def test_a_shape_no_provider_has_is_refused_and_so_is_an_unknown_provider() -> N
         toolcalls.read_response({"choices": []}, "cohere")
     with pytest.raises(TypeError):
         toolcalls.read_response("[1, 2]")
+
+
+def test_what_is_not_text_reasoning_or_a_call_is_an_issue_not_dropped_silently() -> None:
+    response = {
+        "id": "c", "object": "chat.completion", "created": 0, "model": "gpt-4o-audio-preview",
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {
+            "role": "assistant", "audio": {"id": "a", "data": "UklG", "expires_at": 0,
+                                           "transcript": "hi"},
+            "content": [{"type": "text", "text": "Hello"}, {"type": "image_url"}],
+            "tool_calls": ["not a call"]}}],
+    }
+    result = toolcalls.read_response(response)
+    assert result.content == "Hello"
+    assert [issue.kind for issue in result.issues] == [
+        "malformed_call", "unread_part", "unread_part"]

@@ -23,7 +23,9 @@ Reading a response (`read_response`, for `toolcalls.read_response`) takes ``choi
                carry the signatures of Anthropic models) go to ``reasoning_blocks``
     finish     ``choices[0].finish_reason``; ``usage`` as it is; ``model`` names the format
                for ``format="auto"``
-    other      further choices (``n`` > 1) are not read: an ``other_choices`` issue says so
+    other      further choices (``n`` > 1) are not read: an ``other_choices`` issue says so;
+               ``message.audio`` and content parts that are not text: an ``unread_part`` issue
+               each; ``annotations`` (citations of the content) are not kept
 """
 
 from __future__ import annotations
@@ -94,10 +96,23 @@ def read_response(data: Json) -> NativeRead:
     return read
 
 
+def _unread_parts(message: Mapping[str, Any], read: NativeRead) -> None:
+    """Say what of the message is neither text, reasoning nor a call: nothing goes unnoticed."""
+    if message.get("audio"):
+        read.issue("unread_part", "message.audio (a spoken reply) is not read: ask for text")
+    content = message.get("content")
+    parts = content if isinstance(content, list) else []
+    for part in parts:
+        if not (is_obj(part) and isinstance(part.get("text"), str)):
+            kind = part.get("type") if is_obj(part) else type(part).__name__
+            read.issue("unread_part", f"a content part of type {kind!r} is not text: not read")
+
+
 def read_message(message: Mapping[str, Any], read: NativeRead) -> None:
     """An assistant message's calls, text and reasoning, into `read`."""
     for call in message.get("tool_calls") or ():
         if not is_obj(call):
+            read.issue("malformed_call", f"a tool_calls entry is not an object: {call!r:.80}")
             continue
         if call.get("type", "function") == "function":
             function = obj(call.get("function"))
@@ -112,6 +127,7 @@ def read_message(message: Mapping[str, Any], read: NativeRead) -> None:
     if is_obj(legacy):
         read.call(None, legacy.get("name"), legacy.get("arguments"))
     read.say(text_of(message.get("content")))
+    _unread_parts(message, read)
     read.say(message.get("refusal"))
     reasoning = message.get("reasoning_content")
     read.think(reasoning)
