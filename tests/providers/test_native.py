@@ -30,7 +30,7 @@ from toolcalls.tools._importers import import_tools
 from toolcalls.tools._tool import Tool
 
 FIXTURES = Path(__file__).parents[2] / "fixtures"
-SHARED = {"_native", "_provider", "_read", "_reading", "_content", "_stream"}  # dispatches, what they share
+SHARED = {"_native", "_provider", "_read", "_reading", "_content", "_stream"}  # shared parts
 WRITING = {"_write", "_wire"}  # writing responses back: each provider's in its `*_write` module
 
 

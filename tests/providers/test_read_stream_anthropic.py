@@ -13,15 +13,15 @@ from anthropic.types import RawMessageStreamEvent
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter, ValidationError
-
-import toolcalls
-from tests.providers.stream_checks import (
+from stream_checks import (
     FIXTURES,
     check_event_promises,
     read_all,
     split_at,
     sse_json,
 )
+
+import toolcalls
 from toolcalls import ArgumentsDelta, ReasoningDelta, ToolCallEnd, ToolCallFailed, ToolCallStart
 
 STREAMS = sorted((FIXTURES / "anthropic").glob("*.sse"))

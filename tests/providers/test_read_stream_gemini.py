@@ -11,15 +11,15 @@ import pytest
 from google.genai.types import GenerateContentResponse
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import toolcalls
-from tests.providers.stream_checks import (
+from stream_checks import (
     FIXTURES,
     check_event_promises,
     read_all,
     split_at,
     sse_json,
 )
+
+import toolcalls
 from toolcalls import ToolCallEnd, ToolCallStart
 
 STREAMS = sorted((FIXTURES / "gemini").glob("*.sse"))

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ollama import ChatResponse
+from stream_checks import FIXTURES, check_event_promises, read_all, split_at
 
 import toolcalls
-from tests.providers.stream_checks import FIXTURES, check_event_promises, read_all, split_at
 
 STREAMS = sorted((FIXTURES / "ollama").glob("*.ndjson"))
 IDS = [path.stem for path in STREAMS]

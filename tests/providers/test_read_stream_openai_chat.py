@@ -11,15 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from openai.types.chat import ChatCompletionChunk
-
-import toolcalls
-from tests.providers.stream_checks import (
+from stream_checks import (
     FIXTURES,
     check_event_promises,
     read_all,
     split_at,
     sse_json,
 )
+
+import toolcalls
 from toolcalls import ArgumentsDelta, ReasoningDelta, ToolCallEnd, ToolCallFailed, ToolCallStart
 
 STREAMS = sorted((FIXTURES / "openai_chat").glob("*.sse"))

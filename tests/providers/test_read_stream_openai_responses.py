@@ -11,15 +11,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from openai.types.responses import ResponseStreamEvent
 from pydantic import TypeAdapter, ValidationError
-
-import toolcalls
-from tests.providers.stream_checks import (
+from stream_checks import (
     FIXTURES,
     check_event_promises,
     read_all,
     split_at,
     sse_json,
 )
+
+import toolcalls
 from toolcalls import ReasoningDelta, ToolCallEnd, ToolCallFailed
 
 STREAMS = sorted((FIXTURES / "openai_responses").glob("*.sse"))
