@@ -22,11 +22,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ._reading import Json, is_obj, string
 from ._stream import NativeStreamCall, ProviderStream
+
+if TYPE_CHECKING:
+    from ..parsing.formats._base import Format
+    from ..tools._tool import Tool
 
 __all__ = ["AnthropicStream"]
 
@@ -36,8 +40,8 @@ _SERVER_TOOLS = frozenset({"server_tool_use", "mcp_tool_use"})
 class AnthropicStream(ProviderStream):
     """Reads Messages stream events (see the module docstring)."""
 
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
+    def __init__(self, provider: str, fmt: str | Format | None, tools: Sequence[Tool]) -> None:
+        super().__init__(provider, fmt, tools)  # by name: compiled, a star call is unsupported
         self._open_calls: dict[object, tuple[NativeStreamCall, Any]] = {}
         self._thinking: dict[object, Json] = {}
 

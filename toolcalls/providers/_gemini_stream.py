@@ -16,12 +16,16 @@ Each chunk's ``candidates[0].content.parts`` are read as `read_response` reads t
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ._gemini import _field
 from ._reading import is_obj, obj, obj_or_none, string
 from ._stream import NativeStreamCall, ProviderStream
+
+if TYPE_CHECKING:
+    from ..parsing.formats._base import Format
+    from ..tools._tool import Tool
 
 __all__ = ["GeminiStream"]
 
@@ -29,8 +33,8 @@ __all__ = ["GeminiStream"]
 class GeminiStream(ProviderStream):
     """Reads streamed ``GenerateContentResponse`` chunks (see the module docstring)."""
 
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
+    def __init__(self, provider: str, fmt: str | Format | None, tools: Sequence[Tool]) -> None:
+        super().__init__(provider, fmt, tools)  # by name: compiled, a star call is unsupported
         self._other_candidates: set[object] = set()
 
     def _read_event(self, data: Mapping[str, Any]) -> None:

@@ -21,12 +21,16 @@ at the end, as `read_response` gives):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..parsing._events import Event, TextDelta
 from ._reading import Json, is_obj, obj, string
 from ._stream import NativeStreamCall, ProviderStream
+
+if TYPE_CHECKING:
+    from ..parsing.formats._base import Format
+    from ..tools._tool import Tool
 
 __all__ = ["ChatStream"]
 
@@ -34,8 +38,8 @@ __all__ = ["ChatStream"]
 class ChatStream(ProviderStream):
     """Reads ``chat.completion.chunk`` events (see the module docstring)."""
 
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
+    def __init__(self, provider: str, fmt: str | Format | None, tools: Sequence[Tool]) -> None:
+        super().__init__(provider, fmt, tools)  # by name: compiled, a star call is unsupported
         self._open: dict[object, NativeStreamCall] = {}
         self._last: object = None
         self._other_choices: set[object] = set()

@@ -23,12 +23,16 @@ Items are followed by ``item_id`` (and ``output_index``), and each is read when 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ._openai_responses import _read_item, _reasoning_text
 from ._reading import is_obj, obj, obj_or_none, string
 from ._stream import NativeStreamCall, ProviderStream
+
+if TYPE_CHECKING:
+    from ..parsing.formats._base import Format
+    from ..tools._tool import Tool
 
 __all__ = ["ResponsesStream"]
 
@@ -38,8 +42,8 @@ _FINISHED = frozenset({"response.completed", "response.incomplete", "response.fa
 class ResponsesStream(ProviderStream):
     """Reads Responses stream events (see the module docstring)."""
 
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
+    def __init__(self, provider: str, fmt: str | Format | None, tools: Sequence[Tool]) -> None:
+        super().__init__(provider, fmt, tools)  # by name: compiled, a star call is unsupported
         self._open_calls: dict[object, NativeStreamCall] = {}
         self._streamed: set[object] = set()
         """The items whose text or reasoning came in deltas (not to be read again when done)."""
