@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import importlib
 import importlib.metadata
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path

@@ -124,9 +124,9 @@ _STREAM_MARKS = (  # what only one provider's stream holds, checked in this orde
 
 def _stream_provider(text: str) -> str:
     """The provider whose stream `text` is, from marks only its events carry."""
-    compact = text[:4096].replace('": ', '":')
+    compact = text[:4096].replace('": ', '":')  # the marks are written without the blank
     for mark, provider in _STREAM_MARKS:
-        if mark.replace('": ', '":') in compact:
+        if mark in compact:
             return provider
     raise _InputError("cannot tell which provider this stream is from: name it with --provider")
 

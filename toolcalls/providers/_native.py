@@ -30,7 +30,7 @@ from typing import Any
 from ..parsing._models import ToolCall
 from ..tools._tool import Tool
 from . import _anthropic, _gemini, _ollama, _openai_chat, _openai_responses
-from ._provider import Message, NativeProvider, ToolResult
+from ._provider import Message, NativeProvider, ToolResult, by_provider
 
 __all__ = [
     "PROVIDERS",
@@ -52,11 +52,7 @@ PROVIDERS: Mapping[str, NativeProvider] = {
 
 
 def _provider(name: str) -> NativeProvider:
-    try:
-        return PROVIDERS[name]
-    except KeyError:
-        known = ", ".join(PROVIDERS)
-        raise ValueError(f"unknown provider {name!r}; native rendering knows {known}") from None
+    return by_provider(PROVIDERS, name, "native rendering knows")
 
 
 def render_native(tools: Iterable[Tool], provider: str) -> Message:

@@ -2,22 +2,23 @@
 
 A provider module (`_openai_chat`, `_openai_responses`, `_anthropic`, `_gemini`, `_ollama`) holds
 everything about one provider API's JSON: the ``tools`` field it is sent, the assistant turn
-that carries calls, the turn that carries results, and reading tools back from its shape. The
-responses issue adds reading that API's responses and streams to the same module, so that
-what is sent and what comes back cannot drift apart.
+that carries calls, the turn that carries results, reading tools back from its shape, and
+reading its whole responses. Its siblings ``_<provider>_stream`` and ``_<provider>_write`` read
+its streams and write its responses back; each dispatch (`_native`, `_read`, `_stream`,
+`_write`) finds a provider's part by the same name (`by_provider`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from ..parsing._models import ToolCall
 from ..tools._tool import Tool
 
-__all__ = ["Message", "NativeProvider", "ToolResult", "as_text"]
+__all__ = ["Message", "NativeProvider", "ToolResult", "as_text", "by_provider"]
 
 Message = dict[str, Any]
 
@@ -44,3 +45,16 @@ class NativeProvider:
 def as_text(value: Any) -> str:
     """A result for an API that takes text: a string as it is, any other value as JSON."""
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+_Part = TypeVar("_Part")
+
+
+def by_provider(table: Mapping[str, _Part], provider: str, doing: str) -> _Part:
+    """``table[provider]``; for a name it lacks, a ValueError naming those it has, where
+    `doing` says what the table is for ("responses are read from")."""
+    try:
+        return table[provider]
+    except KeyError:
+        known = ", ".join(table)
+        raise ValueError(f"unknown provider {provider!r}; {doing} {known}") from None

@@ -33,6 +33,7 @@ from ..parsing._api import parse
 from ..parsing._models import ParseIssue, ParseResult, ToolCall
 from ..parsing._registry import get_format
 from . import _anthropic, _gemini, _ollama, _openai_chat, _openai_responses
+from ._provider import by_provider
 from ._reading import Json, NativeRead
 
 if TYPE_CHECKING:
@@ -70,12 +71,7 @@ def read_response(
     """
     data = as_json(response)
     name = provider or detect_provider(data)
-    try:
-        reader = READERS[name]
-    except KeyError:
-        known = ", ".join(READERS)
-        raise ValueError(f"unknown provider {name!r}; responses are read from {known}") from None
-    native = reader(data)
+    native = by_provider(READERS, name, "responses are read from")(data)
     declared = read_tools(tools)
     text = _parse_text("".join(native.text), format, native.model, declared)
     return _assemble(native, name, text, declared)

@@ -52,6 +52,7 @@ from ..parsing._events import (
 )
 from ..parsing._models import ParseResult
 from ..parsing._registry import get_format
+from ._provider import by_provider
 from ._read import _assemble, _model_format, _parse_text, as_json
 from ._reading import Json, NativeRead
 
@@ -90,11 +91,7 @@ def read_stream(
     readers: dict[str, type[ProviderStream]] = {
         "openai": ChatStream, "openai_responses": ResponsesStream, "anthropic": AnthropicStream,
         "gemini": GeminiStream, "ollama": OllamaStream}
-    try:
-        reader = readers[provider]
-    except KeyError:
-        known = ", ".join(readers)
-        raise ValueError(f"unknown provider {provider!r}; streams are read from {known}") from None
+    reader = by_provider(readers, provider, "streams are read from")
     return reader(provider, format, read_tools(tools))
 
 

@@ -28,7 +28,7 @@ from . import (
     _openai_chat_write,
     _openai_responses_write,
 )
-from ._provider import Message
+from ._provider import Message, by_provider
 from ._wire import ResponseWriter, WriteOptions
 
 __all__ = ["WRITERS", "stream_text", "write_response", "write_stream"]
@@ -44,12 +44,7 @@ WRITERS: Mapping[str, ResponseWriter] = {
 
 
 def _writer(provider: str) -> ResponseWriter:
-    try:
-        return WRITERS[provider]
-    except KeyError:
-        known = ", ".join(WRITERS)
-        raise ValueError(f"unknown provider {provider!r}; responses are written for {known}"
-                         ) from None
+    return by_provider(WRITERS, provider, "responses are written for")
 
 
 def _options(
