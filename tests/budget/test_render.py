@@ -11,6 +11,7 @@ from toolcalls import Tool, to_tools
 from toolcalls.budget._render import (
     budget_report,
     native_payload,
+    plan_report,
     render,
     render_tools_for,
     tools_cost,
@@ -95,6 +96,18 @@ def test_budget_report_gives_every_mode_and_the_savings() -> None:
     assert data["savings"]["lazy"] == pytest.approx(1 - data["lazy_tokens"] / data["full_tokens"],
                                                     abs=1e-4)
     assert data["lazy_ceiling_tokens"] <= 5000
+
+
+@pytest.mark.parametrize(("format", "budget"), [("openai", None), ("openai", 300),
+                                               ("hermes", 900), ("anthropic", 1000)])
+def test_a_rendering_reports_as_budget_report_does(format: str, budget: int | None) -> None:
+    tools = toolset("playwright-mcp")
+    rendering = render(tools, format, budget=budget)
+    report = plan_report(rendering.plan, len(tools), format=format)
+    assert report == budget_report(tools, budget=budget, format=format)
+    assert report.verdict() == report.table("t").splitlines()[-1]
+    head = f"chosen: {rendering.mode} mode, {rendering.tokens:,} tokens"
+    assert report.verdict().startswith(head)
 
 
 def test_cl100k_counts_differ_from_o200k() -> None:

@@ -112,3 +112,21 @@ def test_read_refuses_what_is_not_a_whole_response_with_a_message(
     assert main(["read", str(saved)]) == 2
     captured = capsys.readouterr()
     assert says in captured.err and captured.out == "" and "Traceback" not in captured.err
+
+
+def test_a_bug_is_one_line_with_status_70_unless_the_traceback_is_asked_for(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("boom")
+
+    response = tmp_path / "response.txt"
+    response.write_text(RESPONSE, encoding="utf-8")
+    monkeypatch.setattr("toolcalls.cli._main.parse", broken)
+    monkeypatch.delenv("TOOLCALLS_TRACEBACK", raising=False)
+    assert main(["parse", str(response), "-f", "hermes"]) == 70
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "internal error (RuntimeError: boom); please report" in err
+    monkeypatch.setenv("TOOLCALLS_TRACEBACK", "1")
+    with pytest.raises(RuntimeError, match="boom"):
+        main(["parse", str(response), "-f", "hermes"])

@@ -65,7 +65,7 @@ def test_render_native_prints_the_payload(capsys: pytest.CaptureFixture[str]) ->
     code, out, err = run(capsys, "render", str(path), "--format", "anthropic")
     payload = json.loads(out)
     assert code == 0 and len(payload["tools"]) == 12 and "input_schema" in payload["tools"][0]
-    assert err.startswith("toolcalls: full mode")
+    assert err == "toolcalls: chosen: full mode, 656 tokens; no budget\n"
 
 
 def test_render_prompt_format_within_a_budget(capsys: pytest.CaptureFixture[str]) -> None:
@@ -92,3 +92,45 @@ def test_tool_files_in_other_shapes(capsys: pytest.CaptureFixture[str], tmp_path
 def test_a_missing_file_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "budget", "no/such/tools.json")
     assert code == 2 and "cannot read tools file" in err
+
+
+@pytest.mark.parametrize(("name", "format", "budget"), [
+    ("playwright-mcp", "openai", "2000"),
+    ("playwright-mcp", "openai", "300"),
+    ("github-mcp-server-all", "hermes", "3000"),
+    ("github-mcp-server-all", "anthropic", "1200"),
+    ("mcp-git", "qwen3_coder", None),
+])
+def test_render_and_budget_give_one_verdict(
+    capsys: pytest.CaptureFixture[str], name: str, format: str, budget: str | None
+) -> None:
+    argv = [str(TOOLSETS / f"{name}.json"), "--format", format,
+            *(["--budget", budget] if budget else [])]
+    _, _, rendered = run(capsys, "render", *argv)
+    _, table, _ = run(capsys, "budget", *argv)
+    verdict = table.splitlines()[-1]
+    assert rendered == f"toolcalls: {verdict}\n"
+    assert verdict.startswith("chosen: ") and ("no budget" in verdict if budget is None else
+                                                f"budget of {int(budget):,}" in verdict)
+
+
+@pytest.mark.parametrize(("budget", "status", "says"), [
+    ("300", 1, "over the budget of 300 by 99: no mode fits, this is the cheapest"),
+    ("1000", 0, "fits the budget of 1,000"),
+])
+@pytest.mark.parametrize("command", ["render", "budget"])
+def test_fail_over_exits_1_over_the_budget_after_printing(
+    capsys: pytest.CaptureFixture[str], command: str, budget: str, status: int, says: str
+) -> None:
+    code, out, err = run(capsys, command, str(TOOLSETS / "playwright-mcp.json"), "-f", "openai",
+                         "--budget", budget, "--fail-over")
+    assert code == status and out and says in (err if command == "render" else out)
+    assert run(capsys, command, str(TOOLSETS / "playwright-mcp.json"), "-f", "openai",
+               "--budget", budget)[0] == 0
+
+
+def test_lazy_over_the_budget_once_tools_load_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(TOOLSETS / "github-mcp-server-all.json")
+    _, _, err = run(capsys, "render", path, "-f", "openai", "--budget", "2000")
+    assert err.endswith("over the budget of 2,000: it fits at session start, but not with 3 "
+                        "tools loaded\n")

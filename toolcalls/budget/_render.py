@@ -20,7 +20,7 @@ from ..parsing._registry import get_format
 from ..providers._native import render_native
 from ..tools._importers import import_tools
 from ..tools._tool import Tool
-from ._plan import MODES, Mode, Plan, ToolsCost, choose, openai_cost
+from ._plan import MIN_ACTIVE, MODES, Mode, Plan, ToolsCost, choose, openai_cost
 from ._profiles import NATIVE_PAYLOADS, PROVIDERS
 from ._session import DEFAULT_MAX_ACTIVE
 from ._tokens import DEFAULT_ENCODING, TokenCounter, count_tokens
@@ -30,6 +30,7 @@ __all__ = [
     "Rendering",
     "budget_report",
     "native_payload",
+    "plan_report",
     "render",
     "render_tools_for",
     "tools_cost",
@@ -145,9 +146,27 @@ class BudgetReport:
                 note = (f"   at session start; {self.lazy_ceiling_tokens:,} with "
                         f"{self.lazy_max_active} tools loaded")
             lines.append(f"{mode:<9}{self.tokens[mode]:>9,}{saving:>9}{note}")
-        fits = "" if self.fits else " — nothing fits the budget: the cheapest mode"
-        lines.append(f"chosen: {self.chosen} ({self.chosen_tokens:,} tokens){fits}")
+        lines.append(self.verdict())
         return "\n".join(lines)
+
+    def verdict(self) -> str:
+        """The mode chosen, its cost, and whether it fits the budget, in one line.
+
+        ``toolcalls budget`` ends its table with it and ``toolcalls render`` prints it on
+        stderr: the same words and numbers for the same tools, format and budget.
+        """
+        line = f"chosen: {self.chosen} mode, {self.chosen_tokens:,} tokens"
+        if self.chosen != "full":
+            line += f" (full: {self.full_tokens:,}, saves {self.saving(self.chosen):.0%})"
+        if self.budget is None:
+            return line + "; no budget"
+        if self.fits:
+            return line + f"; fits the budget of {self.budget:,}"
+        if self.chosen == "lazy" and self.chosen_tokens <= self.budget:
+            return line + (f"; over the budget of {self.budget:,}: it fits at session start, "
+                           f"but not with {MIN_ACTIVE} tools loaded")
+        return line + (f"; over the budget of {self.budget:,} by "
+                       f"{self.chosen_tokens - self.budget:,}: no mode fits, this is the cheapest")
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON of ``toolcalls budget --json``."""
@@ -180,12 +199,23 @@ def budget_report(
     catalog = import_tools(tools)
     plan = choose(catalog, budget, cost=tools_cost(format, encoding), pinned=pinned,
                   max_active=max_active)
+    return plan_report(plan, len(catalog), format=format, encoding=encoding)
+
+
+def plan_report(
+    plan: Plan,
+    tool_count: int,
+    *,
+    format: str,  # noqa: A002
+    encoding: str | TokenCounter = DEFAULT_ENCODING,
+) -> BudgetReport:
+    """The report of a plan already chosen (``toolcalls render`` has the rendering's plan)."""
     lazy = plan.costs["lazy"]
     return BudgetReport(
-        tool_count=len(catalog),
+        tool_count=tool_count,
         format=format,
         encoding=encoding if isinstance(encoding, str) else type(encoding).__name__,
-        budget=budget,
+        budget=plan.budget,
         tokens={mode: plan.costs[mode].tokens for mode in MODES},
         eligible={mode: plan.costs[mode].eligible for mode in MODES},
         chosen=plan.mode,

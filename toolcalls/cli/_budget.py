@@ -3,6 +3,10 @@
     toolcalls render TOOLS.json --format NAME|openai|anthropic|gemini|ollama [--budget N]
     toolcalls budget TOOLS.json [--encoding o200k_base] [--budget N] [--json] [--plot FILE]
 
+Both end with one verdict, `BudgetReport.verdict` (render on stderr, budget as the table's last
+line): for the same tools, format and budget they say the same. With ``--fail-over`` both exit
+with status 1 when no mode fits the budget, after printing everything.
+
 The plot is an SVG written here by hand: four labelled bars need no plotting library, the
 output is deterministic (and so testable), and the package keeps its small dependency set.
 """
@@ -16,12 +20,15 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from .._errors import ToolCallsError
-from ..budget._plan import MIN_ACTIVE, MODES
-from ..budget._render import BudgetReport, budget_report, render
+from .._errors import ToolCallsError, UnknownFormatError
+from ..budget._plan import MODES
+from ..budget._profiles import NATIVE_PAYLOADS, PROVIDERS
+from ..budget._render import BudgetReport, budget_report, native_payload, plan_report, render
 from ..budget._session import DEFAULT_MAX_ACTIVE
-from ..budget._tokens import DEFAULT_ENCODING
+from ..budget._tokens import DEFAULT_ENCODING, ENCODINGS
+from ..parsing._registry import get_format, list_formats
 from ..tools._importers import load_tools
+from ..tools._tool import Tool
 
 __all__ = ["add_commands", "budget_svg"]
 
@@ -48,42 +55,98 @@ def add_commands(commands: Any) -> None:
 
 def _common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("tools", help="JSON file: OpenAI, Anthropic, Gemini or MCP tool list")
-    parser.add_argument("--budget", type=int, help="tokens the tool definitions may take")
-    parser.add_argument("--encoding", default=DEFAULT_ENCODING, help="tiktoken encoding")
+    parser.add_argument("--budget", type=_count(0, "a budget"), metavar="TOKENS",
+                        help="tokens the tool definitions may take")
+    parser.add_argument("--fail-over", action="store_true",
+                        help="exit with status 1 when no mode fits the budget")
+    parser.add_argument("--encoding", default=DEFAULT_ENCODING,
+                        help=f"tokenizer: {', '.join(ENCODINGS)} (default: {DEFAULT_ENCODING})")
     parser.add_argument("--pin", action="append", default=[], metavar="NAME",
                         help="a tool lazy mode always sends in full (repeatable)")
-    parser.add_argument("--max-active", type=int, default=DEFAULT_MAX_ACTIVE,
-                        help="most tools a lazy session keeps loaded")
+    parser.add_argument("--max-active", type=_count(1, "--max-active"),
+                        default=DEFAULT_MAX_ACTIVE, help="most tools a lazy session keeps loaded")
+
+
+def _count(least: int, what: str) -> Any:
+    """An argparse type: a whole number, ``least`` or more."""
+    def convert(value: str) -> int:
+        try:
+            number = int(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what} is a whole number, not {value!r}") from None
+        if number < least:
+            raise argparse.ArgumentTypeError(f"{what} is {least} or more, not {number}")
+        return number
+    return convert
+
+
+def _checked(args: argparse.Namespace, format: str) -> list[Tool]:  # noqa: A002
+    """The tools file's tools, once the options that name things are known to name something."""
+    if args.encoding not in ENCODINGS:
+        raise _OptionError(f"unknown --encoding {args.encoding!r}: toolcalls counts tokens with "
+                           f"{', '.join(ENCODINGS)} (default {DEFAULT_ENCODING}, the encoding "
+                           "of gpt-4o and later)")
+    if native_payload(format) is None:
+        try:
+            get_format(format)
+        except UnknownFormatError:
+            raise _OptionError(_unknown_target(format)) from None
+    tools = load_tools(args.tools)
+    unknown = sorted(set(args.pin) - {tool.name for tool in tools})
+    if unknown:
+        raise _OptionError(f"--pin names no tool in {args.tools!r}: {', '.join(unknown)}")
+    return tools
+
+
+def _unknown_target(format: str) -> str:  # noqa: A002
+    native = sorted({*NATIVE_PAYLOADS, *(name for name, profile in PROVIDERS.items()
+                                        if profile.mode == "native")})
+    detect = (" ('auto' detects the format of a response; rendering needs one named)"
+              if format == "auto" else "")
+    return (f"unknown --format {format!r}{detect}: a provider (its native tools payload: "
+            f"{', '.join(native)}) or a prompt format (the tools block of the system prompt: "
+            f"{', '.join(list_formats())}, or a model id such as Qwen/Qwen3-Coder-30B-A3B-"
+            "Instruct)")
 
 
 def _render_command(args: argparse.Namespace) -> int:
-    rendering = render(load_tools(args.tools), args.format, budget=args.budget,
-                       encoding=args.encoding, pinned=args.pin, max_active=args.max_active)
+    tools = _checked(args, args.format)
+    rendering = render(tools, args.format, budget=args.budget, encoding=args.encoding,
+                       pinned=args.pin, max_active=args.max_active)
     content = rendering.content
     print(content if isinstance(content, str) else json.dumps(content, indent=2,
                                                                 ensure_ascii=False))
-    plan = rendering.plan
-    fits = "" if plan.fits else f"; does NOT fit the budget of {plan.budget}"
-    if not plan.fits and plan.mode == "lazy" and plan.budget and plan.tokens <= plan.budget:
-        fits = (f"; fits the budget of {plan.budget} at session start, but loading "
-                f"{MIN_ACTIVE} tools would pass it")
-    print(f"toolcalls: {plan.mode} mode, {plan.tokens} tokens "
-          f"(full: {plan.full_tokens}, saves {plan.saving:.0%}){fits}", file=sys.stderr)
-    return 0
+    report = plan_report(rendering.plan, len(tools), format=args.format, encoding=args.encoding)
+    sys.stdout.flush()  # the payload, then the verdict, in that order on a terminal
+    print(f"toolcalls: {report.verdict()}", file=sys.stderr)
+    return _status(args, report)
 
 
 def _budget_command(args: argparse.Namespace) -> int:
-    report = budget_report(load_tools(args.tools), args.encoding, args.budget,
+    tools = _checked(args, args.format)
+    if args.plot and not args.plot.lower().endswith(".svg"):
+        raise _OptionError(f"--plot writes SVG: name the file *.svg, not {args.plot!r}")
+    if args.plot and not Path(args.plot).parent.is_dir():  # say so before counting
+        raise _OptionError(f"cannot write --plot {args.plot!r}: the folder "
+                           f"{str(Path(args.plot).parent)!r} does not exist")
+    report = budget_report(tools, args.encoding, args.budget,
                            format=args.format, pinned=args.pin, max_active=args.max_active)
     if args.plot:
-        if not args.plot.lower().endswith(".svg"):
-            raise _OptionError(f"--plot writes SVG: name the file *.svg, not {args.plot!r}")
-        Path(args.plot).write_text(budget_svg(report, Path(args.tools).name), encoding="utf-8")
+        try:
+            Path(args.plot).write_text(budget_svg(report, Path(args.tools).name),
+                                       encoding="utf-8")
+        except OSError as error:
+            raise _OptionError(f"cannot write --plot {args.plot!r}: {error.strerror}") from None
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
     else:
         print(report.table(Path(args.tools).name))
-    return 0
+    return _status(args, report)
+
+
+def _status(args: argparse.Namespace, report: BudgetReport) -> int:
+    """1 when asked to fail over the budget (``--fail-over``) and no mode fits it, else 0."""
+    return 1 if args.fail_over and report.budget is not None and not report.fits else 0
 
 
 def budget_svg(report: BudgetReport, title: str) -> str:

@@ -1,23 +1,35 @@
-"""The ``toolcalls`` command: parse responses, list formats.
+"""The ``toolcalls`` command: parse responses, read provider responses, list formats, render
+tools and count their tokens.
 
     toolcalls parse [FILE|-] --format NAME|auto [--tools FILE] [--stream] [--thinking]
     toolcalls read [FILE|-] [--provider P] [--format NAME|auto|none] [--tools FILE]
     toolcalls formats
     toolcalls render TOOLS.json --format NAME|openai|anthropic|gemini|ollama [--budget N]
     toolcalls budget TOOLS.json [--encoding o200k_base] [--budget N] [--json] [--plot FILE]
+    toolcalls --version
+
+No input makes it print a traceback: every failure is one line on stderr, after whatever stdout
+already holds, and an exit status (`EXIT_STATUSES`, also in ``toolcalls --help``):
+
+    0    done (warnings, such as invalid UTF-8 read as U+FFFD, go to stderr)
+    1    --fail-over was given and no rendering fits the budget (the output is still printed)
+    2    bad usage or input: an unknown option or format, a file that cannot be read or
+         written, a binary file
+    70   a bug in toolcalls: the line says what to report (TOOLCALLS_TRACEBACK=1 shows it)
+    130  interrupted (Ctrl-C); parse --stream first ends the calls left open with
+         tool_call_failed events
+    141  stdout was closed before the end (a pipe into head, say)
 """
 
 from __future__ import annotations
 
 import argparse
-import codecs
-import io
 import json
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict
-from pathlib import Path
-from typing import Any, cast
+from typing import Any, NoReturn
 
 from .._errors import ToolCallsError
 from ..parsing._api import parse, stream
@@ -25,8 +37,15 @@ from ..parsing._registry import get_format, list_formats
 from ..tools._importers import load_tools
 from ..tools._tool import Tool
 from ._budget import add_commands as add_budget_commands
+from ._input import InputError, TextDecoder, input_name, open_input, read_input
 
-__all__ = ["main"]
+__all__ = ["EXIT_STATUSES", "main"]
+
+EXIT_STATUSES = __doc__[__doc__.index("    0    "):].rstrip()
+"""The exit statuses as the module docstring lists them, for ``--help``."""
+
+_DESCRIPTION = ("Parse the tool calls in model responses, read provider responses, render tool "
+                "definitions for a provider or a prompt format, and count their tokens.")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -34,20 +53,59 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.run(args))
     except ToolCallsError as error:
-        print(f"toolcalls: {error}", file=sys.stderr)
-        return 2
+        return _fail(str(error), 2)
+    except KeyboardInterrupt:
+        return _fail("interrupted", 130)
     except BrokenPipeError:
-        return 0
+        _discard_stdout()
+        return _fail("stdout was closed before the end of the output", 141)
+    except Exception as error:  # a bug: say what to report, keep the traceback for who asks
+        if os.environ.get("TOOLCALLS_TRACEBACK"):
+            raise
+        return _fail(f"internal error ({type(error).__name__}: {error}); please report it "
+                     "with the command that caused it (TOOLCALLS_TRACEBACK=1 prints the "
+                     "traceback)", 70)
+
+
+def _fail(message: str, status: int) -> int:
+    """One line on stderr, after whatever stdout holds; the exit status."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _discard_stdout()
+    print(f"toolcalls: {message}", file=sys.stderr, flush=True)
+    return status
+
+
+def _discard_stdout() -> None:
+    """Point stdout at the null device: the interpreter's last flush would fail on a closed pipe."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # not a real file (tests capture stdout)
+        pass
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with usage errors as one line that points at --help."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="toolcalls", description=__doc__.splitlines()[0])
-    commands = parser.add_subparsers(required=True, metavar="COMMAND")
+    from .. import __version__
+
+    parser = _Parser(prog="toolcalls", description=_DESCRIPTION,
+                     epilog=f"exit status:\n{EXIT_STATUSES}",
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"toolcalls {__version__}")
+    commands = parser.add_subparsers(required=True, metavar="COMMAND", title="commands")
     p = commands.add_parser("parse", help="parse a model response and print the result as JSON")
     p.add_argument("file", nargs="?", default="-", help="the response text (default: stdin)")
     p.add_argument("--format", "-f", default="auto", help="format name, alias or model id")
     p.add_argument("--tools", help="JSON file with the tool definitions offered to the model")
-    p.add_argument("--stream", action="store_true", help="print one JSON event per line")
+    p.add_argument("--stream", action="store_true", help="print one JSON event per line, as the "
+                   "input arrives; the issues follow as events of kind 'issue'")
     p.add_argument("--thinking", action="store_true", help="the text starts inside reasoning")
     p.set_defaults(run=_parse)
     r = commands.add_parser("read", help="read a provider's saved response (JSON) or captured "
@@ -72,20 +130,11 @@ def _load_tools(path: str | None) -> list[Tool]:
     return [] if path is None else load_tools(path)
 
 
-class _InputError(ToolCallsError):
-    """An input file (the response or --tools) could not be used."""
-
-
 def _parse(args: argparse.Namespace) -> int:
     tools = _load_tools(args.tools)
-    source = sys.stdin if args.file == "-" else None
     if args.stream:
-        return _parse_stream(args, tools, source)
-    try:
-        text = source.read() if source else Path(args.file).read_text(encoding="utf-8")
-    except OSError as error:
-        raise _InputError(f"cannot read {args.file!r}: {error.strerror}") from None
-    result = parse(text, args.format, tools=tools, thinking=args.thinking)
+        return _parse_stream(args, tools)
+    result = parse(read_input(args.file), args.format, tools=tools, thinking=args.thinking)
     print(result.model_dump_json(indent=2))
     return 0
 
@@ -95,7 +144,7 @@ def _read(args: argparse.Namespace) -> int:
     from ..providers._stream import read_stream
 
     tools = _load_tools(args.tools)
-    text = _read_text(args.file)
+    text = read_input(args.file)
     fmt = None if args.format == "none" else args.format
     try:
         if _is_captured_stream(text):
@@ -106,7 +155,7 @@ def _read(args: argparse.Namespace) -> int:
         else:
             result = read_response(text, args.provider, format=fmt, tools=tools)
     except ValueError as error:  # not JSON, or not a shape any provider answers with
-        raise _InputError(f"cannot read {args.file!r} as a response: {error}") from None
+        raise InputError(f"cannot read {args.file!r} as a response: {error}") from None
     print(result.model_dump_json(indent=2))
     return 0
 
@@ -128,15 +177,7 @@ def _stream_provider(text: str) -> str:
     for mark, provider in _STREAM_MARKS:
         if mark in compact:
             return provider
-    raise _InputError("cannot tell which provider this stream is from: name it with --provider")
-
-
-def _read_text(file: str) -> str:
-    try:
-        return sys.stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        reason = getattr(error, "strerror", None) or str(error)
-        raise _InputError(f"cannot read {file!r}: {reason}") from None
+    raise InputError("cannot tell which provider this stream is from: name it with --provider")
 
 
 def _is_captured_stream(text: str) -> bool:
@@ -149,22 +190,27 @@ def _is_captured_stream(text: str) -> bool:
                                   for line in lines[:2])
 
 
-def _parse_stream(args: argparse.Namespace, tools: list[Tool], source: Any) -> int:
-    """Feed the input to a stream parser as it arrives, printing events as they are final."""
+def _parse_stream(args: argparse.Namespace, tools: list[Tool]) -> int:
+    """Feed the input to a stream parser as it arrives, printing events as they are final.
+
+    However the input stops (its end, Ctrl-C, a NUL byte), the parser is closed: the calls left
+    open end with ``tool_call_failed`` events, and the issues follow as ``issue`` events.
+    """
     if args.format == "auto":
-        raise _InputError("--stream needs --format: a format cannot be detected from a prefix")
+        raise InputError("--stream needs --format: a format cannot be detected from a prefix")
     parser = stream(args.format, tools=tools, thinking=args.thinking)
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    decoder = TextDecoder(input_name(args.file))
+    handle = open_input(args.file)
+    last = ""
     try:
-        raw = sys.stdin.buffer if source is not None else open(args.file, "rb")  # noqa: SIM115
-        handle = cast(io.BufferedReader, raw)  # read1: whatever has arrived, without waiting
-    except OSError as error:
-        raise _InputError(f"cannot read {args.file!r}: {error.strerror}") from None
-    with handle:
-        while block := handle.read1(4096):
+        while block := handle.read1(4096):  # whatever has arrived, without waiting for more
             _print_events(parser.feed(decoder.decode(block)))
-    _print_events(parser.feed(decoder.decode(b"", final=True)))
-    _print_events(parser.close())
+        last = decoder.finish()
+    finally:
+        if args.file != "-":
+            handle.close()
+        _print_events(parser.close(last))
+        _print_issues(parser.result().issues)
     return 0
 
 
@@ -175,6 +221,13 @@ def _print_events(events: list[Any]) -> None:
             if key in payload and hasattr(getattr(event, key), "model_dump"):
                 payload[key] = getattr(event, key).model_dump()
         print(json.dumps(payload, ensure_ascii=False), flush=True)
+
+
+def _print_issues(issues: list[Any]) -> None:
+    """The issues as events after the last one: ``{"kind": "issue", "issue": {...}}``."""
+    for issue in issues:
+        print(json.dumps({"kind": "issue", "issue": issue.model_dump()}, ensure_ascii=False),
+              flush=True)
 
 
 def _formats(args: argparse.Namespace) -> int:
