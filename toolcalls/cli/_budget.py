@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -67,8 +68,9 @@ def _common_options(parser: argparse.ArgumentParser) -> None:
                         default=DEFAULT_MAX_ACTIVE, help="most tools a lazy session keeps loaded")
 
 
-def _count(least: int, what: str) -> Any:
-    """An argparse type: a whole number, ``least`` or more."""
+def _count(least: int, what: str) -> Callable[[str], int]:
+    """An argparse type: a whole number, ``least`` or more (argparse makes the error one line)."""
+
     def convert(value: str) -> int:
         try:
             number = int(value)
@@ -77,6 +79,7 @@ def _count(least: int, what: str) -> Any:
         if number < least:
             raise argparse.ArgumentTypeError(f"{what} is {least} or more, not {number}")
         return number
+
     return convert
 
 
