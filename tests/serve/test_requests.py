@@ -1,0 +1,142 @@
+"""Client requests checked and rewritten by the proxy (`toolcalls.serve._requests`)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from toolcalls.serve._requests import RequestError, validate_chat_request
+
+
+def chat(**fields: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {"model": "m", "messages": [{"role": "user", "content": "Hi"}]}
+    return body | fields
+
+
+WEATHER = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "The weather in a city",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
+                       "required": ["city"]},
+    },
+}
+
+
+def call(id_: str, name: str = "get_weather", arguments: str = '{"city": "Paris"}'
+         ) -> dict[str, Any]:
+    return {"id": id_, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+HISTORY: list[dict[str, Any]] = [
+    {"role": "system", "content": "Be brief."},
+    {"role": "user", "content": [
+        {"type": "text", "text": "Weather?"},
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,AA=="}},
+    ]},
+    {"role": "assistant", "content": None,
+     "tool_calls": [call("call_1"), call("call_2", arguments="")]},
+    {"role": "tool", "tool_call_id": "call_1", "content": "sunny"},
+    {"role": "tool", "tool_call_id": "call_2", "content": [{"type": "text", "text": "rainy"}]},
+    {"role": "assistant", "content": "Sunny, then rain."},
+]
+
+
+# --- validate_chat_request ----------------------------------------------------------------------
+
+
+def test_a_valid_request_comes_back_untouched_with_unknown_fields() -> None:
+    body = chat(messages=HISTORY, tools=[WEATHER], tool_choice="required", stream=True,
+                stream_options={"include_usage": True}, parallel_tool_calls=False, n=1,
+                temperature=0.2, seed=7, some_extension={"kept": [1, 2]})
+    before = copy.deepcopy(body)
+    assert validate_chat_request(body) is body
+    assert body == before
+
+
+def test_a_named_tool_choice_and_null_optionals_are_valid() -> None:
+    choice = {"type": "function", "function": {"name": "get_weather"}}
+    validate_chat_request(chat(tools=[WEATHER], tool_choice=choice, stream=None, n=None))
+
+
+@pytest.mark.parametrize(
+    ("body", "field", "says"),
+    [
+        ([], "", "expected an object, got an array"),
+        ({"messages": []}, "model", "is required"),
+        (chat(model=""), "model", "non-empty"),
+        (chat(model=3), "model", "expected a string, got a number"),
+        ({"model": "m"}, "messages", "is required"),
+        (chat(messages=[]), "messages", "at least one"),
+        (chat(messages={"role": "user"}), "messages", "expected an array"),
+        (chat(messages=["hi"]), "messages[0]", "expected an object, got a string"),
+        (chat(messages=[{"content": "x"}]), "messages[0].role", "is required"),
+        (chat(messages=[{"role": "robot", "content": "x"}]), "messages[0].role", "'robot'"),
+        (chat(messages=[{"role": "user"}]), "messages[0].content", "is required"),
+        (chat(messages=[{"role": "user", "content": 5}]), "messages[0].content",
+         "expected a string or a list of parts, got a number"),
+        (chat(messages=[{"role": "system", "content": {"text": "x"}}]), "messages[0].content",
+         "expected a string or text parts"),
+        (chat(messages=[{"role": "system", "content": [{"type": "image_url"}]}]),
+         "messages[0].content[0].type", "expected one of 'text'"),
+        (chat(messages=[{"role": "user", "content": [{"type": "text"}]}]),
+         "messages[0].content[0].text", "is required"),
+        (chat(messages=[{"role": "user", "content": [{"type": "image_url", "image_url": {}}]}]),
+         "messages[0].content[0].image_url.url", "is required"),
+        (chat(messages=[{"role": "user", "content": "x", "name": 1}]), "messages[0].name",
+         "expected a string"),
+        (chat(messages=[{"role": "tool", "content": "x"}]), "messages[0].tool_call_id",
+         "is required"),
+        (chat(messages=[{"role": "assistant", "tool_calls": {}}]), "messages[0].tool_calls",
+         "expected an array"),
+        (chat(messages=[{"role": "assistant", "tool_calls": [{"type": "function"}]}]),
+         "messages[0].tool_calls[0].id", "is required"),
+        (chat(messages=[{"role": "assistant", "tool_calls": [call("c") | {"type": "code"}]}]),
+         "messages[0].tool_calls[0].type", "'function'"),
+        (chat(messages=[{"role": "assistant", "tool_calls": [{"id": "c", "function": {}}]}]),
+         "messages[0].tool_calls[0].function.name", "is required"),
+        (chat(messages=[HISTORY[0], {"role": "assistant", "tool_calls": [
+            call("c", arguments='{"city": "Par')]}]),
+         "messages[1].tool_calls[0].function.arguments", "JSON object in a string"),
+        (chat(messages=[{"role": "assistant", "tool_calls": [call("c", arguments="[1]")]}]),
+         "messages[0].tool_calls[0].function.arguments", "got an array"),
+        (chat(messages=[{"role": "assistant", "tool_calls": [
+            {"id": "c", "function": {"name": "f", "arguments": {"a": 1}}}]}]),
+         "messages[0].tool_calls[0].function.arguments", "expected a string, got an object"),
+        (chat(tools=WEATHER), "tools", "expected an array"),
+        (chat(tools=[{"function": WEATHER["function"]}]), "tools[0].type", "is required"),
+        (chat(tools=[{"type": "web_search"}]), "tools[0].type", "'function'"),
+        (chat(tools=[{"type": "function", "function": {"description": "x"}}]),
+         "tools[0].function.name", "is required"),
+        (chat(tools=[{"type": "function", "function": {"name": "f", "parameters": "x"}}]),
+         "tools[0].function.parameters", "expected an object"),
+        (chat(tools=[{"type": "function", "function": {"name": "f", "parameters": {
+            "type": "object", "properties": {"a": {"type": "nonsense"}}}}}]),
+         "tools[0].function", "nonsense"),
+        (chat(tools=[WEATHER, WEATHER]), "tools[1].function.name", "two tools"),
+        (chat(tool_choice="always"), "tool_choice", "'required'"),
+        (chat(tools=[WEATHER], tool_choice={"type": "function", "function": {"name": "nope"}}),
+         "tool_choice.function.name", "no tool named 'nope'"),
+        (chat(tool_choice={"type": "function"}), "tool_choice.function", "is required"),
+        (chat(stream="yes"), "stream", "expected true or false"),
+        (chat(parallel_tool_calls=0), "parallel_tool_calls", "expected true or false"),
+        (chat(stream_options={"include_usage": "y"}), "stream_options.include_usage", "true"),
+        (chat(n=2), "n", "n must be 1"),
+        (chat(n=True), "n", "expected an integer"),
+    ],
+)
+def test_a_wrong_field_is_named(body: Any, field: str, says: str) -> None:
+    with pytest.raises(RequestError) as caught:
+        validate_chat_request(body)
+    assert caught.value.field == field
+    assert says in caught.value.message
+    assert str(caught.value) == (f"{field}: {caught.value.message}" if field else says)
+
+
+def test_request_error_reads_field_colon_message() -> None:
+    error = RequestError("messages[2].content", "expected a string or a list of parts")
+    assert str(error) == "messages[2].content: expected a string or a list of parts"
+    assert isinstance(error, ValueError)
