@@ -5,6 +5,10 @@
   which the app answers with 400 in the API's own error shape.
 * `chat_request_from_messages`: an Anthropic Messages request checked the same way and
   translated into the equivalent Chat Completions request, so one path serves both APIs.
+* `prompt_request`: prompt mode, for an upstream that has no tool calling of its own: the
+  tools go into the system prompt and the history's calls and results into text, each as the
+  model's own chat template writes them (`Format.render_tools`, `render_calls`,
+  `render_result`).
 
 Everything here is a pure function of JSON-decoded values: no HTTP, no starlette.
 """
@@ -13,11 +17,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..parsing._models import ToolCall
 from ..tools._importers import from_openai
 
-__all__ = ["RequestError", "chat_request_from_messages", "validate_chat_request"]
+if TYPE_CHECKING:
+    from ..parsing.formats._base import Format
+
+__all__ = [
+    "RequestError", "chat_request_from_messages", "prompt_request", "validate_chat_request",
+]
 
 
 class RequestError(ValueError):
@@ -480,3 +490,133 @@ def _anthropic_choice(value: Any, names: Sequence[str]) -> dict[str, Any]:
     if flag is not None and _boolean(flag, "tool_choice.disable_parallel_tool_use"):
         fields["parallel_tool_calls"] = False
     return fields
+
+
+# --- prompt mode ----------------------------------------------------------------------------------
+
+# How each family's template writes the results that answer one assistant turn: before the
+# first, between two, after the last (fixtures/render/<format>/template.jinja; the family's
+# `render_result` writes each result's own markers). Formats not listed: a newline between.
+_RESULT_RUNS: Mapping[str, tuple[str, str, str]] = {
+    "deepseek_v3": ("", "", ""),
+    "deepseek_v31": ("", "", ""),
+    "deepseek_v32_dsml": ("<function_results>\n", "\n", "\n</function_results>"),
+    "glm47": ("", "", ""),
+    "gpt_oss": ("", "", ""),
+    "kimi_k2": ("", "", ""),
+    "llama3_json": ("", "", ""),
+    "mistral": ("", "", ""),
+    "pythonic": ("", "", ""),
+    "qwen3_coder": ("", "\n", "\n"),
+    "seed_oss": ("", "", ""),
+}
+_RESULT_RUN = ("", "\n", "")
+_NOT_UPSTREAM = ("tools", "tool_choice", "parallel_tool_calls")
+
+
+def prompt_request(chat: dict[str, Any], fmt: Format) -> dict[str, Any]:
+    """The upstream body for `chat` (a validated Chat Completions request) in prompt mode.
+
+    No ``tools``, ``tool_choice`` or ``parallel_tool_calls`` go upstream. Instead the tools
+    block (``fmt.render_tools``) is appended to the first system message (or is a new first
+    system message), with one line for ``tool_choice`` ``"required"`` or a named function and
+    one for ``parallel_tool_calls: false``; with ``tool_choice: "none"`` no tools are written.
+    The history is rewritten either way: an assistant message with ``tool_calls`` becomes the
+    text ``fmt.render_calls(calls, content)``; each ``tool`` message ``fmt.render_result(call,
+    content)``, the call found by ``tool_call_id`` among the earlier assistant calls (an
+    unknown id is a `RequestError`), and the results that follow one another are one user
+    message, joined as the family's template joins them (`_RESULT_RUNS`). Every other field
+    and message passes through as it came; `chat` itself is not changed.
+
+    Where the upstream's template then writes other than the model's template would have
+    with native tools (the role around the tools block and the results, which a template
+    with native tools writes in a role of its own) is listed in tests/serve/test_requests.py.
+    """
+    upstream = {key: value for key, value in chat.items() if key not in _NOT_UPSTREAM}
+    messages = _history(chat["messages"], fmt)
+    block = _tools_block(chat, fmt)
+    upstream["messages"] = _with_system(messages, block) if block else messages
+    return upstream
+
+
+def _tools_block(chat: Mapping[str, Any], fmt: Format) -> str:
+    tools = from_openai(chat.get("tools") or [])
+    choice = chat.get("tool_choice") or "auto"
+    if not tools or choice == "none":
+        return ""
+    lines: list[str] = []
+    if choice == "required":
+        lines.append("You must call at least one of these tools.")
+    elif isinstance(choice, Mapping):
+        lines.append(f"You must call the tool {choice['function']['name']}.")
+    if chat.get("parallel_tool_calls") is False:
+        lines.append("Call at most one tool per turn.")
+    block = fmt.render_tools(tools)
+    if not lines:
+        return block
+    # The rendered block is kept whole (the template's own text); a blank line, then the lines.
+    ending = len(block) - len(block.rstrip("\n"))
+    return block + "\n" * max(0, 2 - ending) + "\n".join(lines)
+
+
+def _with_system(messages: list[dict[str, Any]], block: str) -> list[dict[str, Any]]:
+    for index, message in enumerate(messages):
+        if message["role"] == "system":
+            text = _text(message.get("content"))
+            merged = {**message, "content": f"{text}\n\n{block}" if text else block}
+            return [*messages[:index], merged, *messages[index + 1:]]
+    return [{"role": "system", "content": block}, *messages]
+
+
+def _history(messages: Sequence[Mapping[str, Any]], fmt: Format) -> list[dict[str, Any]]:
+    calls: dict[str, ToolCall] = {}  # by id: the calls of the assistant turns so far
+    rewritten: list[dict[str, Any]] = []
+    results: list[str] = []  # the run of results being read
+    for index, message in enumerate(messages):
+        if message["role"] == "tool":
+            results.append(_result(message, f"messages[{index}]", calls, fmt))
+            continue
+        if results:
+            rewritten.append(_results_message(results, fmt))
+            results = []
+        if message["role"] == "assistant" and message.get("tool_calls"):
+            turn = [_history_call(item, f"messages[{index}].tool_calls[{number}]")
+                    for number, item in enumerate(message["tool_calls"])]
+            calls.update((call.id, call) for call in turn)
+            content = fmt.render_calls(turn, _text(message.get("content")))
+            kept = {key: value for key, value in message.items() if key != "tool_calls"}
+            rewritten.append({**kept, "content": content})
+        else:
+            rewritten.append(dict(message))
+    if results:
+        rewritten.append(_results_message(results, fmt))
+    return rewritten
+
+
+def _history_call(item: Mapping[str, Any], field: str) -> ToolCall:
+    function = item["function"]
+    arguments = _json_object(function["arguments"], f"{field}.function.arguments")
+    return ToolCall(id=item["id"], name=function["name"], arguments=arguments, source="native")
+
+
+def _result(message: Mapping[str, Any], field: str, calls: Mapping[str, ToolCall],
+            fmt: Format) -> str:
+    call = calls.get(message["tool_call_id"])
+    if call is None:
+        raise RequestError(_at(field, "tool_call_id"),
+                           f"no earlier assistant tool call has id {message['tool_call_id']!r}")
+    return fmt.render_result(call, _text(message["content"]))
+
+
+def _results_message(results: Sequence[str], fmt: Format) -> dict[str, Any]:
+    before, between, after = _RESULT_RUNS.get(fmt.name, _RESULT_RUN)
+    return {"role": "user", "content": before + between.join(results) + after}
+
+
+def _text(content: Any) -> str:
+    """A message's text: content parts joined by newlines, as servers join them."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    return "\n".join(part.get("text") or part.get("refusal") or "" for part in content)
