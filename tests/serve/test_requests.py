@@ -35,11 +35,13 @@ import openai
 import pytest
 
 import toolcalls
+from toolcalls import UnknownFormatError
 from toolcalls.serve._requests import (
     _RESULT_RUN,
     _RESULT_RUNS,
     RequestError,
     chat_request_from_messages,
+    format_for,
     prompt_request,
     validate_chat_request,
 )
@@ -596,3 +598,41 @@ def test_prompt_mode_writes_what_the_real_template_writes(fmt: str, case: dict[s
     if fmt in TRIMS_SYSTEM:
         block = block.rstrip("\n")
     assert block in prompted
+
+
+# --- format_for ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("model", "options_", "expected"),
+    [
+        ("Qwen/Qwen3-Coder-30B-A3B-Instruct", {}, "qwen3_coder"),  # the model id
+        ("NousResearch/Hermes-3-Llama-3.1-8B", {}, "hermes"),
+        ("my-finetune", {}, "xml"),  # unknown: our own prompt format, no error
+        ("gpt-4o", {}, "xml"),
+        ("my-finetune", {"format": "glm45"}, "glm45"),  # a name beats the model id
+        ("Qwen/Qwen3-Coder-30B-A3B-Instruct", {"format": "hermes"}, "hermes"),
+        ("Qwen/Qwen3-Coder-30B-A3B-Instruct", {"format": "auto"}, "qwen3_coder"),
+        ("Qwen/Qwen3-Coder-30B-A3B-Instruct",  # a configured model beats `format`
+         {"format": "glm45", "model_formats": {"qwen*": "hermes"}}, "hermes"),
+        ("qwen2.5-7b", {"model_formats": {"Qwen*": "hermes"}}, "hermes"),  # any case
+        ("local/qwen2.5-7b", {"model_formats": {"qwen*": "hermes"}}, "hermes"),  # last part
+        ("local/qwen2.5-7b", {"model_formats": {"local/*": "mistral"}}, "mistral"),  # whole id
+        ("llama3.1:8b", {"model_formats": {"llama3.1:8b": "pythonic", "llama*": "llama3_json"}},
+         "pythonic"),
+        ("llama3.1:8b", {"model_formats": {"llama*": "llama3_json", "llama3.1:8b": "pythonic"}},
+         "pythonic"),  # an exact key wins over a glob listed before it
+        ("llama3.1:8b", {"model_formats": {"llama3*": "pythonic", "llama*": "llama3_json"}},
+         "pythonic"),  # the first glob that matches
+        ("mistralai/Mistral-Small-3.2", {"model_formats": {"qwen*": "hermes"}}, "mistral"),
+    ],
+)
+def test_format_for_picks_configured_then_named_then_model_id_then_xml(
+        model: str, options_: dict[str, Any], expected: str) -> None:
+    assert format_for(model, **options_).name == expected
+
+
+@pytest.mark.parametrize("options_", [{"format": "nope"}, {"model_formats": {"m*": "nope"}}])
+def test_a_configured_format_that_does_not_exist_is_an_error(options_: dict[str, Any]) -> None:
+    with pytest.raises(UnknownFormatError):
+        format_for("model", **options_)

@@ -9,24 +9,29 @@
   tools go into the system prompt and the history's calls and results into text, each as the
   model's own chat template writes them (`Format.render_tools`, `render_calls`,
   `render_result`).
+* `format_for`: the format the proxy renders and parses with, for a model id.
 
 Everything here is a pure function of JSON-decoded values: no HTTP, no starlette.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .._errors import UnknownFormatError
 from ..parsing._models import ToolCall
+from ..parsing._registry import get_format
 from ..tools._importers import from_openai
 
 if TYPE_CHECKING:
     from ..parsing.formats._base import Format
 
 __all__ = [
-    "RequestError", "chat_request_from_messages", "prompt_request", "validate_chat_request",
+    "RequestError", "chat_request_from_messages", "format_for", "prompt_request",
+    "validate_chat_request",
 ]
 
 
@@ -620,3 +625,42 @@ def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
     return "\n".join(part.get("text") or part.get("refusal") or "" for part in content)
+
+
+# --- the format of a model ------------------------------------------------------------------------
+
+_OWN_FORMAT = "xml"
+"""This project's own prompt format: for a model whose format is not known."""
+
+
+def format_for(model: str, *, format: str = "auto",
+               model_formats: Mapping[str, str] | None = None) -> Format:
+    """The format the proxy renders tools in and parses `model`'s output with.
+
+    In order: `model_formats` (``--model-format MODEL=FORMAT``), an exact key first, then the
+    first glob that matches (``qwen*=hermes``; case-insensitive, against the whole id or its
+    last ``/`` part, as model ids are matched by `get_format`); then `format` unless it is
+    ``"auto"``; then the model id through `get_format`; else ``xml``, with no error. A format
+    name that is not registered (in `model_formats` or `format`) is a configuration mistake:
+    `UnknownFormatError`.
+    """
+    configured = _configured(model, model_formats or {})
+    if configured is not None:
+        return get_format(configured)
+    if format != "auto":
+        return get_format(format)
+    try:
+        return get_format(model)
+    except UnknownFormatError:
+        return get_format(_OWN_FORMAT)
+
+
+def _configured(model: str, model_formats: Mapping[str, str]) -> str | None:
+    if model in model_formats:
+        return model_formats[model]
+    lowered = model.strip().lower()
+    names = (lowered, lowered.rsplit("/", 1)[-1])
+    for pattern, name in model_formats.items():
+        if any(fnmatch.fnmatchcase(candidate, pattern.lower()) for candidate in names):
+            return name
+    return None
