@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import copy
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -527,6 +528,15 @@ def test_results_apart_are_separate_user_messages_and_may_answer_an_older_turn()
         "<tool_response>\nsecond\n</tool_response>\n<tool_response>\nlate\n</tool_response>")
 
 
+def test_an_empty_tool_calls_list_is_dropped_and_a_developer_message_takes_the_block() -> None:
+    messages = [{"role": "developer", "content": "Be brief."}, HISTORY[1],
+                {"role": "assistant", "content": "Hello.", "tool_calls": []}]
+    upstream = prompt_request(chat(messages=messages, tools=[WEATHER]), HERMES)
+    assert upstream["messages"] == [
+        {"role": "developer", "content": f"Be brief.\n\n{TOOLS_BLOCK}"}, HISTORY[1],
+        {"role": "assistant", "content": "Hello."}]
+
+
 def test_a_result_for_an_unknown_call_id_is_named() -> None:
     messages = [HISTORY[1], {"role": "assistant", "tool_calls": [call("a")]},
                 {"role": "tool", "tool_call_id": "b", "content": "x"}]
@@ -636,3 +646,13 @@ def test_format_for_picks_configured_then_named_then_model_id_then_xml(
 def test_a_configured_format_that_does_not_exist_is_an_error(options_: dict[str, Any]) -> None:
     with pytest.raises(UnknownFormatError):
         format_for("model", **options_)
+
+
+def test_the_request_module_needs_no_http_package() -> None:
+    """The core never imports the serve extra: only the app does (`_requests` is pure)."""
+    program = ("import sys, toolcalls.serve._requests; "
+               "print(sorted({m.split('.')[0] for m in sys.modules} & "
+               "{'starlette', 'uvicorn', 'httpx', 'httpx2', 'anthropic', 'openai'}))")
+    found = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                           check=True)
+    assert found.stdout.strip() == "[]"

@@ -523,15 +523,15 @@ def prompt_request(chat: dict[str, Any], fmt: Format) -> dict[str, Any]:
     """The upstream body for `chat` (a validated Chat Completions request) in prompt mode.
 
     No ``tools``, ``tool_choice`` or ``parallel_tool_calls`` go upstream. Instead the tools
-    block (``fmt.render_tools``) is appended to the first system message (or is a new first
-    system message), with one line for ``tool_choice`` ``"required"`` or a named function and
-    one for ``parallel_tool_calls: false``; with ``tool_choice: "none"`` no tools are written.
-    The history is rewritten either way: an assistant message with ``tool_calls`` becomes the
-    text ``fmt.render_calls(calls, content)``; each ``tool`` message ``fmt.render_result(call,
-    content)``, the call found by ``tool_call_id`` among the earlier assistant calls (an
-    unknown id is a `RequestError`), and the results that follow one another are one user
-    message, joined as the family's template joins them (`_RESULT_RUNS`). Every other field
-    and message passes through as it came; `chat` itself is not changed.
+    block (``fmt.render_tools``) is appended to the first system (or developer) message, or is
+    a new first system message, with one line for ``tool_choice`` ``"required"`` or a named
+    function and one for ``parallel_tool_calls: false``; with ``tool_choice: "none"`` no tools
+    are written. The history is rewritten either way: an assistant message with ``tool_calls``
+    becomes the text ``fmt.render_calls(calls, content)``; each ``tool`` message
+    ``fmt.render_result(call, content)``, the call found by ``tool_call_id`` among the earlier
+    assistant calls (an unknown id is a `RequestError`), and the results that follow one
+    another are one user message, joined as the family's template joins them (`_RESULT_RUNS`).
+    Every other field and message passes through as it came; `chat` itself is not changed.
 
     Where the upstream's template then writes other than the model's template would have
     with native tools (the role around the tools block and the results, which a template
@@ -566,7 +566,7 @@ def _tools_block(chat: Mapping[str, Any], fmt: Format) -> str:
 
 def _with_system(messages: list[dict[str, Any]], block: str) -> list[dict[str, Any]]:
     for index, message in enumerate(messages):
-        if message["role"] == "system":
+        if message["role"] in ("system", "developer"):  # developer: OpenAI's newer name
             text = _text(message.get("content"))
             merged = {**message, "content": f"{text}\n\n{block}" if text else block}
             return [*messages[:index], merged, *messages[index + 1:]]
@@ -584,13 +584,15 @@ def _history(messages: Sequence[Mapping[str, Any]], fmt: Format) -> list[dict[st
         if results:
             rewritten.append(_results_message(results, fmt))
             results = []
-        if message["role"] == "assistant" and message.get("tool_calls"):
+        if message["role"] == "assistant" and "tool_calls" in message:
             turn = [_history_call(item, f"messages[{index}].tool_calls[{number}]")
-                    for number, item in enumerate(message["tool_calls"])]
+                    for number, item in enumerate(message["tool_calls"] or [])]
             calls.update((call.id, call) for call in turn)
-            content = fmt.render_calls(turn, _text(message.get("content")))
+            # An empty list or null is dropped too: the upstream is told of no tool calling.
             kept = {key: value for key, value in message.items() if key != "tool_calls"}
-            rewritten.append({**kept, "content": content})
+            if turn:
+                kept["content"] = fmt.render_calls(turn, _text(message.get("content")))
+            rewritten.append(kept)
         else:
             rewritten.append(dict(message))
     if results:
