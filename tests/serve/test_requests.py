@@ -537,6 +537,14 @@ def test_an_empty_tool_calls_list_is_dropped_and_a_developer_message_takes_the_b
         {"role": "assistant", "content": "Hello."}]
 
 
+def test_a_call_the_format_cannot_write_is_named() -> None:
+    messages = [HISTORY[1], {"role": "assistant", "tool_calls": [call("a", name="a>b")]}]
+    with pytest.raises(RequestError) as caught:
+        prompt_request(chat(messages=messages), toolcalls.get_format("qwen3_coder"))
+    assert caught.value.field == "messages[1].tool_calls"
+    assert caught.value.message.startswith("cannot be written in the qwen3_coder format: ")
+
+
 def test_a_result_for_an_unknown_call_id_is_named() -> None:
     messages = [HISTORY[1], {"role": "assistant", "tool_calls": [call("a")]},
                 {"role": "tool", "tool_call_id": "b", "content": "x"}]

@@ -17,6 +17,7 @@ Everything here is a pure function of JSON-decoded values: no HTTP, no starlette
 from __future__ import annotations
 
 import fnmatch
+import functools
 import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -556,7 +557,7 @@ def _tools_block(chat: Mapping[str, Any], fmt: Format) -> str:
         lines.append(f"You must call the tool {choice['function']['name']}.")
     if chat.get("parallel_tool_calls") is False:
         lines.append("Call at most one tool per turn.")
-    block = fmt.render_tools(tools)
+    block = _rendered(functools.partial(fmt.render_tools, tools), "tools", fmt)
     if not lines:
         return block
     # The rendered block is kept whole (the template's own text); a blank line, then the lines.
@@ -591,13 +592,22 @@ def _history(messages: Sequence[Mapping[str, Any]], fmt: Format) -> list[dict[st
             # An empty list or null is dropped too: the upstream is told of no tool calling.
             kept = {key: value for key, value in message.items() if key != "tool_calls"}
             if turn:
-                kept["content"] = fmt.render_calls(turn, _text(message.get("content")))
+                write = functools.partial(fmt.render_calls, turn, _text(message.get("content")))
+                kept["content"] = _rendered(write, f"messages[{index}].tool_calls", fmt)
             rewritten.append(kept)
         else:
             rewritten.append(dict(message))
     if results:
         rewritten.append(_results_message(results, fmt))
     return rewritten
+
+
+def _rendered(render: Callable[[], str], field: str, fmt: Format) -> str:
+    """What `render` writes; a name or value the format cannot write names the field."""
+    try:
+        return render()
+    except ValueError as error:  # such as a call name that would not read back as a tag
+        raise RequestError(field, f"cannot be written in the {fmt.name} format: {error}") from None
 
 
 def _history_call(item: Mapping[str, Any], field: str) -> ToolCall:
