@@ -84,3 +84,47 @@ def test_an_unknown_part_is_noted() -> None:
     part = {"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}}
     result = toolcalls.read_response(response([part]))
     assert [i.kind for i in result.issues] == ["unread_part"]
+
+
+# A signature holding "+" and "/" in standard base64 ("-" and "_" in base64url), unpadded
+# as base64url may come: 32 bytes give 44 characters with one "=".
+SIGNATURE_BYTES = bytes(range(250, 256)) + b"\xfb\xef\xbe" * 8 + b"\x00\x01"
+SIGNATURE = "+vv8/f7/++++++++++++++++++++++++++++++++AAE="
+
+
+def test_a_thought_signature_reads_the_same_from_the_sdk_object_and_the_raw_json() -> None:
+    import base64
+
+    assert base64.b64encode(SIGNATURE_BYTES).decode() == SIGNATURE
+    raw = {"candidates": [{"content": {"role": "model", "parts": [
+        {"functionCall": {"name": "get_weather", "args": {"location": "Paris"}},
+         "thoughtSignature": SIGNATURE}]}, "finishReason": "STOP", "index": 0}]}
+    sdk = types.GenerateContentResponse.model_validate(raw)
+    assert sdk.candidates[0].content.parts[0].thought_signature == SIGNATURE_BYTES
+    dumped = sdk.model_dump(mode="json", by_alias=True, exclude_none=True)
+    assert dumped["candidates"][0]["content"]["parts"][0]["thoughtSignature"] != SIGNATURE
+    from_raw = toolcalls.read_response(raw)
+    assert from_raw.reasoning_blocks == [raw["candidates"][0]["content"]["parts"][0]]
+    assert toolcalls.read_response(sdk) == from_raw
+    assert toolcalls.read_response(dumped) == from_raw
+    # The SDK's python-mode dump holds bytes; base64url without padding reads the same too.
+    python_mode = sdk.model_dump(by_alias=True, exclude_none=True)
+    assert toolcalls.read_response(python_mode, "gemini") == from_raw
+    unpadded = base64.urlsafe_b64encode(SIGNATURE_BYTES).decode().rstrip("=")
+    raw_url = {"candidates": [{"content": {"role": "model", "parts": [
+        {"functionCall": {"name": "get_weather", "args": {"location": "Paris"}},
+         "thoughtSignature": unpadded}]}, "finishReason": "STOP", "index": 0}]}
+    assert toolcalls.read_response(raw_url) == from_raw
+
+
+def test_a_signature_read_from_the_sdk_is_written_back_as_the_api_sent_it() -> None:
+    from toolcalls.providers._write import write_response
+
+    raw = {"candidates": [{"content": {"role": "model", "parts": [
+        {"functionCall": {"name": "get_weather", "args": {"location": "Paris"}},
+         "thoughtSignature": SIGNATURE}]}, "finishReason": "STOP", "index": 0}]}
+    sdk = types.GenerateContentResponse.model_validate(raw)
+    written = write_response(toolcalls.read_response(sdk), "gemini", model="gemini-2.5-pro",
+                             id="r1", created=0)
+    part = written["candidates"][0]["content"]["parts"][0]
+    assert part["thoughtSignature"] == SIGNATURE

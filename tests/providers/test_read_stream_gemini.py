@@ -49,14 +49,10 @@ def test_a_recorded_stream_reads_as_its_assembled_response(path: Path, fmt: str 
     check_event_promises(events, result)
     assert result == toolcalls.read_response(assemble(chunks), "gemini", format=fmt)
     assert read_all("gemini", chunks, fmt) == (events, result)
-    # The SDK's objects: the same, but the signatures, which it holds as bytes and dumps
-    # base64url-encoded (the API sends standard base64).
+    # The SDK's objects: the same, signatures too (it holds them as bytes and dumps them
+    # base64url-encoded; they are kept in standard base64, as the API sends them).
     sdk = [GenerateContentResponse.model_validate(chunk) for chunk in chunks]
-    sdk_events, sdk_result = read_all("gemini", sdk, fmt)
-    assert sdk_events == events
-    assert sdk_result.model_dump(exclude={"reasoning_blocks"}) == result.model_dump(
-        exclude={"reasoning_blocks"})
-    assert len(sdk_result.reasoning_blocks or []) == len(result.reasoning_blocks or [])
+    assert read_all("gemini", sdk, fmt) == (events, result)
 
 
 @pytest.mark.parametrize("path", STREAMS, ids=IDS)

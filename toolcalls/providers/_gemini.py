@@ -19,7 +19,9 @@ SDK's snake_case names) takes ``candidates[0].content.parts`` in order:
     text       ``text`` parts that are not thoughts, joined, parsed for calls in the text
     reasoning  ``text`` of the parts marked ``thought``; every part that carries a
                ``thoughtSignature`` (a thought, a call or text) goes to ``reasoning_blocks`` as
-               it is, since Gemini wants the signature back on the same part
+               it is, since Gemini wants the signature back on the same part; the signature
+               in standard base64, as the API sends it (`signed_part`: the SDK's
+               ``model_dump`` gives it base64url, or bytes)
     not calls  ``executableCode`` and ``codeExecutionResult`` parts (code Gemini runs itself)
                give a ``server_tool_call`` issue
     finish     ``candidates[0].finishReason`` (where no candidate came back,
@@ -30,6 +32,7 @@ SDK's snake_case names) takes ``candidates[0].content.parts`` in order:
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -41,7 +44,8 @@ from ._content import result_parts, texts
 from ._provider import Message, NativeProvider, ToolResult
 from ._reading import Json, NativeRead, is_obj, obj, obj_or_none, string
 
-__all__ = ["PROVIDER", "call_messages", "read_response", "render_tools", "result_messages"]
+__all__ = ["PROVIDER", "call_messages", "read_response", "render_tools", "result_messages",
+           "signed_part"]
 
 
 def render_tools(tools: Sequence[Tool]) -> Message:
@@ -120,9 +124,29 @@ def read_response(data: Json) -> NativeRead:
     return read
 
 
+def signed_part(part: Mapping[str, Any]) -> Json:
+    """A part that carries a ``thoughtSignature``, as kept in ``reasoning_blocks``: the
+    signature in standard base64 with padding, as the API sends it.
+
+    The signature is bytes (protobuf ``bytes``). The REST API sends it standard base64; the
+    google-genai SDK holds bytes and its ``model_dump(mode="json")`` gives base64url, which
+    the API also accepts (the SDK sends that). One spelling, so that a response read from the
+    SDK object and from its raw JSON give the same signature; the API accepts it back.
+    """
+    kept = dict(part)
+    for key in ("thoughtSignature", "thought_signature"):
+        signature = kept.get(key)
+        if isinstance(signature, bytes | bytearray):
+            kept[key] = base64.b64encode(bytes(signature)).decode("ascii")
+        elif isinstance(signature, str) and signature:
+            standard = signature.replace("-", "+").replace("_", "/").rstrip("=")
+            kept[key] = standard + "=" * (-len(standard) % 4)
+    return kept
+
+
 def _read_part(part: Mapping[str, Any], read: NativeRead) -> None:
     if _field(part, "thoughtSignature"):
-        read.reasoning_blocks.append(dict(part))
+        read.reasoning_blocks.append(signed_part(part))
     call = _field(part, "functionCall")
     if is_obj(call):
         read.call(call.get("id"), call.get("name"), call.get("args"))

@@ -8,7 +8,8 @@ Each chunk's ``candidates[0].content.parts`` are read as `read_response` reads t
                `ArgumentsDelta` (canonical JSON) and `ToolCallEnd` at once
     text       ``text`` parts that are not thoughts: through the format's stream parser
     reasoning  the ``text`` of ``thought`` parts as `ReasoningDelta`; a part with a
-               ``thoughtSignature`` goes to ``reasoning_blocks`` as it is
+               ``thoughtSignature`` goes to ``reasoning_blocks`` as it is (the
+               signature in standard base64, `signed_part`)
     not calls  ``executableCode`` / ``codeExecutionResult`` parts: a ``server_tool_call`` issue
     finish     the last ``finishReason`` (or ``promptFeedback.blockReason``); ``usage`` is the
                last ``usageMetadata``; ``modelVersion`` from the first chunk that has it
@@ -19,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._gemini import _field
+from ._gemini import _field, signed_part
 from ._reading import is_obj, obj, obj_or_none, string
 from ._stream import NativeStreamCall, ProviderStream
 
@@ -71,7 +72,7 @@ class GeminiStream(ProviderStream):
         native = self._native
         signed = _field(part, "thoughtSignature")
         if signed:
-            native.reasoning_blocks.append(dict(part))
+            native.reasoning_blocks.append(signed_part(part))
         call = _field(part, "functionCall")
         if is_obj(call):
             streamed = NativeStreamCall(string(call.get("id")), string(call.get("name")))
