@@ -73,7 +73,8 @@ def read_response(data: Json) -> NativeRead:
     """The pieces of an ``/api/chat`` response (see the module docstring)."""
     usage = {key: data[key] for key in _USAGE_KEYS if data.get(key) is not None}
     read = NativeRead(model=string(data.get("model")),
-                      finish_reason=string(data.get("done_reason")), usage=usage or None)
+                      finish_reason=string(data.get("done_reason")), usage=usage or None,
+                      calls_after_text=True)
     message = obj(data.get("message"))
     for call in message.get("tool_calls") or ():
         if is_obj(call):

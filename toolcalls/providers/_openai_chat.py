@@ -110,6 +110,7 @@ def _unread_parts(message: Mapping[str, Any], read: NativeRead) -> None:
 
 def read_message(message: Mapping[str, Any], read: NativeRead) -> None:
     """An assistant message's calls, text and reasoning, into `read`."""
+    read.calls_after_text = True  # tool_calls stream after the content
     for call in message.get("tool_calls") or ():
         if not is_obj(call):
             read.issue("malformed_call", f"a tool_calls entry is not an object: {call!r:.80}")

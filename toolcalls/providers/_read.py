@@ -12,13 +12,21 @@ parts are parsed in `format`:
   if that one reads calls (a server may name one model and serve another's markup);
 - None: the text is not parsed for calls (``<think>`` is still kept apart; format "none").
 
-The result: the native calls, then the text's calls (a text call whose id a native call has
-already gets ``call_<n>``, n its place in `calls`); the native incomplete calls, then the text's;
+The result: the native calls, then the text's calls; the native incomplete calls, then the text's;
 the issues likewise (a native one has ``span=None``); ``content`` is the text parts joined,
 markup removed, as `parse` gives it; ``segments`` tile that joined text; ``reasoning`` is the
 native reasoning then the text's, joined; ``provider``, ``finish_reason``, ``usage`` and
 ``reasoning_blocks`` as the response gave them. With `tools`, a native call to a tool not
 declared gets an ``unknown_tool`` issue, as a text call does.
+
+Call ids are unique in the result (`ordered_ids`). A provider's own ids are kept. The others, a
+text call's engine id (``call_0``...) and the ``call_<n>`` given to a native call without one,
+are given in the order the calls come, as a stream gives them (`toolcalls.read_stream` names
+each call in its `ToolCallStart` and cannot rename it later): one whose id a provider id or an
+earlier call already has gets the first free ``call_<m>``. The order: a message's
+``tool_calls`` (Chat Completions, Ollama) after its content; the parts or blocks of the other
+APIs as they come; under ``"auto"`` with a model id naming no format, the native calls first
+(the stream holds that text back to its end).
 """
 
 from __future__ import annotations
@@ -41,7 +49,7 @@ if TYPE_CHECKING:
     from ..parsing.formats._base import Format
     from ..tools._tool import Tool
 
-__all__ = ["READERS", "as_json", "detect_provider", "read_response"]
+__all__ = ["READERS", "as_json", "detect_provider", "CallIds", "ordered_ids", "read_response"]
 
 READERS: Mapping[str, Callable[[Json], NativeRead]] = {
     "openai": _openai_chat.read_response,
@@ -74,7 +82,8 @@ def read_response(
     native = by_provider(READERS, name, "responses are read from")(data)
     declared = read_tools(tools)
     text = _parse_text("".join(native.text), format, native.model, declared)
-    return _assemble(native, name, text, declared)
+    natives_first = format == "auto" and _model_format(native.model) is None
+    return _assemble(native, name, text, declared, ordered_ids(native, text.calls, natives_first))
 
 
 def as_json(response: Any) -> Json:
@@ -138,10 +147,10 @@ def _model_format(model: str | None) -> Format | None:
 
 
 def _assemble(
-    native: NativeRead, provider: str, text: ParseResult, declared: Sequence[Tool]
+    native: NativeRead, provider: str, text: ParseResult, declared: Sequence[Tool],
+    calls: list[ToolCall],
 ) -> ParseResult:
-    calls = native.calls + _unclashed(text.calls, {call.id for call in native.calls},
-                                      len(native.calls))
+    """The result of a response: `calls` are the native calls then the text's, ids given."""
     reasoning = [*native.reasoning, *([text.reasoning] if text.reasoning else [])]
     return ParseResult(
         format=text.format,
@@ -158,18 +167,48 @@ def _assemble(
     )
 
 
-def _unclashed(calls: list[ToolCall], taken: set[str], first: int) -> list[ToolCall]:
-    """The text's calls, each with an id no native call has (the engine numbers from 0)."""
-    kept = []
-    for place, call in enumerate(calls, first):
-        if call.id in taken:
-            ident = f"call_{place}"
-            while ident in taken:
-                ident += "_text"
-            call = call.model_copy(update={"id": ident})
-        taken.add(call.id)
-        kept.append(call)
-    return kept
+def ordered_ids(
+    native: NativeRead, text_calls: list[ToolCall], natives_first: bool
+) -> list[ToolCall]:
+    """The native calls then the text's, each with an id no other has, given in the order the
+    calls come (see the module docstring)."""
+    ids = CallIds({call.id for call, (_, named)
+                   in zip(native.calls, native.call_places, strict=True) if named})
+    end = sum(len(text) for text in native.text)
+    order: list[tuple[int, int, int]] = []  # (place in the text, natives first on a tie, which)
+    for number, (said, _) in enumerate(native.call_places):
+        place = -1 if natives_first else end if native.calls_after_text else said
+        order.append((place, 0, number))
+    for number, call in enumerate(text_calls):
+        order.append((call.span[0] if call.span else 0, 1, number))
+    calls = [*native.calls, *text_calls]
+    for _, is_text, number in sorted(order):
+        which = len(native.calls) + number if is_text else number
+        if is_text or not native.call_places[number][1]:
+            ident = ids.claim(calls[which].id)
+            if ident != calls[which].id:
+                calls[which] = calls[which].model_copy(update={"id": ident})
+    return calls
+
+
+class CallIds:
+    """The ids the calls of one response have so far; `claim` gives the next call its own."""
+
+    __slots__ = ("_free", "taken")
+
+    def __init__(self, taken: set[str]) -> None:
+        self.taken = taken
+        self._free = 0
+        """No ``call_<m>`` below this one is free (ids are only ever added)."""
+
+    def claim(self, ident: str) -> str:
+        """`ident`, or where a call has it already, the first ``call_<m>`` no call has."""
+        if ident in self.taken:
+            while f"call_{self._free}" in self.taken:
+                self._free += 1
+            ident = f"call_{self._free}"
+        self.taken.add(ident)
+        return ident
 
 
 def _unknown_tools(calls: list[ToolCall], declared: Sequence[Tool]) -> list[ParseIssue]:

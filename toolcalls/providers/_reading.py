@@ -39,6 +39,14 @@ class NativeRead:
     """The text parts, in order: joined, they are the text parsed for calls."""
     reasoning: list[str] = field(default_factory=list)
     reasoning_blocks: list[Json] = field(default_factory=list)
+    call_places: list[tuple[int, bool]] = field(default_factory=list)
+    """For each of `calls`: the length of the text read before it, and whether the provider
+    gave its id (`toolcalls.providers._read` gives ids in the order calls come)."""
+    calls_after_text: bool = False
+    """Whether the calls come after all the text (a message's ``tool_calls`` beside its
+    ``content``: they stream after it) rather than where they were read among the parts."""
+    said: int = 0
+    """The length of the text read so far."""
 
     def call(self, call_id: Any, name: Any, arguments: Any) -> None:
         """A native call as the provider gave it: the arguments an object, JSON text or nothing.
@@ -46,7 +54,8 @@ class NativeRead:
         A call without an id gets ``call_<n>``, n its place among the native calls.
         """
         number = len(self.calls) + len(self.incomplete)
-        ident = call_id if isinstance(call_id, str) and call_id else f"call_{number}"
+        named = isinstance(call_id, str) and bool(call_id)
+        ident = call_id if named else f"call_{number}"
         if not isinstance(name, str) or not name:
             self.fail_call("malformed_call", f"native call {ident} has no function name",
                            name if isinstance(name, str) else None, _raw(arguments))
@@ -59,6 +68,7 @@ class NativeRead:
         if problem:
             self.issue("arguments_as_string", f"native call {ident} ({name}): {problem}")
         self.calls.append(ToolCall(id=ident, name=name, arguments=decoded, source="native"))
+        self.call_places.append((self.said, named))
 
     def fail_call(self, kind: IssueKind, message: str, name: str | None, raw: str) -> None:
         """A native call that cannot be run: an incomplete call, with an issue saying why."""
@@ -75,6 +85,7 @@ class NativeRead:
     def say(self, text: Any) -> None:
         if isinstance(text, str) and text:
             self.text.append(text)
+            self.said += len(text)
 
 
 def decode_arguments(arguments: Any) -> tuple[dict[str, Any] | None, str]:

@@ -21,9 +21,14 @@ emits:
 - reasoning deltas as `ReasoningDelta`.
 
 Call `index` in events: calls are numbered in the order they start in this stream, native and
-text together. A text call's `ToolCallEnd` carries the call as the text parser read it; in
-`result()` one whose id a native call already has is renamed ``call_<n>``, as `read_response`
-does (the engine numbers text calls ``call_0``...; provider ids rarely look so).
+text together. Call ids are given at `ToolCallStart` and kept to `result()`: a provider's own
+id as it is; a text call's engine id (``call_0``...) or the ``call_<n>`` of a native call
+without one, unless a call started before has it: then the first free ``call_<m>`` (the text
+call's `ToolCallEnd` carries that id), as `read_response` gives them for the calls in the order
+they come. The one case a stream cannot foresee: a provider id that comes after a text call
+that started with the same id (an id such as ``call_0``, which providers do not send): the
+provider's id is kept and the text call renamed in the result, as `read_response` does (its
+events, given before, carry the id it had then; a `ToolCallEnd` still to come, the new one).
 
 `result()` is what `read_response` gives for the assembled response (native calls first, then
 the text's); before `close` it is a snapshot of what is final. Where they differ: a call still
@@ -53,7 +58,7 @@ from ..parsing._events import (
 from ..parsing._models import ParseResult
 from ..parsing._registry import get_format
 from ._provider import by_provider
-from ._read import _assemble, _model_format, _parse_text, as_json
+from ._read import CallIds, _assemble, _model_format, _parse_text, as_json
 from ._reading import Json, NativeRead
 
 if TYPE_CHECKING:
@@ -241,6 +246,11 @@ class ProviderStream:
         """Calls started in this stream, native and text."""
         self._native_started = 0
         self._text_index: dict[int, int] = {}
+        self._ids = CallIds(set())
+        self._renamed: dict[str, str] = {}
+        """A text call's engine id -> the id it was given, where another call had it."""
+        self._text_ids: dict[str, str] = {}
+        """The id each text call started with -> its engine id."""
         self._parser: StreamParser | None = None
         self._held: list[str] | None = None
         """The text held back under "auto" when the model names no format."""
@@ -288,7 +298,11 @@ class ProviderStream:
         else:
             fmt = None if self._format == "auto" else self._format
             text = _parse_text("", fmt, None, self._tools)
-        return _assemble(self._native, self.provider, text, self._tools)
+        renamed = self._renamed
+        calls = [*self._native.calls, *(
+            call.model_copy(update={"id": renamed[call.id]}) if call.id in renamed else call
+            for call in text.calls)]
+        return _assemble(self._native, self.provider, text, self._tools, calls)
 
     @property
     def closed(self) -> bool:
@@ -341,8 +355,13 @@ class ProviderStream:
         call.started = True
         call.index = self._calls
         self._calls += 1
-        if not call.ident:
-            call.ident = f"call_{self._native_started}"
+        if call.ident:
+            engine = self._text_ids.pop(call.ident, None)
+            if engine is not None:  # a text call started with this provider id: renamed
+                self._renamed[engine] = self._ids.claim(call.ident)
+            self._ids.taken.add(call.ident)
+        else:
+            call.ident = self._ids.claim(f"call_{self._native_started}")
         self._native_started += 1
         self._events.append(ToolCallStart(call.index, call.ident, call.name))
         if call.fragments:
@@ -440,11 +459,18 @@ class ProviderStream:
             elif isinstance(event, ToolCallStart):
                 self._text_index[event.index] = self._calls
                 self._calls += 1
-                out.append(ToolCallStart(self._calls - 1, event.id, event.name))
+                ident = self._ids.claim(event.id)
+                if ident != event.id:
+                    self._renamed[event.id] = ident
+                self._text_ids[ident] = event.id
+                out.append(ToolCallStart(self._calls - 1, ident, event.name))
             elif isinstance(event, ArgumentsDelta):
                 out.append(ArgumentsDelta(self._text_index[event.index], event.fragment))
             elif isinstance(event, ToolCallEnd):
-                out.append(ToolCallEnd(self._text_index[event.index], event.call))
+                call = event.call
+                if call.id in self._renamed:
+                    call = call.model_copy(update={"id": self._renamed[call.id]})
+                out.append(ToolCallEnd(self._text_index[event.index], call))
             else:
                 index = None if event.index is None else self._text_index[event.index]
                 out.append(ToolCallFailed(index, event.incomplete))
