@@ -35,6 +35,8 @@ def assemble(chunks: list[dict[str, Any]]) -> dict[str, Any]:
     for chunk in chunks:
         if chunk.get("usage"):
             response["usage"] = chunk["usage"]
+        if chunk.get("error"):  # OpenRouter's error chunk
+            response["error"] = chunk["error"]
         for choice in chunk.get("choices") or []:
             delta = choice.get("delta") or {}
             for key in ("content", "reasoning_content", "reasoning", "refusal"):

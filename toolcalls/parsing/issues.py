@@ -59,6 +59,7 @@ IssueKind = Literal[
     "other_choices",
     "server_tool_call",
     "unread_part",
+    "provider_error",
 ]
 """The kinds of `ISSUE_KINDS`, as a type: ``ctx.issue`` and ``ctx.fail_call`` take one."""
 
@@ -110,6 +111,7 @@ ISSUE_KINDS: Final[dict[str, str]] = {
     "other_choices": "a response with several choices (n > 1): only the first is read",
     "server_tool_call": "a tool the provider ran itself (web search, code execution): not a call",
     "unread_part": "a part of a response of a type the reader does not know: noted, not read",
+    "provider_error": "the provider sent an error (as the body, or mid-stream): its message",
 }
 """Each issue kind, with what it means."""
 

@@ -130,10 +130,13 @@ class AnthropicStream(ProviderStream):
             merged.update(usage)
             self._native.usage = merged
 
-    def _finish(self) -> None:
-        opened = list(self._open_calls.values())
+    def _take_open(self) -> list[NativeStreamCall]:
+        calls = [call for call, _ in self._open_calls.values()]
         self._open_calls.clear()
-        for call, _ in opened:
+        return calls
+
+    def _finish(self) -> None:
+        for call in self._take_open():
             self._cut_off(call)
         for index in list(self._thinking):  # a thinking block never stopped: kept as it came
             self._close_block(index)

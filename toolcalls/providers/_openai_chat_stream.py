@@ -48,7 +48,8 @@ class ChatStream(ProviderStream):
         # The common chunk, one choice whose delta is only ``content`` text, read at once (the
         # text parser exists: the model id is known); any other goes the whole way.
         parser = self._parser
-        if type(chunk) is dict and parser is not None and not self._closed:
+        if type(chunk) is dict and parser is not None and not self._closed \
+                and "error" not in chunk:
             choices = chunk.get("choices")
             if type(choices) is list and len(choices) == 1 and not chunk.get("usage"):
                 choice = choices[0]
@@ -153,10 +154,13 @@ class ChatStream(ProviderStream):
         for call in calls:
             self._end(call)
 
-    def _finish(self) -> None:
+    def _take_open(self) -> list[NativeStreamCall]:
         calls = list(self._open.values())
         self._open.clear()
-        for call in calls:
+        return calls
+
+    def _finish(self) -> None:
+        for call in self._take_open():
             self._cut_off(call)
         if self._other_choices:
             count = len(self._other_choices) + 1

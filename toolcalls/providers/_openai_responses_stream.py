@@ -74,6 +74,8 @@ class ResponsesStream(ProviderStream):
                 self._close_item(_key(data), item)
         elif kind in _FINISHED or kind in ("response.created", "response.in_progress"):
             self._read_response(obj(data.get("response")), finished=kind in _FINISHED)
+        elif kind == "error":  # {"type": "error", "code", "message", "param"}
+            self._provider_error(data)
 
     def _open_item(self, data: Mapping[str, Any]) -> None:
         item = obj(data.get("item"))
@@ -117,11 +119,16 @@ class ResponsesStream(ProviderStream):
             reason = string(obj(response.get("incomplete_details")).get("reason"))
             native.finish_reason = reason or string(response.get("status"))
             native.usage = obj_or_none(response.get("usage"))
+            if response.get("error"):  # response.failed
+                self._provider_error(response["error"])
 
-    def _finish(self) -> None:
+    def _take_open(self) -> list[NativeStreamCall]:
         calls = list(self._open_calls.values())
         self._open_calls.clear()
-        for call in calls:
+        return calls
+
+    def _finish(self) -> None:
+        for call in self._take_open():
             self._cut_off(call)
 
 

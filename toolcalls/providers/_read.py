@@ -19,6 +19,16 @@ native reasoning then the text's, joined; ``provider``, ``finish_reason``, ``usa
 ``reasoning_blocks`` as the response gave them. With `tools`, a native call to a tool not
 declared gets an ``unknown_tool`` issue, as a text call does.
 
+An error the provider sent instead of (or with) a response, a body ``{"error": ...}`` (Anthropic
+``{"type": "error", "error": ...}``, Ollama ``{"error": "text"}``, a Responses ``Response``
+whose ``error`` is set), is read as a result, not raised: a ``provider_error`` issue with the
+provider's message, ``finish_reason`` ``"error"`` (unless the body gives its own: OpenRouter's
+``"length"``, a failed ``Response``'s status ``"failed"``), and whatever else the body holds.
+That is what `toolcalls.read_stream` gives for an error sent mid-stream (OpenRouter sends error
+chunks after content), where raising would lose what came before; a caller checks for a
+``provider_error`` issue. An error body alone is detected as such:
+``type: "error"`` Anthropic, a string Ollama, an error with a ``status`` Gemini, else OpenAI.
+
 Call ids are unique in the result (`ordered_ids`). A provider's own ids are kept. The others, a
 text call's engine id (``call_0``...) and the ``call_<n>`` given to a native call without one,
 are given in the order the calls come, as a stream gives them (`toolcalls.read_stream` names
@@ -80,6 +90,9 @@ def read_response(
     data = as_json(response)
     name = provider or detect_provider(data)
     native = by_provider(READERS, name, "responses are read from")(data)
+    error = data.get("error")
+    if error:
+        native.error(error)
     declared = read_tools(tools)
     text = _parse_text("".join(native.text), format, native.model, declared)
     natives_first = format == "auto" and _model_format(native.model) is None
@@ -112,6 +125,13 @@ def detect_provider(data: Mapping[str, Any]) -> str:
         return "anthropic"
     if isinstance(data.get("message"), Mapping):
         return "ollama"
+    error = data.get("error")
+    if error:  # an error body alone
+        if data.get("type") == "error":
+            return "anthropic"
+        if isinstance(error, str):
+            return "ollama"
+        return "gemini" if isinstance(error, Mapping) and "status" in error else "openai"
     raise ValueError(
         "cannot tell the provider from this response's shape (no 'choices', 'candidates', "
         "'output', 'content' blocks or 'message'): name it with provider="

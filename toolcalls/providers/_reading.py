@@ -19,8 +19,8 @@ from typing import Any, TypeGuard
 from ..parsing._models import IncompleteCall, ParseIssue, ToolCall
 from ..parsing.issues import IssueKind
 
-__all__ = ["Json", "NativeRead", "decode_arguments", "is_obj", "obj", "obj_or_none", "string",
-           "text_of"]
+__all__ = ["Json", "NativeRead", "decode_arguments", "error_message", "is_obj", "obj",
+           "obj_or_none", "string", "text_of"]
 
 Json = dict[str, Any]
 
@@ -78,6 +78,14 @@ class NativeRead:
     def issue(self, kind: IssueKind, message: str) -> None:
         self.issues.append(ParseIssue(kind=kind, message=message, span=None))
 
+    def error(self, error: Any) -> None:
+        """The provider sent an error (its ``error`` field, or an error event): an issue
+        with its message; the finish reason is ``"error"`` unless the provider gave its own
+        (OpenRouter's error chunk may carry ``finish_reason: "length"``)."""
+        self.issue("provider_error", error_message(error))
+        if not self.finish_reason:
+            self.finish_reason = "error"
+
     def think(self, text: Any) -> None:
         if isinstance(text, str) and text:
             self.reasoning.append(text)
@@ -114,6 +122,22 @@ def decode_arguments(arguments: Any) -> tuple[dict[str, Any] | None, str]:
     if isinstance(value, dict):
         return value, ""
     return None, f"arguments are a JSON {type(value).__name__}, not an object"
+
+
+def error_message(error: Any) -> str:
+    """What the provider said went wrong: the kind of error (``type``, ``status`` or ``code``)
+    and its ``message``; Ollama's error is the message itself."""
+    if isinstance(error, str):
+        return f"the provider sent an error: {error}"
+    if not isinstance(error, Mapping):
+        return f"the provider sent an error: {_raw(error)}"
+    kinds = [str(error[key]) for key in ("type", "status", "code")
+             if error.get(key) not in (None, "", "error")]
+    message = error.get("message")
+    said = message if isinstance(message, str) and message else _raw(dict(error))
+    if not kinds:
+        return f"the provider sent an error: {said}"
+    return f"the provider sent an error ({', '.join(dict.fromkeys(kinds))}): {said}"
 
 
 def _raw(arguments: Any) -> str:

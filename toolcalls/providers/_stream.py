@@ -18,7 +18,13 @@ emits:
   id of the stream names. Where the model names no format, the text cannot be told apart from
   markup while it streams: it is held back and parsed at `close` as `read_response` parses it
   (by markers), its events given then. To stream such text, name the format;
-- reasoning deltas as `ReasoningDelta`.
+- reasoning deltas as `ReasoningDelta`;
+- an error the provider sends in the stream (a chunk or event with an ``error`` field:
+  OpenRouter's mid-stream error chunk, Anthropic's ``event: error``, Gemini's and Ollama's error
+  objects; the Responses ``error`` event and ``response.failed``): a ``provider_error`` issue
+  with its message, every native call still open fails (`ToolCallFailed`, ``truncated_call``),
+  and ``finish_reason`` is ``"error"`` unless the provider gives one of its own (before, with
+  or after the error), as `read_response` reads an error body. The stream goes on being read.
 
 Call `index` in events: calls are numbered in the order they start in this stream, native and
 text together. Call ids are given at `ToolCallStart` and kept to `result()`: a provider's own
@@ -269,12 +275,12 @@ class ProviderStream:
         events: list[Event] = []
         self._events = events
         if type(chunk) is dict:
-            self._read_event(chunk)
+            self._read(chunk)
         elif isinstance(chunk, str | bytes | bytearray):
             for data in self._wire.feed(chunk):
-                self._read_event(data)
+                self._read(data)
         else:
-            self._read_event(as_json(chunk))
+            self._read(as_json(chunk))
         return events
 
     def close(self) -> list[Event]:
@@ -285,7 +291,7 @@ class ProviderStream:
         events: list[Event] = []
         self._events = events
         for data in self._wire.finish():
-            self._read_event(data)
+            self._read(data)
         self._closed = True
         self._finish()
         self._finish_text()
@@ -321,8 +327,18 @@ class ProviderStream:
 
     # -- what a provider's reader implements --------------------------------------------------
 
+    def _read(self, data: Mapping[str, Any]) -> None:
+        error = data.get("error")
+        if error:
+            self._provider_error(error)
+        self._read_event(data)
+
     def _read_event(self, data: Mapping[str, Any]) -> None:
         raise NotImplementedError
+
+    def _take_open(self) -> list[NativeStreamCall]:
+        """The native calls still open, no longer so (a reader with none open returns [])."""
+        return []
 
     def _finish(self) -> None:
         """The stream ended: close (fail) what is left open."""
@@ -396,13 +412,18 @@ class ProviderStream:
         else:
             self._failed(call)
 
-    def _cut_off(self, call: NativeStreamCall) -> None:
-        """The stream ended with `call` still open: it fails."""
+    def _cut_off(self, call: NativeStreamCall, why: str = "the stream ended") -> None:
+        """The stream ended (or the provider sent an error) with `call` still open: it fails."""
         self._native.fail_call("truncated_call",
-                               f"native call {call.ident} ({call.name}): the stream ended "
-                               "before the provider closed the call", call.name,
-                               call.arguments())
+                               f"native call {call.ident} ({call.name}): {why} before the "
+                               "provider closed the call", call.name, call.arguments())
         self._failed(call)
+
+    def _provider_error(self, error: Any) -> None:
+        """The provider sent an error: an issue, and every call still open fails."""
+        self._native.error(error)
+        for call in self._take_open():
+            self._cut_off(call, "the provider sent an error")
 
     def _failed(self, call: NativeStreamCall) -> None:
         if not call.started and call.name:
