@@ -11,7 +11,10 @@
 Reading a response (`read_response`: a ``Message``), block by block in ``content``:
 
     calls      ``tool_use`` blocks: ``id`` kept, ``name``, ``input`` as the object it is
-    text       ``text`` blocks, joined in order (citations aside), parsed for calls in the text
+    text       ``text`` blocks, joined in order, parsed for calls in the text; a block's
+               ``citations`` (search results or documents it cites: ``cited_text``, source,
+               location) are not kept, only its text (they are metadata on the text, which
+               repeats nothing of them)
     reasoning  ``thinking`` blocks' text; each ``thinking`` block (with its ``signature``) and
                each ``redacted_thinking`` block goes to ``reasoning_blocks`` as it is, to send
                back unchanged with the turn

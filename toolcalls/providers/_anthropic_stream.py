@@ -10,7 +10,9 @@
     content_block_delta  ``text_delta`` through the format's stream parser, ``thinking_delta``
                          as `ReasoningDelta`, ``signature_delta`` onto the thinking block,
                          ``input_json_delta`` as the call's `ArgumentsDelta` (a server tool's
-                         input is not read), ``citations_delta`` not read
+                         input is not read); ``citations_delta`` (a citation added to the
+                         text block) is not kept: it carries no text, as `read_response`
+                         keeps no ``citations``
     content_block_stop   closes block ``index``: a call ends here (`ToolCallEnd`, or
                          `ToolCallFailed` when its JSON is not an object); a thinking block,
                          with its signature, goes to ``reasoning_blocks``
