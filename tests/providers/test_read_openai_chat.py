@@ -214,3 +214,14 @@ def test_what_is_not_text_reasoning_or_a_call_is_an_issue_not_dropped_silently()
     assert result.content == "Hello"
     assert [issue.kind for issue in result.issues] == [
         "malformed_call", "unread_part", "unread_part"]
+
+
+def test_annotations_url_citations_are_content_metadata_not_kept() -> None:
+    # Search models (gpt-4o-search-preview) cite URLs in message.annotations.
+    response = completion({"content": "Paris is sunny today ([example.com](https://example.com)).",
+                           "annotations": [{"type": "url_citation", "url_citation": {
+                               "start_index": 21, "end_index": 57, "title": "Paris weather",
+                               "url": "https://example.com"}}]})
+    result = toolcalls.read_response(response)
+    assert result.content == "Paris is sunny today ([example.com](https://example.com))."
+    assert result.issues == [] and result.calls == []

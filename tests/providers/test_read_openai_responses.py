@@ -96,3 +96,51 @@ def test_an_item_of_an_unknown_type_is_noted_and_the_dict_reads_alike() -> None:
     assert result.content == "ok" and [i.kind for i in result.issues] == ["unread_part"]
     sdk = response([message(text("ok"))])
     assert toolcalls.read_response(sdk.to_json()) == toolcalls.read_response(sdk)
+
+
+COMPUTER_CALL = {"type": "computer_call", "id": "cu_67cc", "call_id": "call_zw3",
+                 "action": {"type": "click", "button": "left", "x": 156, "y": 50},
+                 "pending_safety_checks": [], "status": "completed"}
+SHELL_CALL = {"type": "local_shell_call", "id": "lsh_1", "call_id": "call_sh1",
+              "action": {"type": "exec", "command": ["ls", "-la"], "env": {}},
+              "status": "completed"}
+
+
+def test_built_in_tool_actions_are_noted_with_their_call_id_and_action() -> None:
+    result = toolcalls.read_response(response([COMPUTER_CALL, SHELL_CALL, message(text("ok"))]))
+    assert result.content == "ok" and result.calls == [] and result.incomplete == []
+    assert [(i.kind, i.message) for i in result.issues] == [
+        ("unread_part", "output item computer_call call_zw3 not read (a computer-use action "
+                        'for the caller to perform): {"button": "left", "type": "click", '
+                        '"x": 156, "y": 50}'),
+        ("unread_part", "output item local_shell_call call_sh1 not read (a shell command for "
+                        'the caller to run): {"command": ["ls", "-la"], "env": {}, '
+                        '"type": "exec"}')]
+    raw = response([]).to_dict()
+    raw["output"] = [COMPUTER_CALL, SHELL_CALL, message(text("ok"))]
+    assert toolcalls.read_response(raw) == result  # the action's keys in any order
+
+
+def test_an_unknown_item_says_its_type_and_fields_and_streams_alike() -> None:
+    item = {"type": "hologram_call", "id": "hg_1", "beam": 3, "color": "blue"}
+    data = response([message(text("ok"))]).to_dict()
+    data["output"].append(item)
+    result = toolcalls.read_response(data)
+    assert [i.message for i in result.issues] == [
+        "output item hologram_call hg_1 not read (a type this reader does not know): "
+        "fields beam, color"]
+    parser = toolcalls.read_stream("openai_responses")
+    for event in ({"type": "response.output_item.added", "output_index": 0, "item": item},
+                  {"type": "response.output_item.done", "output_index": 0, "item": item}):
+        parser.feed(event)
+    parser.close()
+    assert parser.result().issues == result.issues
+
+
+def test_output_text_annotations_are_not_kept_the_text_is() -> None:
+    cited = {"type": "output_text", "text": "Paris is sunny [1].", "annotations": [
+        {"type": "url_citation", "start_index": 15, "end_index": 18,
+         "url": "https://example.com/paris", "title": "Paris weather"}]}
+    result = toolcalls.read_response(response([message(cited)]))
+    assert result.content == "Paris is sunny [1]." and result.issues == []
+    assert "example.com" not in result.model_dump_json()

@@ -15,7 +15,8 @@ Reading a response (`read_response`: a ``Response``), item by item in ``output``
                ``arguments`` decoded from JSON text; a ``custom_tool_call`` (free text) is an
                incomplete call with a ``custom_tool_call`` issue
     text       ``message`` items: their ``output_text`` parts, and ``refusal`` parts as content,
-               parsed for calls in the text
+               parsed for calls in the text; an ``output_text`` part's ``annotations`` (URL and
+               file citations, spans of its text) are not kept, only its text
     reasoning  ``reasoning`` items: their ``content`` (``reasoning_text``) where given, else
                their ``summary`` (``summary_text`` parts joined by a blank line); each item
                goes to ``reasoning_blocks`` as it is (with ``encrypted_content``), to send back
@@ -24,12 +25,16 @@ Reading a response (`read_response`: a ``Response``), item by item in ``output``
                itself) give a ``server_tool_call`` issue
     finish     ``incomplete_details.reason`` (``max_output_tokens``...) where there is one,
                else ``status``; ``usage`` as it is; ``model``
-    other      an item of another type (``computer_call``, ``local_shell_call``...: not
-               covered yet) gives an ``unread_part`` issue
+    other      an item of another type gives an ``unread_part`` issue naming its type, id
+               and what it holds: ``computer_call``, ``local_shell_call``, ``shell_call`` and
+               ``apply_patch_call`` are actions of OpenAI's built-in tools for the caller to
+               carry out (not function calls: no `ToolCall` says them; the message gives the
+               ``call_id`` and the action)
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -117,7 +122,33 @@ def _read_item(item: Mapping[str, Any], read: NativeRead) -> None:
     elif kind in _SERVER_TOOLS:
         read.issue("server_tool_call", f"{kind} {item.get('id')}: run by OpenAI, not a call")
     else:
-        read.issue("unread_part", f"an output item of type {kind!r} was not read")
+        read.issue("unread_part", unread_item(item))
+
+
+_CALLER_ACTIONS = {
+    "computer_call": "a computer-use action for the caller to perform",
+    "local_shell_call": "a shell command for the caller to run",
+    "shell_call": "a shell command for the caller to run",
+    "apply_patch_call": "a file patch for the caller to apply",
+}
+"""Output items of OpenAI's built-in tools that the caller carries out, not read as calls."""
+
+
+def unread_item(item: Mapping[str, Any]) -> str:
+    """What an ``unread_part`` issue says of an output item not read: its type, its id and
+    what it holds (the action of a built-in tool's call, shortened)."""
+    kind = item.get("type")
+    ident = item.get("call_id") or item.get("id")
+    named = f"{kind} {ident}" if isinstance(ident, str) else f"{kind!r}"
+    held = item.get("action", item.get("operation"))
+    if held is None:
+        what = ", ".join(sorted(key for key in item if key not in ("type", "id", "call_id")))
+        held_text = f"fields {what}" if what else "no fields"
+    else:
+        held_text = json.dumps(held, ensure_ascii=False, sort_keys=True, default=str)
+        held_text = held_text if len(held_text) <= 120 else held_text[:117] + "..."
+    meaning = _CALLER_ACTIONS.get(str(kind), "a type this reader does not know")
+    return f"output item {named} not read ({meaning}): {held_text}"
 
 
 def _reasoning_text(item: Mapping[str, Any]) -> str:
