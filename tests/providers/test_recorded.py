@@ -162,7 +162,8 @@ def test_every_fixture_is_listed_with_its_source(provider: str) -> None:
 
 
 # Where no public recording of a stream was found, a constructed one stands in (README says why).
-NO_RECORDED_STREAM = {"ollama": "no public capture of /api/chat NDJSON in a fixture file"}
+# Ollama's is an excerpt of a stream the Ollama blog published (no whole capture was found).
+NO_RECORDED_STREAM: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
@@ -200,3 +201,22 @@ def test_ndjson_lines_validate_as_the_sdk_chunk_type(provider: str, path: Path) 
     assert lines, path
     for line in lines:
         validate(provider, EVENT[provider], json.loads(line))
+
+
+def test_the_published_ollama_stream_gives_its_native_call_and_its_text() -> None:
+    import toolcalls
+    from toolcalls import ToolCallEnd, ToolCallStart
+
+    path = ROOT / "ollama" / "ollama_blog_qwen3_streamed_tool_call.ndjson"
+    parser = toolcalls.read_stream("ollama", format="auto")
+    events = parser.feed(path.read_bytes()) + parser.close()
+    result = parser.result()
+    assert type(events[-1]) is ToolCallEnd
+    assert [(e.id, e.name) for e in events if isinstance(e, ToolCallStart)] == [
+        ("call_0", "get_current_weather")]
+    assert [(c.name, c.arguments, c.source) for c in result.calls] == [
+        ("get_current_weather", {"format": "celsius", "location": "Toronto"}, "native")]
+    # The excerpt starts after qwen3's <think>: its end tag is stray, kept as content.
+    assert result.format == "hermes" and result.content == "celsius</think>"
+    assert [i.kind for i in result.issues] == ["stray_reasoning_end"]
+    assert result.finish_reason is None  # the blog elides the final done chunk
