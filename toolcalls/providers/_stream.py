@@ -304,10 +304,10 @@ class ProviderStream:
         else:
             fmt = None if self._format == "auto" else self._format
             text = _parse_text("", fmt, None, self._tools)
-        renamed = self._renamed
-        calls = [*self._native.calls, *(
-            call.model_copy(update={"id": renamed[call.id]}) if call.id in renamed else call
-            for call in text.calls)]
+        calls = list(self._native.calls)
+        for call in text.calls:
+            ident = self._renamed.get(call.id)
+            calls.append(call if ident is None else call.model_copy(update={"id": ident}))
         return _assemble(self._native, self.provider, text, self._tools, calls)
 
     @property
