@@ -31,7 +31,8 @@ from toolcalls.tools._tool import Tool
 
 FIXTURES = Path(__file__).parents[2] / "fixtures"
 SHARED = {"_native", "_provider", "_read", "_reading", "_content", "_stream"}  # shared parts
-WRITING = {"_write", "_wire"}  # writing responses back: each provider's in its `*_write` module
+WRITING = {"_write", "_wire", "_emit"}  # writing responses back: each provider's in its `*_write`
+# module, streams written while they are read in `_emit`
 
 
 # --- dispatch ------------------------------------------------------------------------------------

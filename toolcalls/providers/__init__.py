@@ -5,7 +5,8 @@ One private module per provider API (`_openai_chat`, `_openai_responses`, `_anth
 `_gemini`, `_ollama`) holds its shapes; the functions here take the provider by name
 (`PROVIDERS`) and dispatch to it (`_native`). A `ParseResult` is written back as each API's
 response and stream by `write_response`, `write_stream` and `stream_text` (`_write`, one
-``*_write`` module per provider API).
+``*_write`` module per provider API); while it is being read, event by event, by a
+`StreamWriter` (`stream_writer`, `wire_message`, `wire_done`: `_emit`).
 
 >>> from toolcalls import Tool
 >>> from toolcalls.providers import render_native
@@ -21,6 +22,10 @@ from .._lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from ._content import ToolImage as ToolImage
+    from ._emit import StreamWriter as StreamWriter
+    from ._emit import stream_writer as stream_writer
+    from ._emit import wire_done as wire_done
+    from ._emit import wire_message as wire_message
     from ._native import PROVIDERS as PROVIDERS
     from ._native import native_call_message as native_call_message
     from ._native import native_result_message as native_result_message
@@ -38,6 +43,7 @@ _LAZY = {
         "._native",
     ),
     "ToolImage": "._content",
+    **dict.fromkeys(["StreamWriter", "stream_writer", "wire_done", "wire_message"], "._emit"),
     **dict.fromkeys(["stream_text", "write_response", "write_stream"], "._write"),
 }
 __all__ = sorted(_LAZY)

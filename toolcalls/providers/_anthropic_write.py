@@ -4,7 +4,8 @@
                a ``text`` block, a ``tool_use`` block per call], "stop_reason", "usage"}
     stream     message_start, then per block content_block_start, one content_block_delta
                (thinking_delta, text_delta or input_json_delta) and content_block_stop;
-               message_delta with the stop_reason, message_stop
+               message_delta with the stop_reason and the usage, message_stop (written by
+               `_emit.MessagesStreamWriter`, which writes a stream while it is read, too)
     wire       ``event: <type>`` and ``data: {json}`` per event
 
 The stop_reason is "tool_use" when there are calls, else the result's own in Anthropic's
@@ -67,20 +68,10 @@ def write_response(result: ParseResult, options: WriteOptions) -> Message:
 
 
 def write_stream(result: ParseResult, options: WriteOptions) -> list[Message]:
-    events: list[Message] = [{"type": "message_start",
-                              "message": _message(options, [], None)}]
-    for index, block in enumerate(_blocks(result)):
-        start, deltas = _opened(block)
-        events.append({"type": "content_block_start", "index": index, "content_block": start})
-        events.extend({"type": "content_block_delta", "index": index, "delta": delta}
-                      for delta in deltas)
-        events.append({"type": "content_block_stop", "index": index})
-    events.append({"type": "message_delta",
-                   "delta": {"stop_reason": _stop_reason(result, options),
-                             "stop_sequence": None},
-                   "usage": {"output_tokens": _usage(options)["output_tokens"]}})
-    events.append({"type": "message_stop"})
-    return events
+    # The one path that writes a stream: the stream writer, fed the whole result.
+    from ._emit import write_result  # imported here: it builds on this module's events
+
+    return write_result(result, "anthropic", options)
 
 
 def _opened(block: Message) -> tuple[Message, list[Message]]:

@@ -4,7 +4,8 @@
                "assistant", "content", "reasoning_content"?, "tool_calls"?}, "finish_reason"}]}
     stream     "chat.completion.chunk"s: the role, reasoning, content, then per call a delta
                with its index, id, name and empty arguments and one with the arguments; the
-               finish_reason in a last chunk of its own
+               finish_reason in a last chunk of its own (written by `_emit.ChatStreamWriter`,
+               which writes a stream while it is read, too)
     wire       ``data: {json}`` events, ending ``data: [DONE]``
 
 The finish_reason is "tool_calls" when there are calls, else the result's own in OpenAI's
@@ -67,24 +68,10 @@ def write_response(result: ParseResult, options: WriteOptions) -> Message:
 
 
 def write_stream(result: ParseResult, options: WriteOptions) -> list[Message]:
-    # As OpenAI: the first delta gives the role, and content "" only if text follows.
-    deltas: list[Message] = [{"role": "assistant", "content": "" if result.content else None}]
-    if reasoning := _reasoning(result):
-        deltas.append(reasoning)
-    if result.content:
-        deltas.append({"content": result.content})
-    for index, call in enumerate(result.calls):
-        # id, type and name come once, in the call's first fragment; the arguments follow.
-        deltas.append({"tool_calls": [{"index": index, "id": call.id, "type": "function",
-                                       "function": {"name": call.name, "arguments": ""}}]})
-        deltas.append({"tool_calls": [{"index": index,
-                                       "function": {"arguments": call.arguments_json()}}]})
-    chunks = [_chunk(options, delta, None) for delta in deltas]
-    chunks.append(_chunk(options, {}, options.finish(bool(result.calls))))
-    usage = _usage(options)
-    if usage is not None:
-        chunks.append({**_chunk(options, {}, None), "choices": [], "usage": usage})
-    return chunks
+    # The one path that writes a stream: the stream writer, fed the whole result.
+    from ._emit import write_result  # imported here: it builds on this module's chunks
+
+    return write_result(result, "openai", options)
 
 
 def _chunk(options: WriteOptions, delta: Message, finish_reason: str | None) -> Message:

@@ -1,0 +1,273 @@
+"""Stream writers (`toolcalls.providers._emit`): events written on as a provider API streams
+them, read back by `read_stream` and by the openai and anthropic SDKs themselves."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from corpus import load_cases
+from written import FULL, OPTIONS, RESULTS
+
+import toolcalls
+from toolcalls import (
+    ArgumentsDelta,
+    Event,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallEnd,
+    ToolCallFailed,
+    ToolCallStart,
+)
+from toolcalls.parsing._models import IncompleteCall, ParseResult, ToolCall
+from toolcalls.providers import (
+    StreamWriter,
+    stream_text,
+    stream_writer,
+    wire_done,
+    wire_message,
+    write_response,
+    write_stream,
+)
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "providers"
+PROVIDER_OF_FOLDER = {"openai_chat": "openai", "openai_responses": "openai_responses",
+                      "anthropic": "anthropic", "gemini": "gemini", "ollama": "ollama"}
+STREAMS = sorted([*FIXTURES.glob("*/*.sse"), *FIXTURES.glob("*/*.ndjson")])
+WRITTEN = ["openai", "anthropic"]
+"""The APIs with a stream writer."""
+
+
+def _write(events: Iterable[Event], provider: str, finish_reason: str | None = None,
+           usage: Any = None, **options: Any) -> list[dict[str, Any]]:
+    writer = stream_writer(provider, **{**OPTIONS, **options})
+    chunks = writer.start()
+    for event in events:
+        chunks += writer.feed(event)
+    return chunks + writer.finish(finish_reason, usage)
+
+
+def _read_back(chunks: Iterable[Any], provider: str) -> ParseResult:
+    reader = toolcalls.read_stream(provider)
+    for chunk in chunks:
+        reader.feed(chunk)
+    reader.close()
+    return reader.result()
+
+
+def _seen(result: ParseResult) -> tuple[str, str | None, list[tuple[str, str, Any]]]:
+    return (result.content, result.reasoning,
+            [(call.id, call.name, call.arguments) for call in result.calls])
+
+
+def _whole(result: ParseResult, provider: str) -> ParseResult:
+    """What a client reads from the whole response written for `result`."""
+    return toolcalls.read_response(write_response(result, provider, **OPTIONS), provider)
+
+
+def _in_completion_order(result: ParseResult, events: Sequence[Event]) -> ParseResult:
+    """`result` with its calls in the order their ToolCallEnd came (the order a stream writes
+    them; a whole response puts native calls before text calls)."""
+    ended = [event.call for event in events if isinstance(event, ToolCallEnd)]
+    assert sorted(ended, key=repr) == sorted(result.calls, key=repr)
+    return result.model_copy(update={"calls": ended})
+
+
+def _read_recorded(path: Path) -> tuple[list[Event], ParseResult]:
+    reader = toolcalls.read_stream(PROVIDER_OF_FOLDER[path.parent.name], format="auto")
+    events = reader.feed(path.read_bytes())
+    events += reader.close()
+    return events, reader.result()
+
+
+# --- what is written reads back as the whole response -------------------------------------------
+
+@pytest.mark.parametrize("provider", WRITTEN)
+@pytest.mark.parametrize("path", STREAMS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_a_recorded_stream_written_on_reads_back_as_the_whole_response(
+        path: Path, provider: str) -> None:
+    events, result = _read_recorded(path)
+    result = _in_completion_order(result, events)
+    chunks = _write(events, provider, result.finish_reason, result.usage)
+    assert _seen(_read_back(chunks, provider)) == _seen(_whole(result, provider))
+    assert _seen(_read_back([stream_text(chunks, provider)], provider)) == _seen(
+        _whole(result, provider))
+
+
+@pytest.mark.parametrize("provider", WRITTEN)
+def test_corpus_outputs_streamed_and_written_on_read_back_as_the_whole_response(
+        provider: str) -> None:
+    """Every corpus row's text streamed in random pieces through the format's parser, its
+    events written on: the same content, reasoning and calls as the whole result written."""
+    rng = random.Random(15)
+    for case in load_cases():
+        parser = toolcalls.stream(case.format, **case.options())
+        text = case.text
+        events: list[Event] = []
+        start = 0
+        while start < len(text):
+            size = rng.randint(1, 24)
+            events += parser.feed(text[start:start + size])
+            start += size
+        events += parser.close()
+        result = _in_completion_order(parser.result(), events)
+        chunks = _write(events, provider)
+        assert _seen(_read_back(chunks, provider)) == _seen(_whole(result, provider)), case.id
+
+
+@pytest.mark.parametrize("provider", WRITTEN)
+@pytest.mark.parametrize("name", RESULTS)
+def test_write_stream_is_the_writer_fed_the_whole_result(provider: str, name: str) -> None:
+    result = RESULTS[name]
+    events: list[Event] = []
+    if result.reasoning:
+        events.append(ReasoningDelta(result.reasoning))
+    events.append(TextDelta(result.content))
+    events += [ToolCallEnd(index, call) for index, call in enumerate(result.calls)]
+    assert _write(events, provider) == write_stream(result, provider, **OPTIONS)
+
+
+# --- calls: held whole, failed ones never written, renamed, numbered as they complete -----------
+
+def _call(ident: str, name: str = "get_weather", **arguments: Any) -> ToolCall:
+    return ToolCall(id=ident, name=name, arguments=arguments, span=(0, 0))
+
+
+def _deltas(chunks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [chunk["choices"][0]["delta"] for chunk in chunks if chunk.get("choices")]
+
+
+def test_a_call_is_held_until_it_ends_then_written_whole() -> None:
+    writer = stream_writer("openai", **OPTIONS)
+    writer.start()
+    assert writer.feed(ToolCallStart(0, "call_0", "get_weather")) == []
+    assert writer.feed(ArgumentsDelta(0, '{"location": "Pa')) == []
+    assert writer.feed(TextDelta("meanwhile")) != []  # text is not held
+    assert writer.feed(ArgumentsDelta(0, 'ris"}')) == []
+    chunks = writer.feed(ToolCallEnd(0, _call("call_0", location="Paris")))
+    assert [delta["tool_calls"][0] for delta in _deltas(chunks)] == [
+        {"index": 0, "id": "call_0", "type": "function",
+         "function": {"name": "get_weather", "arguments": ""}},
+        {"index": 0, "function": {"arguments": '{"location": "Paris"}'}}]
+    assert [call.id for call in writer.calls] == ["call_0"]
+
+
+FAILED = ToolCallFailed(0, IncompleteCall(name="get_weather", raw='{"location": "Pa',
+                                          span=(0, 16)))
+
+
+@pytest.mark.parametrize("provider", WRITTEN)
+def test_a_failed_call_is_never_written_and_the_turn_is_no_call(provider: str) -> None:
+    events: list[Event] = [TextDelta("Let me check."), ToolCallStart(0, "call_0", "get_weather"),
+                           ArgumentsDelta(0, '{"location": "Pa'), FAILED]
+    chunks = _write(events, provider, finish_reason="tool_calls")
+    read = _read_back(chunks, provider)
+    assert (read.calls, read.incomplete, read.content) == ([], [], "Let me check.")
+    assert read.finish_reason == ("stop" if provider == "openai" else "end_turn")
+    assert "get_weather" not in json.dumps(chunks)
+
+
+@pytest.mark.parametrize("provider", WRITTEN)
+def test_a_call_cut_off_in_a_recorded_stream_is_not_written(provider: str) -> None:
+    events, result = _read_recorded(FIXTURES / "anthropic" /
+                                    "claude37_tool_use_cut_by_max_tokens.sse")
+    assert any(isinstance(event, ToolCallFailed) for event in events) and result.incomplete
+    chunks = _write(events, provider, result.finish_reason, result.usage)
+    read = _read_back(chunks, provider)
+    assert read.calls == [] and read.incomplete == []
+    assert read.finish_reason == ("length" if provider == "openai" else "max_tokens")
+
+
+@pytest.mark.parametrize("provider", WRITTEN)
+def test_calls_are_numbered_as_they_complete_under_the_ids_call_id_gives(provider: str) -> None:
+    events: list[Event] = [
+        ToolCallStart(0, "call_0", "a"), ToolCallStart(1, "call_1", "b"),
+        ToolCallEnd(1, _call("call_1", "b")), ToolCallStart(2, "x", "c"), FAILED,
+        ToolCallEnd(2, _call("x", "c", n=1))]
+    chunks = _write(events, provider, call_id=lambda index, ident: f"new_{index}_{ident}")
+    read = _read_back(chunks, provider)
+    assert [(c.id, c.name, c.arguments) for c in read.calls] == [
+        ("new_0_call_1", "b", {}), ("new_1_x", "c", {"n": 1})]
+    if provider == "openai":
+        indices = [d["tool_calls"][0]["index"] for d in _deltas(chunks) if "tool_calls" in d]
+        assert indices == [0, 0, 1, 1]
+
+
+# --- the opening, the end, usage, errors ----------------------------------------------------------
+
+def test_text_and_reasoning_stream_at_once_into_blocks_of_their_kind() -> None:
+    writer = stream_writer("anthropic", **OPTIONS)
+    assert [e["type"] for e in writer.start()] == ["message_start"]
+    assert [e["type"] for e in writer.feed(ReasoningDelta("hm"))] == [
+        "content_block_start", "content_block_delta"]
+    assert [e["type"] for e in writer.feed(ReasoningDelta(", yes"))] == ["content_block_delta"]
+    assert [(e["type"], e["index"]) for e in writer.feed(TextDelta("Hi"))] == [
+        ("content_block_stop", 0), ("content_block_start", 1), ("content_block_delta", 1)]
+    assert writer.feed(TextDelta("")) == []
+    assert [e["type"] for e in writer.finish()] == [
+        "content_block_stop", "message_delta", "message_stop"]
+    assert writer.ended
+
+
+def test_start_is_implied_and_given_once() -> None:
+    writer = stream_writer("openai", **OPTIONS)
+    chunks = writer.feed(TextDelta("Hi"))
+    assert [_deltas([c])[0] for c in chunks] == [{"role": "assistant", "content": None},
+                                                 {"content": "Hi"}]
+    assert writer.start() == []
+
+
+@pytest.mark.parametrize("provider", WRITTEN)
+def test_usage_in_the_apis_own_shape_passes_through_and_another_as_counts(
+        provider: str) -> None:
+    chat = {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10,
+            "prompt_tokens_details": {"cached_tokens": 2}}
+    messages = {"input_tokens": 7, "output_tokens": 3, "cache_read_input_tokens": 2}
+    for usage, own in [(chat, provider == "openai"), (messages, provider == "anthropic")]:
+        read = _read_back(_write([TextDelta("x")], provider, "stop", usage), provider)
+        counts = ({"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}
+                  if provider == "openai" else {"input_tokens": 7, "output_tokens": 3})
+        assert read.usage == (usage if own else counts)
+
+
+@pytest.mark.parametrize("provider", WRITTEN)
+def test_fail_ends_the_stream_with_the_apis_error_and_closes_nothing(provider: str) -> None:
+    writer = stream_writer(provider, **OPTIONS)
+    chunks = writer.feed(TextDelta("Partial"))
+    chunks += writer.feed(ToolCallStart(0, "call_0", "get_weather"))
+    error = writer.fail("upstream closed the stream", kind="overloaded_error")
+    assert error == ([{"error": {"message": "upstream closed the stream",
+                                 "type": "overloaded_error", "param": None, "code": None}}]
+                     if provider == "openai" else
+                     [{"type": "error", "error": {"type": "overloaded_error",
+                                                  "message": "upstream closed the stream"}}])
+    assert "content_block_stop" not in json.dumps(chunks + error)
+    assert writer.ended and writer.fail("again") == []
+    with pytest.raises(RuntimeError, match="ended"):
+        writer.feed(TextDelta("more"))
+    with pytest.raises(RuntimeError, match="ended"):
+        writer.finish()
+
+
+def test_the_writer_is_chosen_by_provider_and_ids_are_fresh() -> None:
+    first, second = stream_writer("openai", model="m"), stream_writer("openai", model="m")
+    assert isinstance(first, StreamWriter) and first.id.startswith("chatcmpl-")
+    assert first.id != second.id
+    assert stream_writer("anthropic", model="m").id.startswith("msg_")
+    with pytest.raises(ValueError, match="unknown provider 'cohere'.*anthropic"):
+        stream_writer("cohere", model="m")
+
+
+def test_one_chunk_on_the_wire_is_what_stream_text_writes_for_it() -> None:
+    for provider in WRITTEN:
+        chunks = write_stream(FULL, provider, **OPTIONS)
+        wire = "".join(wire_message(provider, chunk) for chunk in chunks) + wire_done(provider)
+        assert wire == stream_text(chunks, provider)
+    assert wire_message("anthropic", {"type": "error", "error": {}}).startswith("event: error\n")
+    assert wire_message("openai", {"error": {}}) == 'data: {"error":{}}\n\n'
+    assert wire_message("ollama", {"done": True}) == '{"done":true}\n'
+    assert wire_done("anthropic") == ""

@@ -1,0 +1,350 @@
+"""Stream writers: a result written as a provider API streams it, while it is still being read
+(the streaming twin of `write_stream`; what the serve proxy sends its clients).
+
+A proxy reads its upstream's stream into events (`read_stream`) and passes each one on at once:
+``writer = stream_writer(provider, model=...)``; ``writer.start()`` gives the opening chunk,
+``writer.feed(event)`` the chunks that event gives now (often none), ``writer.finish()`` the
+closing ones, or ``writer.fail(message)`` the API's error that ends the stream instead. Each
+chunk is a JSON object; `wire_message` puts one on the wire, `wire_done` ends the wire.
+
+What every writer does, whatever the API:
+
+- text and reasoning are written as they come;
+- a call is held until its `ToolCallEnd`, then written whole (its start and all its arguments
+  at once): a client never sees half a call, and what it assembles is what `write_response`
+  writes for the whole result. A call that fails (`ToolCallFailed`) is never written, as
+  `write_response` writes no incomplete call; nor is one still open at `finish` or `fail`;
+- calls are numbered 0, 1... in the order they are written (the order they completed), and
+  each goes out under ``call_id(index, id)`` (default: the id its event carries; the proxy
+  gives text calls fresh unique ids, as ``call_0`` is not unique across turns);
+- `finish` says "tool calls" when calls were written, else the reason given (as any provider
+  spells it) in the API's own words (`_wire.finish_kind`); usage in the API's own shape is
+  written as it came, any other provider's as its token counts (`_wire.token_counts`);
+- `fail` ends the stream with the API's in-stream error object; a block left open is not
+  closed, so nothing half written is ever reported complete.
+
+`write_stream` (a whole result) is built on the same writers (`write_result`): one path writes
+every stream. The chunk shapes are the ``*_write`` modules' own.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+
+from ..parsing._events import Event, ReasoningDelta, TextDelta, ToolCallEnd
+from ..parsing._models import ParseResult, ToolCall
+from . import _anthropic_write, _openai_chat_write
+from ._provider import Message, by_provider
+from ._wire import WriteOptions, ndjson, reasoning_blocks, sse
+
+__all__ = ["StreamWriter", "stream_writer", "wire_done", "wire_message", "write_result"]
+
+CallId = Callable[[int, str], str]
+"""A call's id on the wire, from its written index and the id its event carries."""
+
+_NEW, _OPEN, _ENDED = 0, 1, 2
+
+
+class StreamWriter:
+    """One streamed response of one provider API, written event by event (see the module
+    docstring); a subclass per API writes its chunks."""
+
+    provider: ClassVar[str] = ""
+    """The API it writes, by its name in `toolcalls.providers.PROVIDERS`."""
+    id_prefix: ClassVar[str] = ""
+    """How the API's response ids begin."""
+
+    def __init__(self, *, model: str, id: str | None = None,  # noqa: A002 - the API's word
+                 created: int | None = None, call_id: CallId | None = None) -> None:
+        self.id = f"{self.id_prefix}{uuid.uuid4().hex}" if id is None else id
+        self.model = model
+        self.created = int(time.time()) if created is None else created
+        self.calls: list[ToolCall] = []
+        """The calls written so far, under their ids on the wire."""
+        self._options = WriteOptions(model, self.id, self.created)
+        """What the opening chunk says; `write_result` knows the usage up front and puts it
+        here, where the API has a place for it."""
+        self._call_id = call_id
+        self._state = _NEW
+
+    def start(self) -> list[Message]:
+        """The opening chunk (the role chunk, message_start...); [] once started."""
+        if self._state != _NEW:
+            return []
+        self._state = _OPEN
+        return self._opening()
+
+    def feed(self, event: Event) -> list[Message]:
+        """The chunks `event` gives now (after the opening ones, if `start` was not called)."""
+        out = self._open()
+        if isinstance(event, TextDelta):
+            if event.text:
+                self._text(event.text, out)
+        elif isinstance(event, ReasoningDelta):
+            if event.text:
+                self._reasoning(event.text, out)
+        elif isinstance(event, ToolCallEnd):
+            self._written(event.call, out)
+        # ToolCallStart and ArgumentsDelta: the call is held until it ends (its ToolCallEnd
+        # carries it whole); ToolCallFailed: it is never written.
+        return out
+
+    def finish(self, finish_reason: str | None = None,
+               usage: Mapping[str, Any] | None = None) -> list[Message]:
+        """The closing chunks: why the turn ended (``finish_reason`` as any provider spells
+        it; "tool calls" when calls were written) and the ``usage`` (any provider's), if any."""
+        own = usage is not None and self._own_usage(usage)
+        options = dataclasses.replace(self._options, finish_reason=finish_reason, usage=usage,
+                                      provider=self.provider if own else None)
+        return self._finish(options)
+
+    def fail(self, message: str, *, kind: str = "api_error") -> list[Message]:
+        """The API's in-stream error object, which ends the stream (``kind`` is its error
+        type); nothing open is closed. [] when the stream has ended already."""
+        if self._state == _ENDED:
+            return []
+        self._state = _ENDED
+        return [self._error(message, kind)]
+
+    @property
+    def ended(self) -> bool:
+        return self._state == _ENDED
+
+    # -- the shared steps ---------------------------------------------------------------------
+
+    def _open(self) -> list[Message]:
+        if self._state == _ENDED:
+            raise RuntimeError("this stream has ended: a new response needs a new writer")
+        return self.start()
+
+    def _written(self, call: ToolCall, out: list[Message]) -> None:
+        index = len(self.calls)
+        if self._call_id is not None:
+            ident = self._call_id(index, call.id)
+            if ident != call.id:
+                call = call.model_copy(update={"id": ident})
+        self.calls.append(call)
+        self._call(index, call, out)
+
+    def _finish(self, options: WriteOptions) -> list[Message]:
+        out = self._open()
+        self._closing(options, out)
+        self._state = _ENDED
+        return out
+
+    def _write_result(self, result: ParseResult, options: WriteOptions) -> list[Message]:
+        """A whole result: what `write_stream` writes (see `write_result`)."""
+        self._options = options
+        out = self.start()
+        self._result_reasoning(result, out)
+        out += self.feed(TextDelta(result.content))
+        for index, call in enumerate(result.calls):
+            out += self.feed(ToolCallEnd(index, call))
+        return out + self._finish(options)
+
+    # -- what each API writes -------------------------------------------------------------------
+
+    def _opening(self) -> list[Message]:
+        raise NotImplementedError
+
+    def _text(self, text: str, out: list[Message]) -> None:
+        raise NotImplementedError
+
+    def _reasoning(self, text: str, out: list[Message]) -> None:
+        raise NotImplementedError
+
+    def _result_reasoning(self, result: ParseResult, out: list[Message]) -> None:
+        """A whole result's reasoning: its text, where the API keeps no blocks of its own."""
+        if result.reasoning:
+            self._reasoning(result.reasoning, out)
+
+    def _call(self, index: int, call: ToolCall, out: list[Message]) -> None:
+        raise NotImplementedError
+
+    def _closing(self, options: WriteOptions, out: list[Message]) -> None:
+        raise NotImplementedError
+
+    def _error(self, message: str, kind: str) -> Message:
+        raise NotImplementedError
+
+    def _own_usage(self, usage: Mapping[str, Any]) -> bool:
+        """Whether `usage` is in this API's own shape (written as it came)."""
+        return False
+
+
+class ChatStreamWriter(StreamWriter):
+    """OpenAI Chat Completions: ``chat.completion.chunk``s (`_openai_chat_write`). The role
+    chunk has content null (as OpenAI's first chunk of a turn with calls; text deltas add to
+    it); a call is two chunks, its id, type and name, then its arguments whole; the
+    finish_reason in a chunk of its own, the usage in a last one with no choices."""
+
+    provider = "openai"
+    id_prefix = "chatcmpl-"
+
+    def _chunk(self, delta: Message, finish_reason: str | None = None) -> Message:
+        return _openai_chat_write._chunk(self._options, delta, finish_reason)
+
+    def _opening(self) -> list[Message]:
+        return [self._chunk({"role": "assistant", "content": None})]
+
+    def _text(self, text: str, out: list[Message]) -> None:
+        out.append(self._chunk({"content": text}))
+
+    def _reasoning(self, text: str, out: list[Message]) -> None:
+        out.append(self._chunk({"reasoning_content": text}))
+
+    def _result_reasoning(self, result: ParseResult, out: list[Message]) -> None:
+        # The text and OpenRouter's reasoning_details, as they came, in one delta.
+        if reasoning := _openai_chat_write._reasoning(result):
+            out.append(self._chunk(reasoning))
+
+    def _call(self, index: int, call: ToolCall, out: list[Message]) -> None:
+        out.append(self._chunk({"tool_calls": [
+            {"index": index, "id": call.id, "type": "function",
+             "function": {"name": call.name, "arguments": ""}}]}))
+        out.append(self._chunk({"tool_calls": [
+            {"index": index, "function": {"arguments": call.arguments_json()}}]}))
+
+    def _closing(self, options: WriteOptions, out: list[Message]) -> None:
+        out.append(self._chunk({}, options.finish(bool(self.calls))))
+        usage = _openai_chat_write._usage(options)
+        if usage is not None:
+            out.append({**self._chunk({}), "choices": [], "usage": usage})
+
+    def _error(self, message: str, kind: str) -> Message:
+        return {"error": {"message": message, "type": kind, "param": None, "code": None}}
+
+    def _own_usage(self, usage: Mapping[str, Any]) -> bool:
+        return "prompt_tokens" in usage
+
+
+class MessagesStreamWriter(StreamWriter):
+    """Anthropic Messages: stream events (`_anthropic_write`). message_start (its usage 0
+    until the end is known), then blocks: text and thinking deltas go to the open block of
+    their kind (a new block when the kind changes), a call is a tool_use block opened, filled
+    with its arguments and closed at once; message_delta (stop_reason, the usage) and
+    message_stop."""
+
+    provider = "anthropic"
+    id_prefix = "msg_"
+
+    def __init__(self, *, model: str, id: str | None = None,  # noqa: A002 - the API's word
+                 created: int | None = None, call_id: CallId | None = None) -> None:
+        super().__init__(model=model, id=id, created=created, call_id=call_id)
+        self._blocks = 0
+        """Blocks opened so far: the next block's index."""
+        self._open_kind = ""
+        """The type of the block still open ("text", "thinking"), or ""."""
+
+    def _opening(self) -> list[Message]:
+        return [{"type": "message_start",
+                 "message": _anthropic_write._message(self._options, [], None)}]
+
+    def _text(self, text: str, out: list[Message]) -> None:
+        self._delta("text", {"type": "text_delta", "text": text}, out)
+
+    def _reasoning(self, text: str, out: list[Message]) -> None:
+        self._delta("thinking", {"type": "thinking_delta", "thinking": text}, out)
+
+    def _delta(self, kind: str, delta: Message, out: list[Message]) -> None:
+        if self._open_kind != kind:
+            self._close_block(out)
+            start: Message = ({"type": "text", "text": ""} if kind == "text"
+                              else {"type": "thinking", "thinking": "", "signature": ""})
+            out.append({"type": "content_block_start", "index": self._blocks,
+                        "content_block": start})
+            self._blocks += 1
+            self._open_kind = kind
+        out.append({"type": "content_block_delta", "index": self._blocks - 1, "delta": delta})
+
+    def _result_reasoning(self, result: ParseResult, out: list[Message]) -> None:
+        # Thinking blocks read from Anthropic go back as they came, signatures and all.
+        blocks = reasoning_blocks(result, "thinking", "redacted_thinking")
+        if not blocks:
+            super()._result_reasoning(result, out)
+        for block in blocks:
+            self._whole_block(block, out)
+
+    def _call(self, index: int, call: ToolCall, out: list[Message]) -> None:
+        self._whole_block({"type": "tool_use", "id": call.id, "name": call.name,
+                           "input": call.arguments}, out)
+
+    def _whole_block(self, block: Message, out: list[Message]) -> None:
+        self._close_block(out)
+        index = self._blocks
+        self._blocks += 1
+        start, deltas = _anthropic_write._opened(block)
+        out.append({"type": "content_block_start", "index": index, "content_block": start})
+        out.extend({"type": "content_block_delta", "index": index, "delta": delta}
+                   for delta in deltas)
+        out.append({"type": "content_block_stop", "index": index})
+
+    def _close_block(self, out: list[Message]) -> None:
+        if self._open_kind:
+            out.append({"type": "content_block_stop", "index": self._blocks - 1})
+            self._open_kind = ""
+
+    def _closing(self, options: WriteOptions, out: list[Message]) -> None:
+        self._close_block(out)
+        stop_reason = _anthropic_write._STOP_REASONS[options.finish(bool(self.calls))]
+        usage = _anthropic_write._usage(options)
+        if self._options.usage is not None:  # message_start said it all but the output count
+            usage = {"output_tokens": usage["output_tokens"]}
+        # else message_start said 0, not known yet: the whole usage now (a client merges
+        # message_delta's usage into message_start's, as the API sends it today).
+        out.append({"type": "message_delta",
+                    "delta": {"stop_reason": stop_reason, "stop_sequence": None},
+                    "usage": usage})
+        out.append({"type": "message_stop"})
+
+    def _error(self, message: str, kind: str) -> Message:
+        return {"type": "error", "error": {"type": kind, "message": message}}
+
+    def _own_usage(self, usage: Mapping[str, Any]) -> bool:
+        return "input_tokens" in usage and "total_tokens" not in usage  # not Responses'
+
+
+WRITERS: Mapping[str, type[StreamWriter]] = {
+    "openai": ChatStreamWriter,
+    "anthropic": MessagesStreamWriter,
+}
+"""A stream writer class per provider API it is written for."""
+
+
+def stream_writer(provider: str, **options: Any) -> StreamWriter:
+    """A `StreamWriter` for one streamed response of ``provider``'s API ("openai" for Chat
+    Completions, "anthropic" for Messages). ``options``: ``model`` (required), ``id`` (the
+    response id; a fresh one prefixed as the API's are if None), ``created`` (Unix seconds;
+    now if None), ``call_id`` (``(index, id) -> id`` on the wire; the event's id if None)."""
+    return by_provider(WRITERS, provider, "streams are written for")(**options)
+
+
+def write_result(result: ParseResult, provider: str, options: WriteOptions) -> list[Message]:
+    """A whole `result` as ``provider`` streams it, through its stream writer (what
+    `write_stream` gives): the result's reasoning, content and calls fed as events, its own
+    finish reason and usage at the end."""
+    writer = stream_writer(provider, model=options.model, id=options.id,
+                           created=options.created)
+    return writer._write_result(result, options)
+
+
+_NAMED_SSE = frozenset({"anthropic", "openai_responses"})
+
+
+def wire_message(provider: str, message: Message) -> str:
+    """One chunk as ``provider`` sends it on the wire: a server-sent event (``data:``, after an
+    ``event:`` line naming its type for Anthropic and Responses), or an NDJSON line (Ollama)."""
+    if provider == "ollama":
+        return ndjson([message])
+    named = provider in _NAMED_SSE and "type" in message
+    return sse([message], named=named)
+
+
+def wire_done(provider: str) -> str:
+    """What ends ``provider``'s stream on the wire after its last chunk: ``data: [DONE]`` for
+    Chat Completions, nothing for the others."""
+    return "data: [DONE]\n\n" if provider == "openai" else ""
