@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from corpus import load_cases
-from written import FULL, OPTIONS, RESULTS
+from written import FULL, OPTIONS, RESULTS, validators
 
 import toolcalls
 from toolcalls import (
@@ -93,6 +93,9 @@ def test_a_recorded_stream_written_on_reads_back_as_the_whole_response(
     events, result = _read_recorded(path)
     result = _in_completion_order(result, events)
     chunks = _write(events, provider, result.finish_reason, result.usage)
+    _, sdk_accepts = validators()[provider]
+    for chunk in chunks:
+        sdk_accepts(chunk)
     assert _seen(_read_back(chunks, provider)) == _seen(_whole(result, provider))
     assert _seen(_read_back([stream_text(chunks, provider)], provider)) == _seen(
         _whole(result, provider))
@@ -271,3 +274,109 @@ def test_one_chunk_on_the_wire_is_what_stream_text_writes_for_it() -> None:
     assert wire_message("openai", {"error": {}}) == 'data: {"error":{}}\n\n'
     assert wire_message("ollama", {"done": True}) == '{"done":true}\n'
     assert wire_done("anthropic") == ""
+
+
+# --- the real SDKs reading the bytes written, over a fake HTTP transport ------------------------
+
+def _serving(body: str, http: Any) -> Any:
+    """A client of the ``http`` package (httpx, or the httpx2 newer anthropic SDKs use) whose
+    every request is answered with ``body`` as server-sent events."""
+
+    def answer(request: Any) -> Any:
+        return http.Response(200, headers={"content-type": "text/event-stream"},
+                             content=body.encode())
+
+    return http.Client(transport=http.MockTransport(answer))
+
+
+def _http_of(sdk_base_client: Any) -> Any:
+    return getattr(sdk_base_client, "httpx2", None) or sdk_base_client.httpx
+
+
+def _wire(chunks: list[dict[str, Any]], provider: str, *, done: bool = True) -> str:
+    return "".join(wire_message(provider, chunk) for chunk in chunks) + (
+        wire_done(provider) if done else "")
+
+
+def _openai_sdk_reads(body: str) -> Any:
+    """The completion the openai SDK assembles (its own stream state, as its ``.stream()``
+    helper, which refuses to finish a turn cut by length) from the chunks it decodes."""
+    import openai
+    import openai._base_client
+    from openai.lib.streaming.chat import ChatCompletionStreamState
+
+    client = openai.OpenAI(api_key="-", base_url="http://proxy.test/v1",
+                           http_client=_serving(body, _http_of(openai._base_client)))
+    state: ChatCompletionStreamState[None] = ChatCompletionStreamState()
+    for chunk in client.chat.completions.create(
+            model="m-1", messages=[{"role": "user", "content": "?"}], stream=True):
+        state.handle_chunk(chunk)
+    return state.current_completion_snapshot
+
+
+def _anthropic_sdk_reads(body: str) -> Any:
+    import anthropic
+    import anthropic._base_client
+
+    client = anthropic.Anthropic(api_key="-", base_url="http://proxy.test",
+                                 http_client=_serving(body, _http_of(anthropic._base_client)))
+    with client.messages.stream(model="m-1", max_tokens=100,
+                                messages=[{"role": "user", "content": "?"}]) as stream:
+        return stream.get_final_message()
+
+
+def _sdk_seen(provider: str, body: str) -> tuple[str, list[tuple[str, str, Any]], str | None]:
+    """Content, calls and why the turn ended, as the provider's SDK assembles the stream."""
+    if provider == "openai":
+        choice = _openai_sdk_reads(body).choices[0]
+        calls = [(c.id, c.function.name, json.loads(c.function.arguments))
+                 for c in choice.message.tool_calls or []]
+        return choice.message.content or "", calls, choice.finish_reason
+    message = _anthropic_sdk_reads(body)
+    text = "".join(block.text for block in message.content if block.type == "text")
+    calls = [(b.id, b.name, b.input) for b in message.content if b.type == "tool_use"]
+    return text, calls, message.stop_reason
+
+
+@pytest.mark.parametrize("provider", WRITTEN)
+@pytest.mark.parametrize("path", STREAMS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_the_sdk_assembles_a_written_stream_to_the_whole_response(
+        path: Path, provider: str) -> None:
+    events, result = _read_recorded(path)
+    result = _in_completion_order(result, events)
+    body = _wire(_write(events, provider, result.finish_reason, result.usage), provider)
+    whole = write_response(result, provider, **OPTIONS)
+    if provider == "openai":
+        message = whole["choices"][0]["message"]
+        expected = (message["content"] or "",
+                    [(c["id"], c["function"]["name"], json.loads(c["function"]["arguments"]))
+                     for c in message.get("tool_calls", [])],
+                    whole["choices"][0]["finish_reason"])
+    else:
+        expected = ("".join(b["text"] for b in whole["content"] if b["type"] == "text"),
+                    [(b["id"], b["name"], b["input"]) for b in whole["content"]
+                     if b["type"] == "tool_use"], whole["stop_reason"])
+    assert _sdk_seen(provider, body) == expected
+
+
+def test_the_sdks_read_usage_from_the_end_of_a_written_stream() -> None:
+    chat = {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}
+    events = [TextDelta("Hi")]
+    completion = _openai_sdk_reads(_wire(_write(events, "openai", "stop", chat), "openai"))
+    assert completion.usage.model_dump(exclude_none=True) == chat
+    message = _anthropic_sdk_reads(_wire(_write(events, "anthropic", "stop", chat), "anthropic"))
+    assert (message.usage.input_tokens, message.usage.output_tokens) == (7, 3)
+
+
+@pytest.mark.parametrize("provider", WRITTEN)
+def test_the_sdk_raises_the_error_that_ends_a_failed_stream(provider: str) -> None:
+    import anthropic
+    import openai
+
+    writer = stream_writer(provider, **OPTIONS)
+    chunks = writer.feed(TextDelta("Partial"))
+    chunks += writer.feed(ToolCallStart(0, "call_0", "get_weather"))
+    chunks += writer.fail("upstream closed the stream mid-response")
+    error = openai.APIError if provider == "openai" else anthropic.APIStatusError
+    with pytest.raises(error, match="upstream closed the stream mid-response"):
+        _sdk_seen(provider, _wire(chunks, provider, done=False))
