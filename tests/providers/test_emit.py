@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 from corpus import load_cases
-from written import FULL, OPTIONS, RESULTS, validators
+from test_recorded import EVENT as SDK_EVENT
+from test_recorded import validate
+from written import OPTIONS, RESULTS
 
 import toolcalls
 from toolcalls import (
@@ -25,6 +27,7 @@ from toolcalls import (
 )
 from toolcalls.parsing._models import IncompleteCall, ParseResult, ToolCall
 from toolcalls.providers import (
+    PROVIDERS,
     StreamWriter,
     stream_text,
     stream_writer,
@@ -33,13 +36,16 @@ from toolcalls.providers import (
     write_response,
     write_stream,
 )
+from toolcalls.providers._wire import finish_kind
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "providers"
 PROVIDER_OF_FOLDER = {"openai_chat": "openai", "openai_responses": "openai_responses",
                       "anthropic": "anthropic", "gemini": "gemini", "ollama": "ollama"}
 STREAMS = sorted([*FIXTURES.glob("*/*.sse"), *FIXTURES.glob("*/*.ndjson")])
-WRITTEN = ["openai", "anthropic"]
-"""The APIs with a stream writer."""
+WRITTEN = list(PROVIDERS)
+"""The APIs with a stream writer: all of them."""
+SDK_READ = ["openai", "anthropic"]
+"""The APIs whose SDKs the proxy's clients use, fed the bytes written."""
 
 
 def _write(events: Iterable[Event], provider: str, finish_reason: str | None = None,
@@ -60,8 +66,9 @@ def _read_back(chunks: Iterable[Any], provider: str) -> ParseResult:
 
 
 def _seen(result: ParseResult) -> tuple[str, str | None, list[tuple[str, str, Any]]]:
+    keep_ids = result.provider != "ollama"  # Ollama's calls carry no ids
     return (result.content, result.reasoning,
-            [(call.id, call.name, call.arguments) for call in result.calls])
+            [(call.id if keep_ids else "", call.name, call.arguments) for call in result.calls])
 
 
 def _whole(result: ParseResult, provider: str) -> ParseResult:
@@ -93,9 +100,9 @@ def test_a_recorded_stream_written_on_reads_back_as_the_whole_response(
     events, result = _read_recorded(path)
     result = _in_completion_order(result, events)
     chunks = _write(events, provider, result.finish_reason, result.usage)
-    _, sdk_accepts = validators()[provider]
-    for chunk in chunks:
-        sdk_accepts(chunk)
+    folder = {name: folder for folder, name in PROVIDER_OF_FOLDER.items()}[provider]
+    for chunk in chunks:  # usage passed on as it came may lack a field the SDK added since
+        validate(folder, SDK_EVENT[folder], chunk)
     assert _seen(_read_back(chunks, provider)) == _seen(_whole(result, provider))
     assert _seen(_read_back([stream_text(chunks, provider)], provider)) == _seen(
         _whole(result, provider))
@@ -122,9 +129,10 @@ def test_corpus_outputs_streamed_and_written_on_read_back_as_the_whole_response(
         assert _seen(_read_back(chunks, provider)) == _seen(_whole(result, provider)), case.id
 
 
-@pytest.mark.parametrize("provider", WRITTEN)
+@pytest.mark.parametrize("provider", [p for p in WRITTEN if p != "gemini"])
 @pytest.mark.parametrize("name", RESULTS)
 def test_write_stream_is_the_writer_fed_the_whole_result(provider: str, name: str) -> None:
+    """(Gemini's whole stream puts the finishReason on its last part: see _gemini_emit.)"""
     result = RESULTS[name]
     events: list[Event] = []
     if result.reasoning:
@@ -170,7 +178,7 @@ def test_a_failed_call_is_never_written_and_the_turn_is_no_call(provider: str) -
     chunks = _write(events, provider, finish_reason="tool_calls")
     read = _read_back(chunks, provider)
     assert (read.calls, read.incomplete, read.content) == ([], [], "Let me check.")
-    assert read.finish_reason == ("stop" if provider == "openai" else "end_turn")
+    assert finish_kind(read.finish_reason) == "stop"
     assert "get_weather" not in json.dumps(chunks)
 
 
@@ -182,7 +190,7 @@ def test_a_call_cut_off_in_a_recorded_stream_is_not_written(provider: str) -> No
     chunks = _write(events, provider, result.finish_reason, result.usage)
     read = _read_back(chunks, provider)
     assert read.calls == [] and read.incomplete == []
-    assert read.finish_reason == ("length" if provider == "openai" else "max_tokens")
+    assert finish_kind(read.finish_reason) == "length"
 
 
 @pytest.mark.parametrize("provider", WRITTEN)
@@ -193,8 +201,9 @@ def test_calls_are_numbered_as_they_complete_under_the_ids_call_id_gives(provide
         ToolCallEnd(2, _call("x", "c", n=1))]
     chunks = _write(events, provider, call_id=lambda index, ident: f"new_{index}_{ident}")
     read = _read_back(chunks, provider)
+    ids = ["new_0_call_1", "new_1_x"] if provider != "ollama" else ["call_0", "call_1"]
     assert [(c.id, c.name, c.arguments) for c in read.calls] == [
-        ("new_0_call_1", "b", {}), ("new_1_x", "c", {"n": 1})]
+        (ids[0], "b", {}), (ids[1], "c", {"n": 1})]
     if provider == "openai":
         indices = [d["tool_calls"][0]["index"] for d in _deltas(chunks) if "tool_calls" in d]
         assert indices == [0, 0, 1, 1]
@@ -224,7 +233,7 @@ def test_start_is_implied_and_given_once() -> None:
     assert writer.start() == []
 
 
-@pytest.mark.parametrize("provider", WRITTEN)
+@pytest.mark.parametrize("provider", SDK_READ)
 def test_usage_in_the_apis_own_shape_passes_through_and_another_as_counts(
         provider: str) -> None:
     chat = {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10,
@@ -237,7 +246,7 @@ def test_usage_in_the_apis_own_shape_passes_through_and_another_as_counts(
         assert read.usage == (usage if own else counts)
 
 
-@pytest.mark.parametrize("provider", WRITTEN)
+@pytest.mark.parametrize("provider", SDK_READ)
 def test_fail_ends_the_stream_with_the_apis_error_and_closes_nothing(provider: str) -> None:
     writer = stream_writer(provider, **OPTIONS)
     chunks = writer.feed(TextDelta("Partial"))
@@ -267,7 +276,8 @@ def test_the_writer_is_chosen_by_provider_and_ids_are_fresh() -> None:
 
 def test_one_chunk_on_the_wire_is_what_stream_text_writes_for_it() -> None:
     for provider in WRITTEN:
-        chunks = write_stream(FULL, provider, **OPTIONS)
+        chunks = _write([ReasoningDelta("hm"), TextDelta("Hi"), ToolCallEnd(0, _call("c"))],
+                        provider, "stop", {"prompt_tokens": 1, "completion_tokens": 2})
         wire = "".join(wire_message(provider, chunk) for chunk in chunks) + wire_done(provider)
         assert wire == stream_text(chunks, provider)
     assert wire_message("anthropic", {"type": "error", "error": {}}).startswith("event: error\n")
@@ -338,7 +348,7 @@ def _sdk_seen(provider: str, body: str) -> tuple[str, list[tuple[str, str, Any]]
     return text, calls, message.stop_reason
 
 
-@pytest.mark.parametrize("provider", WRITTEN)
+@pytest.mark.parametrize("provider", SDK_READ)
 @pytest.mark.parametrize("path", STREAMS, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_the_sdk_assembles_a_written_stream_to_the_whole_response(
         path: Path, provider: str) -> None:
@@ -368,7 +378,7 @@ def test_the_sdks_read_usage_from_the_end_of_a_written_stream() -> None:
     assert (message.usage.input_tokens, message.usage.output_tokens) == (7, 3)
 
 
-@pytest.mark.parametrize("provider", WRITTEN)
+@pytest.mark.parametrize("provider", SDK_READ)
 def test_the_sdk_raises_the_error_that_ends_a_failed_stream(provider: str) -> None:
     import anthropic
     import openai

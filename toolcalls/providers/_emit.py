@@ -39,9 +39,13 @@ from ..parsing._events import Event, ReasoningDelta, TextDelta, ToolCallEnd
 from ..parsing._models import ParseResult, ToolCall
 from . import _anthropic_write, _openai_chat_write
 from ._provider import Message, by_provider
-from ._wire import WriteOptions, ndjson, reasoning_blocks, sse
+from ._wire import WriteOptions, reasoning_blocks, sse
+from ._write import WRITERS
 
-__all__ = ["StreamWriter", "stream_writer", "wire_done", "wire_message", "write_result"]
+__all__ = [
+    "CallId", "ChatStreamWriter", "MessagesStreamWriter", "StreamWriter", "stream_writer",
+    "wire_done", "wire_message", "write_result", "writers",
+]
 
 CallId = Callable[[int, str], str]
 """A call's id on the wire, from its written index and the id its event carries."""
@@ -308,19 +312,25 @@ class MessagesStreamWriter(StreamWriter):
         return "input_tokens" in usage and "total_tokens" not in usage  # not Responses'
 
 
-WRITERS: Mapping[str, type[StreamWriter]] = {
-    "openai": ChatStreamWriter,
-    "anthropic": MessagesStreamWriter,
-}
-"""A stream writer class per provider API it is written for."""
+def writers() -> dict[str, type[StreamWriter]]:
+    """A stream writer class per provider API, by its name in `PROVIDERS` (the other three are
+    in ``_<provider>_emit`` modules, which build on this one: imported when first asked for)."""
+    from ._gemini_emit import GeminiStreamWriter
+    from ._ollama_emit import OllamaStreamWriter
+    from ._openai_responses_emit import ResponsesStreamWriter
+
+    return {"openai": ChatStreamWriter, "openai_responses": ResponsesStreamWriter,
+            "anthropic": MessagesStreamWriter, "gemini": GeminiStreamWriter,
+            "ollama": OllamaStreamWriter}
 
 
 def stream_writer(provider: str, **options: Any) -> StreamWriter:
     """A `StreamWriter` for one streamed response of ``provider``'s API ("openai" for Chat
-    Completions, "anthropic" for Messages). ``options``: ``model`` (required), ``id`` (the
-    response id; a fresh one prefixed as the API's are if None), ``created`` (Unix seconds;
-    now if None), ``call_id`` (``(index, id) -> id`` on the wire; the event's id if None)."""
-    return by_provider(WRITERS, provider, "streams are written for")(**options)
+    Completions, "openai_responses", "anthropic" for Messages, "gemini", "ollama").
+    ``options``: ``model`` (required), ``id`` (the response id; a fresh one prefixed as the
+    API's are if None), ``created`` (Unix seconds; now if None), ``call_id`` (``(index, id) ->
+    id`` on the wire; the event's id if None)."""
+    return by_provider(writers(), provider, "streams are written for")(**options)
 
 
 def write_result(result: ParseResult, provider: str, options: WriteOptions) -> list[Message]:
@@ -332,19 +342,17 @@ def write_result(result: ParseResult, provider: str, options: WriteOptions) -> l
     return writer._write_result(result, options)
 
 
-_NAMED_SSE = frozenset({"anthropic", "openai_responses"})
-
-
 def wire_message(provider: str, message: Message) -> str:
-    """One chunk as ``provider`` sends it on the wire: a server-sent event (``data:``, after an
-    ``event:`` line naming its type for Anthropic and Responses), or an NDJSON line (Ollama)."""
-    if provider == "ollama":
-        return ndjson([message])
-    named = provider in _NAMED_SSE and "type" in message
-    return sse([message], named=named)
+    """One chunk as ``provider`` sends it on the wire, as `stream_text` writes it: a server-sent
+    event (``data:``, after an ``event:`` line naming its type for Anthropic and Responses), or
+    an NDJSON line (Ollama)."""
+    if provider == "openai":  # its stream_text adds the [DONE] line: that is `wire_done`
+        return sse([message], named=False)
+    return by_provider(WRITERS, provider, "streams are written for").wire([message])
 
 
 def wire_done(provider: str) -> str:
     """What ends ``provider``'s stream on the wire after its last chunk: ``data: [DONE]`` for
     Chat Completions, nothing for the others."""
+    by_provider(WRITERS, provider, "streams are written for")
     return "data: [DONE]\n\n" if provider == "openai" else ""

@@ -2,9 +2,10 @@
 
     response   {"model", "created_at", "message": {"role": "assistant", "content",
                "thinking"?, "tool_calls"?}, "done": true, "done_reason": "stop"}
-    stream     NDJSON chunks with ``"done": false``: the thinking, the content, then the
-               calls in one chunk (Ollama sends each call whole, its arguments an object);
-               a last chunk with an empty message and ``"done": true``
+    stream     NDJSON chunks with ``"done": false``: the thinking, the content, then a
+               chunk per call (Ollama sends each call whole, its arguments an object);
+               a last chunk with an empty message and ``"done": true`` (written by
+               `_ollama_emit`, which writes a stream while it is read)
     wire       one JSON object a line
 
 Ollama says "stop" whether or not the model called a tool ("length" for a result cut off),
@@ -62,16 +63,10 @@ def write_response(result: ParseResult, options: WriteOptions) -> Message:
 
 
 def write_stream(result: ParseResult, options: WriteOptions) -> list[Message]:
-    messages: list[Message] = []
-    if result.reasoning:
-        messages.append({"thinking": result.reasoning})
-    if result.content:
-        messages.append({"content": result.content})
-    if result.calls:
-        messages.append({"tool_calls": _calls(result)})
-    chunks = [_chunk(options, message, done=False) for message in messages]
-    chunks.append(_chunk(options, {}, done=True))
-    return chunks
+    # The one path that writes a stream: the stream writer, fed the whole result.
+    from ._emit import write_result  # imported here: it builds on this module's chunks
+
+    return write_result(result, "ollama", options)
 
 
 def _wire(chunks: Sequence[Message]) -> str:

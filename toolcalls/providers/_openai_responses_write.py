@@ -7,7 +7,8 @@
                its deltas (response.reasoning_text.delta/done; response.content_part.added,
                response.output_text.delta/done, response.content_part.done;
                response.function_call_arguments.delta/done), response.output_item.done;
-               response.completed with the whole response. Every event has a sequence_number.
+               response.completed with the whole response. Every event has a sequence_number
+               (written by `_openai_responses_emit`, which writes a stream while it is read)
     wire       ``event: <type>`` and ``data: {json}`` per event
 
 A result cut off ("length", as any provider says it) is ``"status": "incomplete"`` with
@@ -61,10 +62,10 @@ def _response(options: WriteOptions, output: list[Message], status: str) -> Mess
             "tools": []}
 
 
-def _finished(result: ParseResult, options: WriteOptions, output: list[Message]) -> Message:
+def _finished(has_calls: bool, options: WriteOptions, output: list[Message]) -> Message:
     """The response as it ends: completed, or incomplete and why; with its usage if known."""
     response = _response(options, output, "completed")
-    reason = _INCOMPLETE.get(options.finish(bool(result.calls)))
+    reason = _INCOMPLETE.get(options.finish(has_calls))
     if reason is not None:
         response["status"] = "incomplete"
         response["incomplete_details"] = {"reason": reason}
@@ -81,25 +82,14 @@ def _finished(result: ParseResult, options: WriteOptions, output: list[Message])
 
 
 def write_response(result: ParseResult, options: WriteOptions) -> Message:
-    return _finished(result, options, _items(result, options))
+    return _finished(bool(result.calls), options, _items(result, options))
 
 
 def write_stream(result: ParseResult, options: WriteOptions) -> list[Message]:
-    items = _items(result, options)
-    events: list[Message] = [
-        {"type": "response.created", "response": _response(options, [], "in_progress")},
-        {"type": "response.in_progress", "response": _response(options, [], "in_progress")},
-    ]
-    for index, item in enumerate(items):
-        at: Message = {"output_index": index}
-        events.append({"type": "response.output_item.added", **at, "item": _opened(item)})
-        at["item_id"] = item["id"]
-        events.extend({**at, **event} for event in _deltas(item))
-        events.append({"type": "response.output_item.done", "output_index": index,
-                       "item": item})
-    finished = _finished(result, options, items)
-    events.append({"type": f"response.{finished['status']}", "response": finished})
-    return [{**event, "sequence_number": n} for n, event in enumerate(events)]
+    # The one path that writes a stream: the stream writer, fed the whole result.
+    from ._emit import write_result  # imported here: it builds on this module's events
+
+    return write_result(result, "openai_responses", options)
 
 
 def _opened(item: Message) -> Message:
