@@ -41,6 +41,7 @@ from toolcalls.providers._wire import finish_kind
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "providers"
 PROVIDER_OF_FOLDER = {"openai_chat": "openai", "openai_responses": "openai_responses",
                       "anthropic": "anthropic", "gemini": "gemini", "ollama": "ollama"}
+_FOLDER = {provider: folder for folder, provider in PROVIDER_OF_FOLDER.items()}
 STREAMS = sorted([*FIXTURES.glob("*/*.sse"), *FIXTURES.glob("*/*.ndjson")])
 WRITTEN = list(PROVIDERS)
 """The APIs with a stream writer: all of them."""
@@ -100,9 +101,8 @@ def test_a_recorded_stream_written_on_reads_back_as_the_whole_response(
     events, result = _read_recorded(path)
     result = _in_completion_order(result, events)
     chunks = _write(events, provider, result.finish_reason, result.usage)
-    folder = {name: folder for folder, name in PROVIDER_OF_FOLDER.items()}[provider]
     for chunk in chunks:  # usage passed on as it came may lack a field the SDK added since
-        validate(folder, SDK_EVENT[folder], chunk)
+        validate(_FOLDER[provider], SDK_EVENT[_FOLDER[provider]], chunk)
     assert _seen(_read_back(chunks, provider)) == _seen(_whole(result, provider))
     assert _seen(_read_back([stream_text(chunks, provider)], provider)) == _seen(
         _whole(result, provider))
@@ -390,3 +390,58 @@ def test_the_sdk_raises_the_error_that_ends_a_failed_stream(provider: str) -> No
     error = openai.APIError if provider == "openai" else anthropic.APIStatusError
     with pytest.raises(error, match="upstream closed the stream mid-response"):
         _sdk_seen(provider, _wire(chunks, provider, done=False))
+
+
+# --- every API: text and reasoning interleaved with calls ---------------------------------------
+
+INTERLEAVED: list[Event] = [
+    ReasoningDelta("Two "), ReasoningDelta("cities."), TextDelta("Checking"), TextDelta(" both."),
+    ToolCallStart(0, "call_0", "get_weather"), ToolCallEnd(0, _call("call_0", location="Paris")),
+    TextDelta(" And"), ReasoningDelta(" Also Zürich."), TextDelta(" Zürich."),
+    ToolCallEnd(1, _call("call_1", location="Zürich"))]
+
+
+@pytest.mark.parametrize("provider", WRITTEN)
+def test_interleaved_text_reasoning_and_calls_read_back_in_full(provider: str) -> None:
+    chunks = _write(INTERLEAVED, provider, "stop", {"prompt_tokens": 5, "completion_tokens": 9})
+    for read in (_read_back(chunks, provider), _read_back([stream_text(chunks, provider)],
+                                                          provider)):
+        assert (read.content, read.reasoning) == ("Checking both. And Zürich.",
+                                                  "Two cities. Also Zürich.")
+        assert [(c.name, c.arguments) for c in read.calls] == [
+            ("get_weather", {"location": "Paris"}), ("get_weather", {"location": "Zürich"})]
+        assert finish_kind(read.finish_reason) in ("tool_calls", "stop")  # Gemini, Ollama: stop
+    for chunk in chunks:
+        validate(_FOLDER[provider], SDK_EVENT[_FOLDER[provider]], chunk)
+
+
+def test_responses_events_go_through_the_sdk_stream_state_to_the_completed_response() -> None:
+    from openai import omit
+    from openai.lib.streaming.responses import ResponseStreamState
+    from openai.types.responses import ResponseStreamEvent
+    from pydantic import TypeAdapter
+
+    adapter: TypeAdapter[Any] = TypeAdapter(ResponseStreamEvent)
+    state: ResponseStreamState[None] = ResponseStreamState(input_tools=[], text_format=omit)
+    events = _write(INTERLEAVED, "openai_responses")
+    for event in events:
+        state.handle_event(adapter.validate_python(event))
+    assert [e["sequence_number"] for e in events] == list(range(len(events)))
+    completed = events[-1]["response"]
+    assert [item["type"] for item in completed["output"]] == [
+        "reasoning", "message", "function_call", "message", "reasoning", "message",
+        "function_call"]
+    assert len({item["id"] for item in completed["output"]}) == 7
+    done = [e["item"] for e in events if e["type"] == "response.output_item.done"]
+    assert done == completed["output"]
+
+
+@pytest.mark.parametrize(("provider", "error"), [
+    ("openai_responses", {"type": "error", "code": "api_error", "message": "gone",
+                          "param": None, "sequence_number": 5}),
+    ("gemini", {"error": {"code": 500, "message": "gone", "status": "INTERNAL"}}),
+    ("ollama", {"error": "gone"})])
+def test_the_other_apis_fail_with_their_own_error(provider: str, error: dict[str, Any]) -> None:
+    writer = stream_writer(provider, **OPTIONS)
+    writer.feed(TextDelta("Partial"))
+    assert writer.fail("gone") == [error]

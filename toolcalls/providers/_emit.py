@@ -223,7 +223,8 @@ class ChatStreamWriter(StreamWriter):
         return {"error": {"message": message, "type": kind, "param": None, "code": None}}
 
     def _own_usage(self, usage: Mapping[str, Any]) -> bool:
-        return "prompt_tokens" in usage
+        # All three counts, which the SDK requires: a server's partial usage becomes counts.
+        return all(key in usage for key in ("prompt_tokens", "completion_tokens", "total_tokens"))
 
 
 class MessagesStreamWriter(StreamWriter):
