@@ -11,8 +11,11 @@ from typing import Any
 
 import pytest
 from corpus import load_cases
+from hypothesis import given
+from hypothesis import strategies as st
 from test_recorded import EVENT as SDK_EVENT
 from test_recorded import validate
+from test_write import _results as any_result
 from written import OPTIONS, RESULTS
 
 import toolcalls
@@ -445,3 +448,41 @@ def test_the_other_apis_fail_with_their_own_error(provider: str, error: dict[str
     writer = stream_writer(provider, **OPTIONS)
     writer.feed(TextDelta("Partial"))
     assert writer.fail("gone") == [error]
+
+
+# --- any result, any split of its text into deltas, calls anywhere between them -----------------
+
+@st.composite
+def _streamed(draw: st.DrawFn) -> tuple[ParseResult, list[Event]]:
+    """A result and events that give it: its reasoning and content split anywhere, its calls
+    completing anywhere between the pieces (in order)."""
+    result = draw(any_result())
+
+    def pieces(text: str | None) -> list[str]:
+        cuts = sorted(draw(st.lists(st.integers(0, len(text or "")), max_size=4)))
+        return [(text or "")[a:b] for a, b in zip([0, *cuts], [*cuts, len(text or "")],
+                                                  strict=True)]
+
+    deltas: list[Event] = [ReasoningDelta(p) for p in pieces(result.reasoning)]
+    deltas += [TextDelta(p) for p in pieces(result.content)]
+    count = len(result.calls)
+    places = sorted(draw(st.lists(st.integers(0, len(deltas)), min_size=count,
+                                  max_size=count)))
+    events: list[Event] = []
+    for at in range(len(deltas) + 1):
+        events += [ToolCallEnd(index, call) for index, call in enumerate(result.calls)
+                   if places[index] == at]
+        events += deltas[at:at + 1]
+    return result, events
+
+
+@pytest.mark.parametrize("provider", WRITTEN)
+@given(streamed=_streamed())
+def test_any_result_streamed_in_any_pieces_reads_back_as_written_whole(
+        provider: str, streamed: tuple[ParseResult, list[Event]]) -> None:
+    result, events = streamed
+    chunks = _write(events, provider)
+    read, whole = _read_back(chunks, provider), _whole(result, provider)
+    assert [(c.name, c.arguments) for c in read.calls] == [
+        (c.name, c.arguments) for c in whole.calls]
+    assert (read.content, read.reasoning or None) == (whole.content, whole.reasoning or None)
