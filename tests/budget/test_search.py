@@ -10,7 +10,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toolcalls import Tool, to_tools
-from toolcalls.budget._search import DEFAULT_SEARCH_LIMIT, ToolIndex, identifier_tokens
+from toolcalls.budget._search import (
+    DEFAULT_SEARCH_LIMIT,
+    ToolIndex,
+    identifier_tokens,
+    search_terms,
+)
 
 TOOLSETS = Path(__file__).parents[2] / "fixtures" / "toolsets"
 
@@ -101,3 +106,37 @@ def test_search_never_fails_and_respects_the_floor(query: str) -> None:
     assert len(hits) <= DEFAULT_SEARCH_LIMIT
     assert all(hit.exact or hit.score >= 1.0 for hit in hits)
     assert len({hit.name for hit in hits}) == len(hits)
+
+
+def test_verb_forms_fold_together() -> None:
+    assert search_terms("merge merged merging merges") == ["merg"] * 4
+    assert search_terms("star starred starring") == ["star"] * 3
+    assert search_terms("fill filled pass passed") == ["fill", "fill", "pass", "pass"]
+
+
+def test_enum_values_are_indexed(github: ToolIndex) -> None:
+    assert github.search("approve the pull request")[0].name == "pull_request_review_write"
+
+
+def test_nested_property_names_descriptions_and_enums_are_indexed() -> None:
+    schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "color": {"type": "string", "description": "Paint shade", "enum": ["VERMILION", "TEAL"]},
+        "layers": {"type": "array", "items": {"anyOf": [{"properties": {"varnish": {}}}]}},
+    }}}}
+    index = ToolIndex([Tool(name="paint", description="Paint a wall", parameters=schema),
+                       *(Tool(name=f"other_{n}", description="unrelated") for n in range(30))])
+    for query in ("vermilion", "shade", "varnish", "layer color"):
+        assert [hit.name for hit in index.search(query)] == ["paint"], query
+
+
+def test_a_name_word_does_not_outweigh_the_description() -> None:
+    tools = [
+        Tool(name="project_board", description="Show a kanban board"),
+        Tool(name="get_file", description="Read a file of the upstream project checkout"),
+        *(Tool(name=f"other_{n}", description="unrelated words here") for n in range(8)),
+    ]
+    assert ToolIndex(tools).search("file from the upstream project")[0].name == "get_file"
+
+
+def test_the_default_is_a_short_list() -> None:
+    assert 5 <= DEFAULT_SEARCH_LIMIT <= 8
