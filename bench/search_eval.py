@@ -1,11 +1,13 @@
 """Recall of lazy mode's ``tool_search`` on fixtures/search/eval.jsonl (see its README.md).
 
     .venv/bin/python bench/search_eval.py              # the ranker the library picks
+    .venv/bin/python bench/search_eval.py --ranker bm25   # BM25 alone
     .venv/bin/python bench/search_eval.py --misses 10  # and the first misses per catalog
 
 Per catalog, and per kind of request (``own_words``: the tool's own first sentence;
 ``paraphrase``: no content word shared with the tool's name or description), it prints
-recall@1/5/15 (the target among the first k hits), the share of requests with no hit at all, and
+recall@1/5/15 (the target among the first k hits), and
+``miss``: the share whose target is not among the 15; ``empty``: the share with no hit at all;
 the mean milliseconds per query (process CPU time, index built beforehand).
 """
 
@@ -32,12 +34,15 @@ KS = (1, 5, 15)
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--misses", type=int, default=0, help="print this many misses per catalog")
+    parser.add_argument("--ranker", choices=["auto", "bm25", "fused"], default="auto",
+                        help="auto: fused when the search extra is installed")
     args = parser.parse_args()
+    semantic = {"auto": None, "bm25": False, "fused": True}[args.ranker]
     rows = [json.loads(line) for line in (ROOT / "fixtures/search/eval.jsonl").open()]
-    table: dict[tuple[str, str], list[int | None]] = defaultdict(list)
+    table: dict[tuple[str, ...], list[int | None]] = defaultdict(list)
     seconds: dict[str, float] = {}
     for name in CATALOGS:
-        index = ToolIndex(to_tools(catalog(name)))
+        index = ToolIndex(to_tools(catalog(name)), semantic=semantic)
         queries = [row for row in rows if row["catalog"] == name]
         index.search("warm up", limit=max(KS))
         start = time.process_time()
@@ -45,6 +50,11 @@ def main() -> None:
                  for row in queries]
         seconds[name] = (time.process_time() - start) / len(queries)
         misses = 0
+        for row, names in zip(queries, found, strict=True):
+            table[(name, row["kind"], "empty")].append(0 if names else 1)
+            table[(name, "all", "empty")].append(0 if names else 1)
+            table[("all", row["kind"], "empty")].append(0 if names else 1)
+            table[("all", "all", "empty")].append(0 if names else 1)
         for row, names in zip(queries, found, strict=True):
             rank = names.index(row["target"]) if row["target"] in names else None
             table[(name, row["kind"])].append(rank)
@@ -56,19 +66,21 @@ def main() -> None:
                 print(f"  miss {name}/{row['kind']}: {row['query']!r} -> {row['target']} "
                       f"(got {names[:5]})")
         table[(name, "tools")] = [len(index.tools)]
+    print(f"ranker: {index.ranker}")
     print(f"{'catalog':8} {'kind':10} {'n':>4} {'tools':>5} {'R@1':>5} {'R@5':>5} {'R@15':>5} "
-          f"{'none':>5} {'ms/q':>6}")
+          f"{'miss':>5} {'empty':>5} {'ms/q':>6}")
     for name in [*CATALOGS, "all"]:
         for kind in ("own_words", "paraphrase", "all"):
             ranks = table[(name, kind)]
             recall = [sum(r is not None and r < k for r in ranks) / len(ranks) for k in KS]
-            empty = sum(r is None for r in ranks) / len(ranks)
+            miss = sum(r is None for r in ranks) / len(ranks)
+            empty = sum(1 for flag in table[(name, kind, "empty")] if flag) / len(ranks)
             tools = table.get((name, "tools"), [0])[0]
             ms = 1000 * (seconds[name] if name in seconds
                          else sum(seconds.values()) / len(seconds))
             print(f"{name:8} {kind:10} {len(ranks):4d} {tools:5d} "
                   + " ".join(f"{value:5.2f}" for value in recall)
-                  + f" {empty:5.2f} {ms:6.3f}")
+                  + f" {miss:5.2f} {empty:5.2f} {ms:6.3f}")
 
 
 if __name__ == "__main__":
