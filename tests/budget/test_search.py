@@ -22,12 +22,12 @@ from toolcalls.budget._search import (
     identifier_tokens,
     search_terms,
 )
-from toolcalls.budget._semantic import load_embedder
 
 TOOLSETS = Path(__file__).parents[2] / "fixtures" / "toolsets"
 
+MODEL = _search._embedder()  # None without the search extra (then numpy may be missing too)
 needs_model = pytest.mark.skipif(
-    load_embedder() is None, reason="the search extra (wordllama) is not installed"
+    MODEL is None, reason="the search extra (wordllama) is not installed"
 )
 RANKERS = [pytest.param(False, id="bm25"), pytest.param(True, id="fused", marks=needs_model)]
 
@@ -44,7 +44,7 @@ def github() -> ToolIndex:
 
 @pytest.fixture(scope="module")
 def github_fused() -> ToolIndex:
-    if load_embedder() is None:
+    if MODEL is None:
         pytest.skip("the search extra (wordllama) is not installed")
     return ToolIndex(toolset("github-mcp-server-all"), semantic=True)
 
@@ -193,6 +193,8 @@ def test_the_model_loads_from_the_installed_wheel_with_no_network(
 ) -> None:
     def no_network(*args: object, **kwargs: object) -> None:
         raise AssertionError("the semantic ranker must never touch the network")
+
+    from toolcalls.budget._semantic import load_embedder
 
     monkeypatch.setattr(socket.socket, "connect", no_network)
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")
