@@ -16,7 +16,7 @@ from toolcalls.parsing.issues import ISSUE_ERRORS, ISSUE_KINDS, IssueKind
 PACKAGE = Path(toolcalls.__file__).resolve().parent
 ISSUES_MODULE = PACKAGE / "parsing" / "issues.py"
 
-_REPORTERS = {"issue": 0, "fail_call": 0, "_issue": 1, "region_openers": 1}
+_REPORTERS = {"issue": 0, "fail_call": 0, "_issue": 1, "region_openers": 1, "_as_issue": 0}
 """Functions that take an issue kind, and the index of their kind among the positional
 arguments (`_issue` is a reader's helper called as ``self._issue(ctx, kind, ...)``)."""
 _KEYWORDS = {"Tag": "slip", "replace": "slip", "ParseIssue": "kind"}

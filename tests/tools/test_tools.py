@@ -380,3 +380,33 @@ def test_problems_are_empty_exactly_when_jsonschema_accepts(arguments: dict[str,
 
     valid = Draft202012Validator(WEATHER).is_valid(arguments)
     assert (validate_arguments(weather_tool(), arguments) == []) == valid
+
+
+# -- check_call and validate_arguments take the raw definitions parse takes -------------------
+
+RAW_OPENAI = [{"type": "function", "function": {"name": "get_weather", "parameters": {
+    "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]
+RAW_ANTHROPIC = [{"name": "get_weather", "input_schema": {
+    "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}]
+
+
+@pytest.mark.parametrize("raw", [RAW_OPENAI, RAW_ANTHROPIC], ids=["openai", "anthropic"])
+def test_check_call_takes_raw_tool_definitions(raw: list[dict[str, Any]]) -> None:
+    from toolcalls.tools import InvalidArgs, NotFound, check_call
+
+    assert check_call("get_weather", {"city": "Paris"}, raw) is None
+    invalid = check_call("get_weather", {}, raw)
+    assert isinstance(invalid, InvalidArgs)
+    assert "missing required argument 'city'" in invalid.message
+    missing = check_call("get_wether", {}, raw)
+    assert isinstance(missing, NotFound) and missing.closest == ("get_weather",)
+
+
+def test_validate_arguments_takes_one_raw_definition() -> None:
+    from toolcalls.tools import validate_arguments
+
+    assert validate_arguments(RAW_OPENAI[0], {"city": "Paris"}) == []
+    assert validate_arguments(RAW_ANTHROPIC[0], {"city": 3}) == [
+        "argument 'city' must be a string, got 3 (an integer)"]
+    with pytest.raises(ToolDefinitionError, match="one tool definition"):
+        validate_arguments({"tools": RAW_ANTHROPIC * 2}, {})

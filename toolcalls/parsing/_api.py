@@ -144,6 +144,7 @@ def parse(
     tools: ToolsLike = None,
     strict: bool = False,
     thinking: bool = False,
+    validate: bool = False,
 ) -> ParseResult:
     """Parse one model response.
 
@@ -155,23 +156,35 @@ def parse(
         tools: the tools offered to the model; enables name checks and typed arguments.
         strict: raise a `ParseError` for malformed output instead of recording an issue.
         thinking: the prompt opened a reasoning block, so the text starts inside it.
+        validate: check each complete call's arguments against its tool's JSON Schema (after
+            XML-style values are typed by it) and report what does not fit as issues
+            (``missing_argument``, ``unknown_argument``, ``wrong_argument_type``,
+            ``invalid_argument_value``), with messages to send back to the model. Off by
+            default: jsonschema runs in the interpreter, ~0.1 ms per call checked (a short
+            Qwen3-Coder response with one call, interpreted: 150 µs parsed, 260 µs
+            validated); without it the parse runs no schema code at all.
+
+    A call naming a tool by one of its `Tool.aliases` carries the tool's name, and an
+    ``alias_used`` issue says which alias the model wrote.
     """
     if not isinstance(text, str):
         raise TypeError(f"parse() needs the response text as str, not {type(text).__name__}")
     declared = _read(tools)
     if format == "auto":
-        return _parse_detected(text, declared, strict, thinking)
-    return get_format(format).parse(text, tools=declared, strict=strict, thinking=thinking)
+        return _parse_detected(text, declared, strict, thinking, validate)
+    return get_format(format).parse(
+        text, tools=declared, strict=strict, thinking=thinking, validate=validate
+    )
 
 
 def _parse_detected(
-    text: str, declared: Sequence[Tool], strict: bool, thinking: bool
+    text: str, declared: Sequence[Tool], strict: bool, thinking: bool, validate: bool = False
 ) -> ParseResult:
     found, result = detect_parsed(text, declared)
-    if result is not None and not strict and not thinking:
+    if result is not None and not strict and not thinking and not validate:
         return result  # detection parsed it already, with these options
     chosen = get_format(found or _no_format())
-    return chosen.parse(text, tools=declared, strict=strict, thinking=thinking)
+    return chosen.parse(text, tools=declared, strict=strict, thinking=thinking, validate=validate)
 
 
 def _no_format() -> Format:
@@ -186,9 +199,15 @@ def stream(
     tools: ToolsLike = None,
     strict: bool = False,
     thinking: bool = False,
+    validate: bool = False,
 ) -> StreamParser:
-    """A `StreamParser` for one response: ``feed(chunk)``, ``close()``, then ``result()``."""
-    return _streamed(format).stream(tools=_read(tools), strict=strict, thinking=thinking)
+    """A `StreamParser` for one response: ``feed(chunk)``, ``close()``, then ``result()``.
+
+    The options are `parse`'s; with ``validate=True`` the issues of a call's arguments are
+    in ``result()`` as soon as its `ToolCallEnd` is returned."""
+    return _streamed(format).stream(
+        tools=_read(tools), strict=strict, thinking=thinking, validate=validate
+    )
 
 
 def _streamed(format: str | Format) -> Format:  # noqa: A002
@@ -204,12 +223,13 @@ class Parser:
     """A parser bound to one format and its tools, read once: what `toolcalls.parser` makes.
 
     ``parser.parse(text)`` is ``toolcalls.parse(text, format, tools=..., strict=...,
-    thinking=...)``, and ``parser.stream()`` the `StreamParser` ``toolcalls.stream`` gives,
-    without reading the tools or looking up the format again. It keeps the tools as they were
-    when it was made: for definitions changed since, make a new parser.
+    thinking=..., validate=...)``, and ``parser.stream()`` the `StreamParser`
+    ``toolcalls.stream`` gives, without reading the tools or looking up the format again. It
+    keeps the tools as they were when it was made: for definitions changed since, make a new
+    parser.
     """
 
-    __slots__ = ("format", "strict", "thinking", "tools")
+    __slots__ = ("format", "strict", "thinking", "tools", "validate")
 
     def __init__(
         self,
@@ -218,25 +238,30 @@ class Parser:
         tools: ToolsLike = None,
         strict: bool = False,
         thinking: bool = False,
+        validate: bool = False,
     ) -> None:
         self.format: Format | str = "auto" if format == "auto" else get_format(format)
         """The `Format`, or ``"auto"``: detected per response, which `stream` cannot do."""
         self.tools: tuple[Tool, ...] = tuple(_read(tools))
         self.strict = strict
         self.thinking = thinking
+        self.validate = validate
 
     def parse(self, text: str) -> ParseResult:
         """Parse one whole response."""
         if not isinstance(text, str):
             raise TypeError(f"parse() needs the response text as str, not {type(text).__name__}")
         if isinstance(self.format, str):  # "auto"
-            return _parse_detected(text, self.tools, self.strict, self.thinking)
-        return self.format.parse(text, tools=self.tools, strict=self.strict, thinking=self.thinking)
+            return _parse_detected(text, self.tools, self.strict, self.thinking, self.validate)
+        return self.format.parse(
+            text, tools=self.tools, strict=self.strict, thinking=self.thinking,
+            validate=self.validate,
+        )
 
     def stream(self) -> StreamParser:
         """A new `StreamParser` for one response (``UnknownFormatError`` for ``"auto"``)."""
         return _streamed(self.format).stream(
-            tools=self.tools, strict=self.strict, thinking=self.thinking
+            tools=self.tools, strict=self.strict, thinking=self.thinking, validate=self.validate
         )
 
     def __repr__(self) -> str:
@@ -250,6 +275,7 @@ def parser(
     tools: ToolsLike = None,
     strict: bool = False,
     thinking: bool = False,
+    validate: bool = False,
 ) -> Parser:
     """A reusable `Parser` for one format and tool set, the way `re.compile` makes a pattern:
     the tools are read and the format found once, not with every response.
@@ -257,4 +283,4 @@ def parser(
     ``format="auto"`` detects the format of each response in `Parser.parse`; `Parser.stream`
     then raises `UnknownFormatError`.
     """
-    return Parser(format, tools=tools, strict=strict, thinking=thinking)
+    return Parser(format, tools=tools, strict=strict, thinking=thinking, validate=validate)

@@ -66,8 +66,9 @@ class Engine(ReaderContext):
         tools: Sequence[Tool] = (),
         strict: bool = False,
         thinking: bool = False,
+        validate: bool = False,
     ) -> None:
-        super().__init__(fmt, tools, strict)
+        super().__init__(fmt, tools, strict, validate)
         self._openers = fmt.compiled_openers()
         self._search = _OpenerSearch(self._openers)
         self._blanks = (0, 0)

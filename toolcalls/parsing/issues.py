@@ -55,6 +55,11 @@ IssueKind = Literal[
     "tool_output_markup",
     "evicted_tool",
     "inactive_tool",
+    "alias_used",
+    "missing_argument",
+    "unknown_argument",
+    "wrong_argument_type",
+    "invalid_argument_value",
     "custom_tool_call",
     "other_choices",
     "server_tool_call",
@@ -106,6 +111,12 @@ ISSUE_KINDS: Final[dict[str, str]] = {
     # -- `toolcalls.budget.Session.check_calls` ------------------------------------------------
     "evicted_tool": "a call to a tool the session unloaded to make room for others",
     "inactive_tool": "a call to a tool the session knows but never loaded",
+    # -- the declared tools: names always, arguments with ``validate=True`` (complete calls) ---
+    "alias_used": "a call named a tool by one of its aliases: it carries the tool's own name",
+    "missing_argument": "a complete call lacks an argument its tool's schema requires",
+    "unknown_argument": "a complete call passes an argument its tool's schema does not list",
+    "wrong_argument_type": "an argument (after typing by the schema) is not of its schema type",
+    "invalid_argument_value": "an argument of the right type that its schema rejects (enum...)",
     # -- provider responses (`toolcalls.read_response`; span None: not in the text) -----------
     "custom_tool_call": "a native call to a custom (free-text) tool: kept raw, incomplete",
     "other_choices": "a response with several choices (n > 1): only the first is read",
@@ -119,5 +130,9 @@ ISSUE_ERRORS: Final[dict[str, type[ParseError]]] = {
     "truncated_call": IncompleteToolCallError,
     "invalid_arguments": InvalidArgumentsError,
     "unknown_tool": UnknownToolError,
+    "missing_argument": InvalidArgumentsError,
+    "unknown_argument": InvalidArgumentsError,
+    "wrong_argument_type": InvalidArgumentsError,
+    "invalid_argument_value": InvalidArgumentsError,
 }
 """The error strict mode raises for an issue kind (`ParseError` for the others)."""

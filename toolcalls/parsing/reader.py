@@ -128,17 +128,21 @@ def _prefixes(markers: Iterable[str]) -> Iterable[str]:
 
 
 _LAST_TOOLS: Final[list[tuple[tuple[Tool, ...], dict[str, Tool]]]] = [((), {})]
-"""The tools of the last parse and their table by name, for `_tool_table`."""
+"""The tools of the last parse and their table by name (aliases too), for `_tool_table`."""
 
 
 def _tool_table(tools: Sequence[Tool]) -> dict[str, Tool]:
-    """The tools by name. A server passes the same tools with every response, so the table of
-    the last ones is reused while they are the very same objects (a `Tool` is frozen; a list
-    that changed since gets a new table): a table for 4 tools cost 2% of a short parse."""
+    """The tools by name and by alias (`Tool.aliases`). A server passes the same tools with
+    every response, so the table of the last ones is reused while they are the very same
+    objects (a `Tool` is frozen; a list that changed since gets a new table): a table for 4
+    tools cost 2% of a short parse."""
     given = tuple(tools)
     last, table = _LAST_TOOLS[0]
     if not _same_objects(given, last):
         table = {tool.name: tool for tool in given}
+        for tool in given:  # an alias names its tool too, unless a tool has it as its name
+            for alias in tool.aliases:
+                table.setdefault(alias, tool)
         _LAST_TOOLS[0] = (given, table)  # one assignment: another thread sees old or new
     return table
 
@@ -161,7 +165,9 @@ class ReaderContext:
     the readers; a reader uses only the public attributes and methods below.
     """
 
-    def __init__(self, fmt: Format, tools: Sequence[Tool], strict: bool) -> None:
+    def __init__(
+        self, fmt: Format, tools: Sequence[Tool], strict: bool, validate: bool = False
+    ) -> None:
         self.format = fmt
         """The `Format` being parsed."""
         self.emits = True
@@ -169,9 +175,12 @@ class ReaderContext:
         events (argument fragments re-serialized as JSON) is a fifth of its time. A reader
         may skip work that only feeds `arguments` when this is False."""
         self.tools = _tool_table(tools)
-        """The declared tools by name (read only: the table may be shared, see `_tool_table`)."""
+        """The declared tools by name and alias (read only: the table may be shared, see
+        `_tool_table`)."""
         self.strict = strict
         """Whether an issue raises (`issue`)."""
+        self.validate = validate
+        """Whether a complete call's arguments are checked against its tool's schema."""
         self.buf = ""
         """The text not yet let go of; readers read it, never write it."""
         self.pos = 0
@@ -313,6 +322,10 @@ class ReaderContext:
         call = self._require_call()
         index = self._next_index
         self._next_index += 1
+        tool = self.tools.get(name) if self.tools else None
+        if tool is not None and tool.name != name:  # an alias: the call carries the tool's name
+            call.alias = name
+            name = tool.name
         call.index, call.name = index, name
         call.id = call_id or f"call_{index}"
         if self.emits:
@@ -340,6 +353,10 @@ class ReaderContext:
         self._calls.append(done)
         self._segment("call", span[0], span[1])  # no *span: compiled, a star call is 10x slower
         self._check_name(call.name, span)
+        if call.alias is not None:
+            self._alias_used(call.alias, call.name, span)
+        if self.validate:  # jsonschema (interpreted): only when asked, never on the default path
+            self._validate(call.name, arguments, span)
         if self.emits:
             self._events.append(ToolCallEnd(call.index, done))
         self._call = None
@@ -358,6 +375,8 @@ class ReaderContext:
         self._call = None
         if self.emits:
             self._events.append(ToolCallFailed(call.index, failed))
+        if call.alias is not None and call.name is not None:
+            self._alias_used(call.alias, call.name, span)
         self.issue(kind, message, span)
 
     def issue(self, kind: IssueKind, message: str, span: tuple[int, int]) -> None:
@@ -377,6 +396,21 @@ class ReaderContext:
     def _check_name(self, name: str | None, span: tuple[int, int]) -> None:
         if self.tools and name is not None and name not in self.tools:
             self.issue("unknown_tool", self._unknown_tool_message(name), span)
+
+    def _alias_used(self, alias: str, name: str, span: tuple[int, int]) -> None:
+        self.issue("alias_used", f"the model called {alias!r}, an alias of {name!r}: "
+                   f"read as a call to {name!r}", span)
+
+    def _validate(self, name: str, arguments: dict[str, Any], span: tuple[int, int]) -> None:
+        """Report what in a complete call's arguments its tool's schema rejects."""
+        tool = self.tools.get(name)
+        if tool is None:  # an undeclared tool: `unknown_tool` said so already
+            return
+        from ..tools._schema import argument_issues
+
+        for kind, problem in argument_issues(tool.parameters, arguments):
+            self.issue(kind, f"the arguments for {name!r}: {problem}; call {name!r} again "
+                       "with corrected arguments", span)
 
     def _unknown_tool_message(self, name: str) -> str:
         close = difflib.get_close_matches(name, list(self.tools), n=1, cutoff=0.0)
@@ -410,7 +444,7 @@ class ReaderContext:
 class _OpenCall:
     """A call between its first character and its end or failure."""
 
-    __slots__ = ("start", "raw", "kept", "index", "name", "id", "streamed")
+    __slots__ = ("start", "raw", "kept", "index", "name", "id", "streamed", "alias")
 
     def __init__(self, start: int) -> None:
         self.start = start
@@ -424,6 +458,8 @@ class _OpenCall:
         self.name: str | None = None
         self.id = ""
         self.streamed = False
+        self.alias: str | None = None
+        """The alias the model named the tool by (`Tool.aliases`), when it did."""
 
     def keep_raw(self, buf: str, off: int, pos: int) -> None:
         """Add the call's text from `kept` up to buffer index `pos` to `raw`."""

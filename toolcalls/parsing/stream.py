@@ -45,8 +45,11 @@ class StreamParser:
         tools: Sequence[Tool] = (),
         strict: bool = False,
         thinking: bool = False,
+        validate: bool = False,
     ) -> None:
-        self._engine = Engine(fmt, tools=tools, strict=strict, thinking=thinking)
+        self._engine = Engine(
+            fmt, tools=tools, strict=strict, thinking=thinking, validate=validate
+        )
 
     def feed(self, chunk: str) -> list[Event]:
         """Add the next piece of the text; return the events it made final.
@@ -78,10 +81,11 @@ class StreamParser:
 
 
 def parse_whole(
-    fmt: Format, text: str, tools: Sequence[Tool], strict: bool, thinking: bool
+    fmt: Format, text: str, tools: Sequence[Tool], strict: bool, thinking: bool,
+    validate: bool = False,
 ) -> ParseResult:
     """Parse a whole response: exactly what streaming it in one piece gives, without events."""
-    engine = Engine(fmt, tools=tools, strict=strict, thinking=thinking)
+    engine = Engine(fmt, tools=tools, strict=strict, thinking=thinking, validate=validate)
     engine.emits = False  # only the result is wanted: no events to build
     engine.close(text)  # the whole text, read knowing it is all there
     return engine.take_result()

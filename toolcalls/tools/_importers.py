@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -278,26 +278,52 @@ class InvalidArgs:
 CallProblem = NotFound | InvalidArgs
 
 
-def validate_arguments(tool: Tool, arguments: Any) -> list[str]:
-    """What is wrong with ``arguments`` for ``tool``, one sentence each; [] when they fit."""
+def validate_arguments(tool: Tool | Mapping[str, Any], arguments: Any) -> list[str]:
+    """What is wrong with ``arguments`` for ``tool``, one sentence each; [] when they fit.
+
+    ``tool`` is a `Tool` or one definition in any shape `import_tools` reads (OpenAI,
+    Anthropic, MCP, Gemini, bare)."""
+    if not isinstance(tool, Tool):
+        tool = _one_tool(tool)
     if not isinstance(arguments, Mapping):
         return [f"the arguments must be a JSON object, got {type(arguments).__name__}"]
     return argument_problems(tool.parameters, dict(arguments))
 
 
-def find_tool(name: str, tools: Sequence[Tool]) -> Tool | None:
-    """The tool called ``name`` or carrying it as an alias."""
-    return next((tool for tool in tools if name in tool.all_names()), None)
+def _one_tool(definition: Mapping[str, Any]) -> Tool:
+    tools = import_tools(definition)
+    if len(tools) != 1:
+        raise ToolDefinitionError(f"expected one tool definition, got {len(tools)} tools")
+    return tools[0]
 
 
-def check_call(name: str, arguments: Any, tools: Sequence[Tool]) -> CallProblem | None:
-    """None when the call is fine, else `NotFound` or `InvalidArgs`."""
-    tool = find_tool(name, tools)
+def _as_tools(tools: Iterable[Tool | Mapping[str, Any]]) -> list[Tool]:
+    """Tools as `toolcalls.parse` reads them (the same cache: a list given again is not read
+    again)."""
+    from ..parsing._api import to_tools
+
+    return to_tools(tools)
+
+
+def find_tool(name: str, tools: Iterable[Tool | Mapping[str, Any]]) -> Tool | None:
+    """The tool called ``name`` or carrying it as an alias; ``tools`` as `check_call` takes."""
+    return next((tool for tool in _as_tools(tools) if name in tool.all_names()), None)
+
+
+def check_call(
+    name: str, arguments: Any, tools: Iterable[Tool | Mapping[str, Any]]
+) -> CallProblem | None:
+    """None when the call is fine, else `NotFound` or `InvalidArgs`.
+
+    ``tools`` is what `toolcalls.parse` takes: `Tool` objects or the raw definitions (OpenAI,
+    Anthropic, MCP, Gemini, bare dicts), read once and remembered as `parse` does."""
+    declared = _as_tools(tools)
+    tool = find_tool(name, declared)
     if tool is None:
-        canonical = {known: t.name for t in tools for known in t.all_names()}
+        canonical = {known: t.name for t in declared for known in t.all_names()}
         # 0.75: a typo scores above 0.9, while names that only share a "get_" prefix stay out
         matches = difflib.get_close_matches(name, list(canonical), n=6, cutoff=0.75)
         closest = tuple(dict.fromkeys(canonical[match] for match in matches))[:3]
-        return NotFound(name, closest, tuple(t.name for t in tools))
+        return NotFound(name, closest, tuple(t.name for t in declared))
     problems = validate_arguments(tool, arguments)
     return InvalidArgs(tool.name, tuple(problems)) if problems else None

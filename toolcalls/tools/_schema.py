@@ -20,7 +20,12 @@ if TYPE_CHECKING:
     from jsonschema import exceptions
     from jsonschema.protocols import Validator
 
-__all__ = ["argument_problems", "python_type_names_fixed", "resolve_ref", "schema_problem"]
+    from ..parsing.issues import IssueKind
+
+__all__ = [
+    "argument_issues", "argument_problems", "python_type_names_fixed", "resolve_ref",
+    "schema_problem",
+]
 
 _TYPE_WORDS = {
     "string": "a string",
@@ -140,6 +145,55 @@ def argument_problems(schema: Mapping[str, Any], arguments: Any) -> list[str]:
     validator = _validator_for(schema)(schema)
     errors = sorted(validator.iter_errors(arguments), key=lambda e: (list(e.path), e.validator))
     return [_explain(error) for error in errors]
+
+
+def argument_issues(schema: Mapping[str, Any], arguments: Any) -> list[tuple[IssueKind, str]]:
+    """`argument_problems` with the issue kind of each (``parse(..., validate=True)``).
+
+    Kinds: ``missing_argument`` (``required``), ``unknown_argument`` (``additionalProperties``,
+    and an argument the top-level ``properties`` do not list when the schema says nothing of
+    other arguments: a tool's parameters list what it takes), ``wrong_argument_type``
+    (``type``), ``invalid_argument_value`` (anything else: enum, range, pattern...).
+    """
+    validator = _validator_for(schema)(schema)
+    errors = sorted(validator.iter_errors(arguments), key=lambda e: (list(e.path), e.validator))
+    found = [_classified(error) for error in errors]
+    unlisted = _unlisted(schema, arguments)
+    if unlisted:
+        listed = ", ".join(repr(name) for name in unlisted)
+        allowed = ", ".join(sorted(schema["properties"])) or "none"
+        found.append(_as_issue("unknown_argument",
+                               f"unknown argument {listed}; the allowed arguments are: {allowed}"))
+    return found
+
+
+def _classified(error: exceptions.ValidationError) -> tuple[IssueKind, str]:
+    keyword, message = str(error.validator), _explain(error)
+    if keyword == "required":
+        return _as_issue("missing_argument", message)
+    if keyword == "additionalProperties":
+        return _as_issue("unknown_argument", message)
+    if keyword == "type":
+        return _as_issue("wrong_argument_type", message)
+    return _as_issue("invalid_argument_value", message)
+
+
+def _as_issue(kind: IssueKind, message: str) -> tuple[IssueKind, str]:
+    """An issue of `kind` (tests/parsing/test_issues.py finds the kinds passed here)."""
+    return kind, message
+
+
+def _unlisted(schema: Mapping[str, Any], arguments: Any) -> list[str]:
+    """Top-level arguments the schema's ``properties`` do not name, when it says nothing of
+    others (no ``additionalProperties``, ``patternProperties`` or combinators)."""
+    properties = schema.get("properties")
+    open_keys = ("additionalProperties", "patternProperties", "unevaluatedProperties",
+                 "anyOf", "oneOf", "allOf", "$ref")
+    if not isinstance(properties, Mapping) or not isinstance(arguments, Mapping):
+        return []
+    if any(key in schema for key in open_keys):
+        return []
+    return sorted(str(name) for name in arguments if name not in properties)
 
 
 def _explain(error: exceptions.ValidationError) -> str:

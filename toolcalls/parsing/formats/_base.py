@@ -161,19 +161,20 @@ class Format:
         return ReasoningReader("", end, restated=start)
 
     def stream(
-        self, *, tools: Sequence[Tool] = (), strict: bool = False, thinking: bool = False
+        self, *, tools: Sequence[Tool] = (), strict: bool = False, thinking: bool = False,
+        validate: bool = False,
     ) -> StreamParser:
         """A parser for one response arriving in pieces."""
-        return StreamParser(self, tools=tools, strict=strict, thinking=thinking)
+        return StreamParser(self, tools=tools, strict=strict, thinking=thinking, validate=validate)
 
     def parse(
         self, text: str, *, tools: Sequence[Tool] = (), strict: bool = False,
-        thinking: bool = False,
+        thinking: bool = False, validate: bool = False,
     ) -> ParseResult:
         """Parse a whole response: exactly what streaming it in one piece gives."""
         # The options are passed by position, not as **options: packing and unpacking them
         # was 5% of a short parse. No `StreamParser` either: a batch parse makes no events.
-        return parse_whole(self, text, tools, strict, thinking)
+        return parse_whole(self, text, tools, strict, thinking, validate)
 
     # -- prompt rendering: the same format written back (see tests/parsing/test_roundtrip.py) --
 
