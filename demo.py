@@ -1,70 +1,124 @@
 """Parse real model responses in several wire formats, whole and streamed, and show the calls.
 
-The responses come from the test suites of vLLM, SGLang, llama.cpp and Ollama
-(fixtures/corpus/, each row naming its source). Run: python demo.py
+The responses come from the test suites of vLLM, SGLang, llama.cpp, Ollama and openai/harmony
+(fixtures/corpus/, each row naming its source), chosen among the rows where toolcalls agrees
+with the source (fixtures/corpus/disagreements.json lists where it does not, and why), and read
+with the settings the source used (``thinking=True`` where its prompt opened the reasoning), as
+tests/corpus.py reads them. Run: python demo.py
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
+from typing import Any
 
 import toolcalls
 
-CORPUS = Path(__file__).resolve().parent / "fixtures" / "corpus"
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT / "tests"))  # the corpus runner: the sources' settings per row
+from corpus import Case, load_cases, load_disagreements  # noqa: E402
+
+FEATURED = ("hermes", "qwen3_coder", "deepseek_v31", "glm45", "kimi_k2", "gpt_oss",
+            "minimax_m2", "mistral", "pythonic")
+"""The formats shown, most used first; `python tests/corpus.py` reports on all of them."""
 CHUNK = 4  # characters per streamed delta
+WIDTH = 96  # characters of a response, content or reasoning shown before an ellipsis
 
 
-def pick_examples() -> list[dict]:
-    """One real response with calls per implemented format, preferring one with content too."""
-    chosen: dict[str, dict] = {}
-    for path in sorted(CORPUS.glob("*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            row = json.loads(line)
-            fmt, text = row["format"], row.get("text")
-            if fmt not in toolcalls.list_formats() or not text or row["kind"] != "valid":
-                continue
-            if not row["expected"]["calls"] or "scope" in row:
-                continue
-            better = fmt not in chosen or (row["expected"].get("content") and len(text) < 400)
-            if better:
-                chosen[fmt] = row
-    return [chosen[f] for f in sorted(chosen)]
+def pick_examples() -> list[Case]:
+    """One response with calls per featured format that toolcalls reads as its source does,
+    preferring one with content, reasoning and declared tools, and plain values; short first."""
+    disagreed = load_disagreements()
+    chosen: dict[str, tuple[tuple[int, int], Case]] = {}
+    for case in load_cases(list(FEATURED)):
+        row = case.row
+        if row.get("kind") != "valid" or "scope" in row or case.id in disagreed:
+            continue
+        result = case.run()
+        if not result.calls or result.issues or case.mismatches(result):
+            continue
+        if not all(_plain(call.arguments) for call in result.calls) or len(case.text) > 400:
+            continue
+        extras = _prose(result.content) + _prose(result.reasoning or "") + bool(row.get("tools"))
+        worded = any(_words(call.arguments) for call in result.calls)  # "Paris", not 1
+        rank = (-extras - 2 * worded, len(case.text))
+        if case.format not in chosen or rank < chosen[case.format][0]:
+            chosen[case.format] = (rank, case)
+    return [chosen[fmt][1] for fmt in FEATURED if fmt in chosen]
 
 
-def streamed(fmt: str, text: str, tools: list | None) -> tuple[int, toolcalls.ParseResult]:
-    parser = toolcalls.stream(fmt, tools=tools)
+def _plain(value: Any) -> bool:
+    """No string with blanks around it (a value the source keeps verbatim, hard to read)."""
+    if isinstance(value, str):
+        return value == value.strip()
+    if isinstance(value, dict):
+        return all(_plain(item) for item in value.values())
+    if isinstance(value, list):
+        return all(_plain(item) for item in value)
+    return True
+
+
+def _prose(text: str) -> bool:
+    """Words, not a placeholder such as "CONTENT"."""
+    return any(char.islower() for char in text)
+
+
+def _words(arguments: dict[str, Any]) -> bool:
+    return any(isinstance(v, str) and v.replace(" ", "").isalpha() for v in arguments.values())
+
+
+def cut(text: str, width: int = WIDTH) -> str:
+    """`text` on one line, whole, or cut after a word (or at `width` in markup without
+    spaces) and followed by an ellipsis."""
+    text = " ".join(text.split())  # blanks and line breaks as single spaces
+    if len(text) <= width:
+        return text
+    head = text[:width]
+    space = text.rfind(" ", 0, width + 1)
+    if space > width * 2 // 3:
+        head = text[:space]
+    return head.rstrip(",.;: ") + " …"
+
+
+def streamed(case: Case) -> tuple[int, toolcalls.ParseResult]:
+    parser = toolcalls.stream(case.format, **case.options())
     events = 0
-    for start in range(0, len(text), CHUNK):
-        events += len(parser.feed(text[start : start + CHUNK]))
+    for start in range(0, len(case.text), CHUNK):
+        events += len(parser.feed(case.text[start : start + CHUNK]))
     events += len(parser.close())
     return events, parser.result()
 
 
-def show(row: dict) -> bool:
-    fmt, text, tools = row["format"], row["text"], row.get("tools")
-    result = toolcalls.parse(text, fmt, tools=tools)
-    events, live = streamed(fmt, text, tools)
-    print(f"── {fmt}  ({row['source'].split(':')[0]})")
-    print("   response: " + json.dumps(text[:160], ensure_ascii=False) + ("…" if len(text) > 160 else ""))
+def show(case: Case) -> bool:
+    options = case.options()
+    result = toolcalls.parse(case.text, case.format, **options)
+    events, live = streamed(case)
+    settings = ", thinking=True" if options.get("thinking") else ""
+    tools = len(options["tools"] or ())
+    declared = f"{tools} tool{'' if tools == 1 else 's'} declared" if tools else "no tools given"
+    print(f"── {case.format}{settings}  ({case.row['source'].split(':')[0]}; {declared})")
+    print(f"   response:  {cut(case.text.replace(chr(10), '⏎'))}")
     if result.reasoning:
-        print(f"   reasoning: {result.reasoning[:80]!r}")
+        print(f"   reasoning: {cut(result.reasoning)}")
     if result.content.strip():
-        print(f"   content:   {result.content.strip()[:80]!r}")
+        print(f"   content:   {cut(result.content)}")
     for call in result.calls:
-        print(f"   call {call.id}: {call.name}({call.arguments_json()[:100]})")
-    for issue in result.issues:
-        print(f"   issue {issue.kind}: {issue.message}")
+        arguments = json.dumps(call.arguments, ensure_ascii=False)
+        print(f"   call {call.id}: {call.name}({cut(arguments, WIDTH - len(call.name))})")
     same = live == result
-    print(f"   streamed in {CHUNK}-char deltas: {events} events, same result as batch: {same}")
+    print(f"   streamed in {CHUNK}-character deltas: {events} events, the same result: {same}")
     return same
 
 
 def main() -> None:
     examples = pick_examples()
-    print(f"toolcalls {len(toolcalls.list_formats())} formats; {len(examples)} real responses\n")
-    agree = sum(show(row) for row in examples)
-    print(f"\nbatch == stream for {agree}/{len(examples)} responses")
+    print(f"toolcalls reads {len(toolcalls.list_formats())} formats; {len(examples)} real "
+          "responses, parsed whole and streamed\n")
+    agree = sum(show(case) for case in examples)
+    print(f"\nstreamed == parsed whole for {agree}/{len(examples)} responses; "
+          "`python tests/corpus.py` checks every row")
     show_budget()
 
 
