@@ -166,3 +166,46 @@ def test_validated_corpus_rows_stream_to_the_batch_result(case: Any) -> None:
         assert_events_consistent(events, streamed)
 
     check()
+
+
+def _aliased(case: Any) -> list[Tool]:
+    """The row's tools renamed, their old names kept as aliases: every call uses an alias."""
+    tools = toolcalls.tools.import_tools(case.row["tools"])
+    return [tool.model_copy(update={"name": tool.name + "_v2", "aliases": (tool.name,)})
+            for tool in tools]
+
+
+BY_FORMAT = {fmt: [case for case in CASES if case.format == fmt]
+             for fmt in sorted({case.format for case in CASES})}
+
+
+@pytest.mark.parametrize("fmt", sorted(BY_FORMAT))
+def test_calls_by_alias_carry_the_tools_name_in_every_format(fmt: str) -> None:
+    for case in BY_FORMAT[fmt]:
+        options = {**case.options(), "tools": _aliased(case)}
+        plain = toolcalls.parse(case.text, fmt, **case.options())
+        aliased = toolcalls.parse(case.text, fmt, **options)
+        declared = {tool.name for tool in toolcalls.tools.import_tools(case.row["tools"])}
+        expected = [call.name + "_v2" if call.name in declared else call.name
+                    for call in plain.calls]
+        assert [call.name for call in aliased.calls] == expected, case.id
+        used = [issue for issue in aliased.issues if issue.kind == "alias_used"]
+        assert len(used) >= sum(name.endswith("_v2") for name in expected), case.id
+
+
+@pytest.mark.parametrize("fmt", sorted(BY_FORMAT))
+def test_mutated_responses_with_aliases_and_validation_stream_to_the_batch_result(
+    fmt: str,
+) -> None:
+    @given(st.sampled_from(BY_FORMAT[fmt]), st.integers(0, 10_000), st.integers(0, 30),
+           st.text(max_size=4), st.lists(st.integers(0, 400), max_size=6))
+    def check(case: Any, at: int, cut: int, insert: str, cuts: list[int]) -> None:
+        start = at % (len(case.text) + 1)
+        text = case.text[:start] + insert + case.text[start + cut :]
+        options = {**case.options(), "tools": _aliased(case), "validate": True}
+        batch = toolcalls.parse(text, fmt, **options)
+        events, streamed = stream_chunks(fmt, split_at(text, cuts), **options)
+        assert streamed == batch
+        assert_events_consistent(events, streamed)
+
+    check()
