@@ -330,9 +330,9 @@ class _SemanticRanker:
         return cls(tools, embedder)
 
     def cosines(self, query: str) -> dict[str, float]:
+        """Every tool's cosine similarity to ``query``."""
         import numpy as np
 
-        """Every tool's cosine similarity to ``query``."""
         query_vector = self._embedder.embed(query)
         values = np.maximum(self._vectors @ query_vector, self._summaries @ query_vector).tolist()
         return dict(zip(self._names, values, strict=True))

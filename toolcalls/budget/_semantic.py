@@ -30,13 +30,14 @@ import functools
 from collections.abc import Sequence
 from importlib.util import find_spec
 from pathlib import Path
+from typing import TypeAlias
 
 import numpy as np
 import numpy.typing as npt
 
 __all__ = ["MODEL_FILES", "StaticEmbedder", "load_embedder"]
 
-Vectors = npt.NDArray[np.float32]
+Vectors: TypeAlias = "npt.NDArray[np.float32]"
 
 MODEL_FILES = (
     "weights/l2_supercat_256.safetensors",
