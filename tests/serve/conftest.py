@@ -1,0 +1,75 @@
+"""Servers for the proxy tests: the fake upstream and proxies in front of it, each a real
+uvicorn server on 127.0.0.1, port 0 (a free one), in a background thread, stopped at the end."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+import uvicorn
+from upstream import FakeUpstream
+
+from toolcalls.serve import ServeConfig, create_app
+
+
+class ServerThread:
+    """One uvicorn server in a thread; `url` once started."""
+
+    def __init__(self, app: Any) -> None:
+        config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning",
+                                lifespan="on", timeout_graceful_shutdown=1)
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def start(self) -> ServerThread:
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("the test server did not start")
+            time.sleep(0.01)
+        port = self.server.servers[0].sockets[0].getsockname()[1]
+        self.url = f"http://127.0.0.1:{port}"
+        return self
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+        assert not self.thread.is_alive(), "the test server did not stop"
+
+
+@pytest.fixture(scope="session")
+def fake_upstream() -> Iterator[FakeUpstream]:
+    fake = FakeUpstream()
+    server = ServerThread(fake.app).start()
+    fake.url = server.url  # type: ignore[attr-defined]
+    yield fake
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def start_proxy(fake_upstream: FakeUpstream) -> Iterator[Callable[..., str]]:
+    """``start_proxy(mode=..., timeout=...)``: the URL of a proxy in front of the fake
+    upstream with those settings (one server per distinct setting, kept for the session)."""
+    running: dict[tuple[tuple[str, Any], ...], ServerThread] = {}
+
+    def start(**settings: Any) -> str:
+        key = tuple(sorted((name, repr(value)) for name, value in settings.items()))
+        if key not in running:
+            config = ServeConfig(upstream=f"{fake_upstream.url}/v1", **settings)  # type: ignore[attr-defined]
+            running[key] = ServerThread(create_app(config)).start()
+        return running[key].url
+
+    yield start
+    for server in running.values():
+        server.stop()
+
+
+@pytest.fixture
+def upstream(fake_upstream: FakeUpstream) -> FakeUpstream:
+    """The fake upstream, its script reset for this test."""
+    fake_upstream.script("Hello!")
+    return fake_upstream

@@ -1,0 +1,121 @@
+"""A fake OpenAI-compatible upstream for the proxy tests: replays real model outputs.
+
+`FakeUpstream.app` is a Starlette app with ``POST /v1/chat/completions`` and ``GET
+/v1/models``. What it answers is scripted by the test (`script`): a text (a corpus row's raw
+model output, `corpus_rows`) as the assistant content, whole or as SSE chat chunks of random
+sizes (seeded) with usage; or native ``tool_calls``; or a fault: ``"status_500"``, ``"hang"``
+(answers nothing for `HANG_SECONDS`), ``"disconnect"`` (streams half the text, then drops the
+connection), ``"slow"`` (streams a chunk every 20 ms until the client goes away). It records
+every request body it got, and whether the last stream was closed by its client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import threading
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+CORPUS = Path(__file__).resolve().parents[2] / "fixtures" / "corpus"
+HANG_SECONDS = 5.0
+USAGE = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
+
+
+def corpus_rows(fmt: str, *, calls: int) -> list[dict[str, Any]]:
+    """The rows of `fmt`'s corpus file with tools and exactly `calls` expected calls."""
+    lines = (CORPUS / f"{fmt}.jsonl").read_text(encoding="utf-8").splitlines()
+    rows = [json.loads(line) for line in lines if line.strip()]
+    return [row for row in rows if row.get("tools") and len(row["expected"]["calls"]) == calls]
+
+
+class FakeUpstream:
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self.stream_closed = threading.Event()
+        self.script("Hello!")
+        self.app = Starlette(routes=[
+            Route("/v1/chat/completions", self._chat, methods=["POST"]),
+            Route("/v1/models", self._models, methods=["GET"]),
+        ])
+
+    def script(self, text: str = "", *, fault: str | None = None,
+               native_calls: list[dict[str, Any]] | None = None, seed: int = 0,
+               finish_reason: str = "stop") -> None:
+        self.text, self.fault, self.native_calls = text, fault, native_calls
+        self.seed, self.finish_reason = seed, finish_reason
+        self.requests.clear()
+        self.headers.clear()
+        self.stream_closed.clear()
+
+    async def _models(self, request: Request) -> Response:
+        return JSONResponse({"object": "list", "data": [
+            {"id": "qwen3_coder", "object": "model", "created": 0, "owned_by": "fake"}]})
+
+    async def _chat(self, request: Request) -> Response:
+        body = await request.json()
+        self.requests.append(body)
+        self.headers.append(dict(request.headers))
+        if self.fault == "status_500":
+            return JSONResponse({"error": {"message": "model crashed"}}, status_code=500)
+        if self.fault == "hang":
+            await asyncio.sleep(HANG_SECONDS)
+        if body.get("stream"):
+            usage = bool((body.get("stream_options") or {}).get("include_usage"))
+            return StreamingResponse(self._stream(body["model"], usage),
+                                     media_type="text/event-stream")
+        message: dict[str, Any] = {"role": "assistant", "content": self.text}
+        if self.native_calls:
+            message["tool_calls"] = self.native_calls
+        return JSONResponse({
+            "id": "chatcmpl-fake", "object": "chat.completion", "created": 1,
+            "model": body["model"], "usage": USAGE,
+            "choices": [{"index": 0, "message": message, "finish_reason": self._finish()}]})
+
+    def _finish(self) -> str:
+        return "tool_calls" if self.native_calls else self.finish_reason
+
+    def _chunk(self, model: str, delta: dict[str, Any], finish: str | None = None) -> str:
+        chunk = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1,
+                 "model": model, "choices": [{"index": 0, "delta": delta,
+                                              "finish_reason": finish}]}
+        return f"data: {json.dumps(chunk)}\n\n"
+
+    def _pieces(self) -> Iterator[str]:
+        rng, text, at = random.Random(self.seed), self.text, 0
+        while at < len(text):
+            size = rng.randint(1, 12)
+            yield text[at:at + size]
+            at += size
+
+    async def _stream(self, model: str, usage: bool) -> AsyncIterator[str]:
+        try:
+            yield self._chunk(model, {"role": "assistant", "content": ""})
+            if self.fault == "slow":
+                while True:
+                    await asyncio.sleep(0.02)
+                    yield self._chunk(model, {"content": "."})
+            pieces = list(self._pieces())
+            for number, piece in enumerate(pieces):
+                if self.fault == "disconnect" and number >= len(pieces) // 2:
+                    raise ConnectionAbortedError("the fake upstream drops the connection")
+                yield self._chunk(model, {"content": piece})
+            for index, call in enumerate(self.native_calls or []):
+                yield self._chunk(model, {"tool_calls": [{**call, "index": index}]})
+            yield self._chunk(model, {}, self._finish())
+            if usage:
+                chunk = {"id": "chatcmpl-fake", "object": "chat.completion.chunk",
+                         "created": 1, "model": model, "choices": [], "usage": USAGE}
+                yield f"data: {json.dumps(chunk)}\n\n"
+            yield "data: [DONE]\n\n"
+        except (asyncio.CancelledError, GeneratorExit):
+            self.stream_closed.set()
+            raise

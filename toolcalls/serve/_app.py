@@ -1,0 +1,185 @@
+"""The ASGI app (`create_app`) and the server that runs it (`serve`).
+
+Routes: ``POST /v1/chat/completions`` (OpenAI Chat Completions), ``POST /v1/messages``
+(Anthropic Messages), ``GET /v1/models`` (the upstream's, passed through), ``GET /healthz``.
+Errors are answered in the API's own shape: OpenAI ``{"error": {"message", "type", "param",
+"code"}}``, Anthropic ``{"type": "error", "error": {"type", "message"}}``; 400 for a body that
+is not JSON or a wrong field (named), 413 for a body over ``max_body_bytes``, 502/504 when the
+upstream fails (`_upstream`). One structured access-log line per request (logger
+``toolcalls.serve``); bodies only with ``log_bodies``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from ._config import ServeConfig
+from ._proxy import Api, Plan, answer_stream, answer_whole, plan
+from ._standin import RequestError  # stand-in until _requests/_emit land
+from ._upstream import Upstream, UpstreamError, failure
+
+__all__ = ["create_app", "serve"]
+
+log = logging.getLogger("toolcalls.serve")
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def create_app(
+    config: ServeConfig, *, transport: httpx.AsyncBaseTransport | None = None
+) -> Starlette:
+    """The proxy as an ASGI app; `transport` replaces the network to the upstream (tests)."""
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        app.state.upstream = Upstream(config, transport)
+        try:
+            yield
+        finally:
+            await app.state.upstream.aclose()
+
+    async def chat(request: Request) -> Response:
+        return await _proxy(request, "openai", config)
+
+    async def messages(request: Request) -> Response:
+        return await _proxy(request, "anthropic", config)
+
+    async def models(request: Request) -> Response:
+        started = time.perf_counter()
+        upstream: Upstream = request.app.state.upstream
+        try:
+            data = await upstream.get_json("/models", upstream.headers(request.headers))
+        except UpstreamError as error:
+            response = _error("openai", error.status, error.message, error.kind)
+        else:
+            response = JSONResponse(data)
+        _access(request, response.status_code, started)
+        return response
+
+    async def healthz(request: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    routes = [
+        Route("/v1/chat/completions", chat, methods=["POST"]),
+        Route("/v1/messages", messages, methods=["POST"]),
+        Route("/v1/models", models, methods=["GET"]),
+        Route("/healthz", healthz, methods=["GET"]),
+    ]
+    return Starlette(routes=routes, lifespan=lifespan)
+
+
+async def _proxy(request: Request, api: Api, config: ServeConfig) -> Response:
+    started = time.perf_counter()
+    try:
+        raw = await _body(request, config.max_body_bytes)
+    except _TooLarge:
+        response = _error(api, 413, f"the request body is over {config.max_body_bytes} bytes "
+                          "(the proxy's max_body_bytes)", "request_too_large")
+        _access(request, 413, started)
+        return response
+    try:
+        body = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as error:
+        _access(request, 400, started)
+        return _error(api, 400, f"the request body is not valid JSON: {error}")
+    if config.log_bodies:
+        log.info("body %s %s", request.url.path, raw.decode("utf-8", "replace"))
+    try:
+        planned = plan(api, body, config)
+    except RequestError as error:
+        _access(request, 400, started)
+        return _error(api, 400, str(error), param=error.field)
+    upstream: Upstream = request.app.state.upstream
+    headers = upstream.headers(request.headers)
+    try:
+        if planned.stream:
+            opened = await upstream.open_stream(planned.body, headers)
+        else:
+            answer = answer_whole(planned, await upstream.post_json(planned.body, headers))
+    except UpstreamError as error:
+        _access(request, error.status, started, planned)
+        return _error(api, error.status, error.message, error.kind)
+    if not planned.stream:
+        _access(request, 200, started, planned)
+        return JSONResponse(answer)
+    return StreamingResponse(_relay(request, planned, opened, upstream, started),
+                             media_type="text/event-stream",
+                             headers={"cache-control": "no-cache"})
+
+
+async def _relay(request: Request, planned: Plan, opened: httpx.Response, upstream: Upstream,
+                 started: float) -> AsyncIterator[str]:
+    """The client's stream; the upstream's response is closed however it ends (a client
+    that goes away cancels this generator, and so the upstream request)."""
+
+    async def failed(error: Exception) -> str:
+        if isinstance(error, httpx.HTTPError):
+            return failure(error, upstream.url, upstream.client.timeout.read or 0).message
+        log.exception("stream from the upstream failed")
+        return f"the proxy failed reading the upstream's stream: {type(error).__name__}"
+
+    status = 200
+    try:
+        async for piece in answer_stream(planned, opened.aiter_bytes(), failed):
+            yield piece
+    except BaseException:
+        status = 499  # the client went away (nginx's word for it)
+        raise
+    finally:
+        await opened.aclose()
+        _access(request, status, started, planned)
+
+
+async def _body(request: Request, limit: int) -> bytes:
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise _TooLarge
+    received = bytearray()
+    async for piece in request.stream():
+        received += piece
+        if len(received) > limit:
+            raise _TooLarge
+    return bytes(received)
+
+
+def _error(api: Api, status: int, message: str, kind: str | None = None,
+           param: str | None = None) -> JSONResponse:
+    kind = kind or ("invalid_request_error" if status < 500 else "api_error")
+    if api == "anthropic":
+        return JSONResponse({"type": "error", "error": {"type": kind, "message": message}},
+                            status_code=status)
+    return JSONResponse({"error": {"message": message, "type": kind, "param": param,
+                                   "code": None}}, status_code=status)
+
+
+def _access(request: Request, status: int, started: float, planned: Plan | None = None) -> None:
+    entry: dict[str, Any] = {"method": request.method, "path": request.url.path,
+                             "status": status}
+    if planned is not None:
+        entry.update(model=planned.model, mode=planned.mode, format=planned.format.name,
+                     stream=planned.stream, calls=planned.calls)
+    entry["duration_ms"] = round((time.perf_counter() - started) * 1000, 1)
+    log.info(json.dumps(entry), extra={"access": entry})
+
+
+def serve(config: ServeConfig) -> None:
+    """Run the proxy under uvicorn until SIGINT or SIGTERM; open streams get a few seconds
+    to finish before the server stops."""
+    import uvicorn
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    uvicorn.run(create_app(config), host=config.host, port=config.port, log_level="info",
+                access_log=False, timeout_graceful_shutdown=5)

@@ -1,0 +1,146 @@
+"""The upstream: one OpenAI-compatible server, reached with one `httpx.AsyncClient` per app.
+
+Every way the upstream can fail becomes an `UpstreamError` with the status the proxy answers
+(502: down, refused, broke the connection, answered 5xx or not JSON; 504: too slow) and a
+message that says what to check; a 4xx answer is the client's to see, with the upstream's own
+message and status (a model the upstream does not serve, a context too long...).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import httpx
+
+from ._config import ServeConfig
+
+__all__ = ["Upstream", "UpstreamError"]
+
+
+class UpstreamError(Exception):
+    """The upstream could not give an answer; `status` is what the proxy answers with."""
+
+    def __init__(self, status: int, message: str, *, kind: str = "api_error") -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.kind = kind
+        """invalid_request_error for the upstream's own 4xx, api_error or timeout_error else."""
+
+
+class Upstream:
+    """Requests to the upstream; `config.upstream` is its base URL (with its ``/v1``)."""
+
+    def __init__(self, config: ServeConfig, transport: httpx.AsyncBaseTransport | None) -> None:
+        self.url = config.upstream.rstrip("/")
+        self._api_key = config.api_key
+        self._timeout = config.timeout
+        self.client = httpx.AsyncClient(
+            base_url=self.url, transport=transport,
+            timeout=httpx.Timeout(config.timeout, connect=min(config.timeout, 10.0)))
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
+
+    def headers(self, client_headers: Mapping[str, str]) -> dict[str, str]:
+        """The configured key, else the client's own Authorization header (or x-api-key, as
+        Anthropic clients send it), so a key-checking upstream sees its own key."""
+        if self._api_key:
+            return {"authorization": f"Bearer {self._api_key}"}
+        if auth := client_headers.get("authorization"):
+            return {"authorization": auth}
+        if key := client_headers.get("x-api-key"):
+            return {"authorization": f"Bearer {key}"}
+        return {}
+
+    async def post_json(self, body: Mapping[str, Any], headers: Mapping[str, str]) -> Any:
+        """A whole chat completion: the upstream's JSON answer."""
+        try:
+            response = await self.client.post("/chat/completions", json=body, headers=headers)
+        except httpx.HTTPError as error:
+            raise self._failure(error) from None
+        await self._check(response)
+        return self._json(response)
+
+    async def open_stream(
+        self, body: Mapping[str, Any], headers: Mapping[str, str]
+    ) -> httpx.Response:
+        """A streamed chat completion, its status checked, its body not read yet: the caller
+        reads ``aiter_bytes()`` and must ``aclose()`` it (which cancels the upstream request)."""
+        request = self.client.build_request("POST", "/chat/completions", json=body,
+                                            headers=headers)
+        try:
+            response = await self.client.send(request, stream=True)
+        except httpx.HTTPError as error:
+            raise self._failure(error) from None
+        try:
+            await self._check(response)
+        except BaseException:
+            await response.aclose()
+            raise
+        return response
+
+    async def get_json(self, path: str, headers: Mapping[str, str]) -> Any:
+        try:
+            response = await self.client.get(path, headers=headers)
+        except httpx.HTTPError as error:
+            raise self._failure(error) from None
+        await self._check(response)
+        return self._json(response)
+
+    def _failure(self, error: httpx.HTTPError) -> UpstreamError:
+        return failure(error, self.url, self._timeout)
+
+    async def _check(self, response: httpx.Response) -> None:
+        if response.status_code < 400:
+            return
+        try:
+            await response.aread()
+        except httpx.HTTPError as error:
+            raise self._failure(error) from None
+        said = _error_message(response)
+        if response.status_code >= 500:
+            raise UpstreamError(502, f"the upstream at {self.url} answered "
+                                f"{response.status_code}: {said} (check the upstream's logs)")
+        kind = {401: "authentication_error", 403: "permission_error", 404: "not_found_error",
+                429: "rate_limit_error"}.get(response.status_code, "invalid_request_error")
+        raise UpstreamError(response.status_code, f"the upstream answered "
+                            f"{response.status_code}: {said}", kind=kind)
+
+    def _json(self, response: httpx.Response) -> Any:
+        try:
+            return response.json()
+        except ValueError:
+            raise UpstreamError(502, f"the upstream at {self.url} answered with something "
+                                "that is not JSON: is --upstream its OpenAI-compatible "
+                                "base URL (ending in /v1)?") from None
+
+
+def failure(error: httpx.HTTPError, url: str, timeout: float) -> UpstreamError:
+    """What went wrong talking to the upstream, in words that say what to check."""
+    if isinstance(error, httpx.TimeoutException):
+        return UpstreamError(504, f"the upstream at {url} did not answer within {timeout:g} s "
+                             "(is it overloaded? raise --timeout for slow models)",
+                             kind="timeout_error")
+    if isinstance(error, httpx.ConnectError):
+        return UpstreamError(502, f"cannot connect to the upstream at {url}: {error} (is it "
+                             "running, and is --upstream its address?)")
+    return UpstreamError(502, f"the connection to the upstream at {url} failed: "
+                         f"{type(error).__name__}: {error}")
+
+
+def _error_message(response: httpx.Response) -> str:
+    """The upstream's error message (OpenAI's shape, or any JSON, or the start of the text)."""
+    try:
+        data = response.json()
+    except ValueError:
+        return response.text[:300].strip() or response.reason_phrase
+    if isinstance(data, dict):
+        error = data.get("error")
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            return str(error["message"])
+        if isinstance(error, str):
+            return error
+    return json.dumps(data)[:300]
