@@ -53,13 +53,15 @@ def fake_upstream() -> Iterator[FakeUpstream]:
 @pytest.fixture(scope="session")
 def start_proxy(fake_upstream: FakeUpstream) -> Iterator[Callable[..., str]]:
     """``start_proxy(mode=..., timeout=...)``: the URL of a proxy in front of the fake
-    upstream with those settings (one server per distinct setting, kept for the session)."""
+    upstream (or the ``upstream=`` given) with those settings (one server per distinct
+    setting, kept for the session)."""
     running: dict[tuple[tuple[str, Any], ...], ServerThread] = {}
 
     def start(**settings: Any) -> str:
         key = tuple(sorted((name, repr(value)) for name, value in settings.items()))
         if key not in running:
-            config = ServeConfig(upstream=f"{fake_upstream.url}/v1", **settings)  # type: ignore[attr-defined]
+            settings.setdefault("upstream", f"{fake_upstream.url}/v1")  # type: ignore[attr-defined]
+            config = ServeConfig(**settings)
             running[key] = ServerThread(create_app(config)).start()
         return running[key].url
 

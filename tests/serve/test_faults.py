@@ -1,0 +1,116 @@
+"""Faults: the upstream down, failing, too slow or cut off mid-stream; the client sending a
+bad body, too big a body, or going away mid-stream."""
+
+from __future__ import annotations
+
+import json
+import socket
+
+import httpx
+import openai
+import pytest
+from clients import TIMEOUT, expected, openai_client
+from upstream import FakeUpstream, corpus_rows
+
+ROW = corpus_rows("qwen3_coder", calls=2)[0]
+REQUEST = {"model": "qwen3_coder", "tools": ROW["tools"],
+           "messages": [{"role": "user", "content": "go"}]}
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _post(url: str, body: object, path: str = "/v1/chat/completions") -> httpx.Response:
+    content = body if isinstance(body, bytes) else json.dumps(body).encode()
+    return httpx.post(f"{url}{path}", content=content, timeout=TIMEOUT,
+                      headers={"content-type": "application/json"})
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_upstream_down_is_502_saying_what_to_check(start_proxy, stream) -> None:
+    url = start_proxy(upstream=f"http://127.0.0.1:{_closed_port()}/v1")
+    with pytest.raises(openai.APIStatusError) as raised:
+        openai_client(url).chat.completions.create(stream=stream, **REQUEST)
+    assert raised.value.status_code == 502
+    assert "cannot connect to the upstream" in raised.value.message
+    assert "is it running" in raised.value.message
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_upstream_5xx_is_502_with_its_message(start_proxy, upstream: FakeUpstream,
+                                              stream) -> None:
+    upstream.script(fault="status_500")
+    response = _post(start_proxy(), {**REQUEST, "stream": stream})
+    assert response.status_code == 502
+    error = response.json()["error"]
+    assert error["type"] == "api_error" and "answered 500: model crashed" in error["message"]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_upstream_too_slow_is_504(start_proxy, upstream: FakeUpstream, stream) -> None:
+    upstream.script(fault="hang")
+    with pytest.raises(openai.APIStatusError) as raised:
+        openai_client(start_proxy(timeout=0.3)).chat.completions.create(stream=stream, **REQUEST)
+    assert raised.value.status_code == 504
+    assert "did not answer within 0.3 s" in raised.value.message
+
+
+def test_upstream_cut_mid_stream_ends_with_an_error_and_no_half_call(
+        start_proxy, upstream: FakeUpstream) -> None:
+    upstream.script(ROW["text"], fault="disconnect")
+    response = _post(start_proxy(), {**REQUEST, "stream": True})
+    assert response.status_code == 200  # the stream had begun: the error is its last event
+    chunks = [json.loads(line.removeprefix("data: ")) for line in response.text.splitlines()
+              if line.startswith("data: ")]
+    assert "error" in chunks[-1] and "data: [DONE]" not in response.text
+    assert "upstream" in chunks[-1]["error"]["message"]
+    complete = expected(ROW["text"], "qwen3_coder", ROW["tools"])[1]
+    written = [(call["function"]["name"], json.loads(call["function"]["arguments"]))
+               for chunk in chunks[:-1] for call in chunk["choices"][0]["delta"].get(
+                   "tool_calls", [])]
+    assert all(call in complete for call in written)
+    assert len(written) < len(complete)  # the second call was cut off: never written
+    assert not any(chunk["choices"][0]["finish_reason"] for chunk in chunks[:-1])
+
+
+def test_upstream_cut_mid_stream_raises_in_the_sdk(start_proxy, upstream: FakeUpstream) -> None:
+    upstream.script(ROW["text"], fault="disconnect")
+    with pytest.raises(openai.APIError, match="upstream"):
+        for _ in openai_client(start_proxy()).chat.completions.create(stream=True, **REQUEST):
+            pass
+
+
+def test_client_going_away_cancels_the_upstream_request(start_proxy,
+                                                        upstream: FakeUpstream) -> None:
+    upstream.script(fault="slow")
+    with httpx.stream("POST", f"{start_proxy()}/v1/chat/completions", timeout=TIMEOUT,
+                      json={**REQUEST, "stream": True}) as response:
+        assert response.status_code == 200
+        next(response.iter_bytes())
+    assert upstream.stream_closed.wait(5), "the upstream stream was not closed"
+
+
+def test_invalid_json_is_400(start_proxy) -> None:
+    response = _post(start_proxy(), b'{"model": "m", "messages": [')
+    assert response.status_code == 400
+    assert response.json()["error"]["message"].startswith("the request body is not valid JSON")
+
+
+def test_wrong_field_is_400_naming_it(start_proxy, upstream: FakeUpstream) -> None:
+    response = _post(start_proxy(), {"model": "m", "messages": "hello"})
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["type"] == "invalid_request_error"
+    assert error["param"] == "messages" and error["message"].startswith("messages: ")
+    assert upstream.requests == []
+
+
+def test_body_over_the_limit_is_413(start_proxy, upstream: FakeUpstream) -> None:
+    body = {**REQUEST, "messages": [{"role": "user", "content": "x" * 2000}]}
+    response = _post(start_proxy(max_body_bytes=1000), body)
+    assert response.status_code == 413
+    assert "over 1000 bytes" in response.json()["error"]["message"]
+    assert upstream.requests == []
