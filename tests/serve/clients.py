@@ -11,16 +11,27 @@ import openai
 from toolcalls.providers._read import read_response
 
 TIMEOUT = 10.0
+OPEN: list[openai.OpenAI | anthropic.Anthropic] = []
+"""The clients a test made: conftest closes them after it (their sockets with them)."""
 
 
 def openai_client(url: str, **options: Any) -> openai.OpenAI:
-    return openai.OpenAI(base_url=f"{url}/v1", api_key="sk-test", timeout=TIMEOUT,
-                         max_retries=0, **options)
+    client = openai.OpenAI(base_url=f"{url}/v1", api_key="sk-test", timeout=TIMEOUT,
+                           max_retries=0, **options)
+    OPEN.append(client)
+    return client
 
 
 def anthropic_client(url: str) -> anthropic.Anthropic:
-    return anthropic.Anthropic(base_url=url, api_key="sk-ant-test", timeout=TIMEOUT,
-                               max_retries=0)
+    client = anthropic.Anthropic(base_url=url, api_key="sk-ant-test", timeout=TIMEOUT,
+                                 max_retries=0)
+    OPEN.append(client)
+    return client
+
+
+def close_clients() -> None:
+    while OPEN:
+        OPEN.pop().close()
 
 
 def chat_whole(client: openai.OpenAI, **request: Any) -> dict[str, Any]:

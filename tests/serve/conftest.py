@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import uvicorn
+from clients import close_clients
 from upstream import FakeUpstream
 
 from toolcalls.serve import ServeConfig, create_app
@@ -75,3 +76,9 @@ def upstream(fake_upstream: FakeUpstream) -> FakeUpstream:
     """The fake upstream, its script reset for this test."""
     fake_upstream.script("Hello!")
     return fake_upstream
+
+
+@pytest.fixture(autouse=True)
+def _close_clients() -> Iterator[None]:
+    yield
+    close_clients()
