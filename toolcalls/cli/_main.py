@@ -6,6 +6,8 @@ tools and count their tokens.
     toolcalls formats
     toolcalls render TOOLS.json --format NAME|openai|anthropic|gemini|ollama [--budget N]
     toolcalls budget TOOLS.json [--encoding o200k_base] [--budget N] [--json] [--plot FILE]
+    toolcalls serve --upstream URL [--format auto|NAME] [--model-format MODEL=FORMAT ...]
+                    [--mode prompt|repair|auto] [--budget N] [--host H] [--port P] [--config F]
     toolcalls --version
 
 No input makes it print a traceback: every failure is one line on stderr, after whatever stdout
@@ -38,6 +40,7 @@ from ..tools._importers import load_tools
 from ..tools._tool import Tool
 from ._budget import add_commands as add_budget_commands
 from ._input import InputError, TextDecoder, input_name, open_input, read_input
+from ._serve import add_command as add_serve_command
 
 __all__ = ["EXIT_STATUSES", "main"]
 
@@ -123,6 +126,7 @@ def _parser() -> argparse.ArgumentParser:
     f = commands.add_parser("formats", help="list the formats with an example each")
     f.set_defaults(run=_formats)
     add_budget_commands(commands)
+    add_serve_command(commands)
     return parser
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import logging
+import signal
+import threading
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -176,10 +178,33 @@ def _access(request: Request, status: int, started: float, planned: Plan | None 
 
 
 def serve(config: ServeConfig) -> None:
-    """Run the proxy under uvicorn until SIGINT or SIGTERM; open streams get a few seconds
-    to finish before the server stops."""
+    """Run the proxy under uvicorn until SIGINT or SIGTERM, then return: uvicorn stops
+    taking connections and gives open streams a few seconds to finish."""
     import uvicorn
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    uvicorn.run(create_app(config), host=config.host, port=config.port, log_level="info",
-                access_log=False, timeout_graceful_shutdown=5)
+    server = uvicorn.Server(uvicorn.Config(
+        create_app(config), host=config.host, port=config.port, log_level="info",
+        access_log=False, timeout_graceful_shutdown=5))
+    # uvicorn shuts down gracefully on the signal, then raises it again for the handler that
+    # was there before: this one, so that the signal ends `serve` and not the process.
+    main = threading.current_thread() is threading.main_thread()
+    previous = {sig: signal.signal(sig, _stopped) for sig in _SIGNALS} if main else {}
+    try:
+        server.run()
+    except _Stopped:
+        pass
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class _Stopped(Exception):
+    pass
+
+
+def _stopped(sig: int, frame: object) -> None:
+    raise _Stopped

@@ -64,6 +64,22 @@ class ServeConfig:
             raise ConfigError(f"port: expected 0..65535, got {self.port}")
         if self.timeout <= 0 or self.max_body_bytes <= 0:
             raise ConfigError("timeout and max_body_bytes must be positive")
+        for setting, name in [("format", self.format), *(
+                (f"model_formats[{model!r}]", name) for model, name in self.model_formats.items())]:
+            _check_format(setting, name)
+
+
+def _check_format(setting: str, name: str) -> None:
+    from .._errors import UnknownFormatError
+    from ..parsing._registry import get_format, list_formats
+
+    if name == "auto" and setting == "format":
+        return
+    try:
+        get_format(name)
+    except UnknownFormatError:
+        raise ConfigError(f"{setting}: unknown format {name!r} (one of "
+                          f"{', '.join(list_formats())})") from None
 
 
 def parse_model_formats(pairs: str | list[str]) -> dict[str, str]:
@@ -132,6 +148,8 @@ def _typed(name: str, value: Any) -> Any:
             return value if isinstance(value, bool) else str(value).lower() in ("1", "true", "yes")
         if name == "model_formats":
             return dict(value) if isinstance(value, Mapping) else parse_model_formats(value)
+    except ConfigError:
+        raise
     except (TypeError, ValueError):
         raise ConfigError(f"{name}: cannot use {value!r}") from None
     return value

@@ -1,0 +1,109 @@
+"""``toolcalls serve`` as a user runs it: a subprocess on a free port, stopped by a signal."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import httpx
+import pytest
+from clients import TIMEOUT
+from upstream import FakeUpstream
+
+from toolcalls.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _lines(stream: object) -> tuple[queue.Queue[str], threading.Thread]:
+    """The lines of `stream` as they come, read by a thread that ends at its end."""
+    lines: queue.Queue[str] = queue.Queue()
+
+    def read() -> None:
+        for line in stream:  # type: ignore[attr-defined]
+            lines.put(line)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    return lines, reader
+
+
+def _wait_for(lines: queue.Queue[str], pattern: str, seen: list[str]) -> re.Match[str]:
+    while True:
+        try:
+            line = lines.get(timeout=15)
+        except queue.Empty:
+            raise AssertionError(f"no line matching {pattern!r} in:\n{''.join(seen)}") from None
+        seen.append(line)
+        if found := re.search(pattern, line):
+            return found
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_serve_runs_and_stops_cleanly_on_a_signal(fake_upstream: FakeUpstream, sig) -> None:
+    fake_upstream.script("Hello there.")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TOOLCALLS_SERVE_MODE": "repair"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "toolcalls", "serve", "--upstream",
+         f"{fake_upstream.url}/v1", "--port", "0"],  # type: ignore[attr-defined]
+        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env)
+    seen: list[str] = []
+    lines, reader = _lines(process.stderr)
+    try:
+        url = _wait_for(lines, r"running on (http://127\.0\.0\.1:\d+)", seen).group(1)
+        assert httpx.get(f"{url}/healthz", timeout=TIMEOUT).json() == {"status": "ok"}
+        answer = httpx.post(f"{url}/v1/chat/completions", timeout=TIMEOUT, json={
+            "model": "m", "messages": [{"role": "user", "content": "secret words"}]}).json()
+        assert answer["choices"][0]["message"]["content"] == "Hello there."
+        logged = _wait_for(lines, r"toolcalls\.serve (\{.*\})$", seen).group(1)
+        entry = json.loads(logged)
+        assert entry["path"] == "/v1/chat/completions" and entry["status"] == 200
+        assert entry["mode"] == "repair" and entry["model"] == "m"
+        process.send_signal(sig)
+        assert process.wait(timeout=15) == 0
+        reader.join(timeout=5)
+        seen.extend(iter(lambda: _next(lines), None))
+        assert not any("secret words" in line for line in seen)  # no bodies in the log
+        assert not any("Traceback" in line for line in seen), "".join(seen)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=5)
+        reader.join(timeout=5)
+        process.stderr.close()  # type: ignore[union-attr]
+
+
+def _next(lines: queue.Queue[str]) -> str | None:
+    try:
+        return lines.get(timeout=0.5)
+    except queue.Empty:
+        return None
+
+
+def test_serve_without_an_upstream_says_so(capsys, monkeypatch) -> None:
+    monkeypatch.delenv("TOOLCALLS_SERVE_UPSTREAM", raising=False)
+    assert main(["serve"]) == 2
+    assert "upstream: required" in capsys.readouterr().err
+
+
+def test_serve_with_an_unknown_format_says_so(capsys) -> None:
+    assert main(["serve", "--upstream", "http://127.0.0.1:1/v1", "--format", "nope"]) == 2
+    assert "format: unknown format 'nope'" in capsys.readouterr().err
+
+
+def test_serve_without_the_extra_says_what_to_install(capsys, monkeypatch) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "uvicorn" else real(name, *a))
+    assert main(["serve", "--upstream", "http://127.0.0.1:1/v1"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == "toolcalls: serve needs uvicorn: pip install 'toolcalls[serve]'"

@@ -1,0 +1,72 @@
+"""``toolcalls serve``: run the proxy (`toolcalls.serve`) from the shell.
+
+Flags override ``TOOLCALLS_SERVE_*`` environment variables, which override the ``--config``
+TOML file. The API key for the upstream is read from ``TOOLCALLS_SERVE_API_KEY`` or the file
+only: a flag would show it in the process list.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+from typing import Any
+
+from .._errors import ToolCallsError
+
+__all__ = ["add_command"]
+
+_EXTRA = ("starlette", "uvicorn", "httpx")
+
+
+class ServeError(ToolCallsError):
+    """The server cannot start: its extra is missing, or a setting is wrong."""
+
+
+def add_command(commands: Any) -> None:
+    """Add ``serve`` to the CLI's subparsers."""
+    s = commands.add_parser("serve", help="an OpenAI and Anthropic API proxy that gives tool "
+                            "calling to an OpenAI-compatible model server")
+    s.add_argument("--upstream", help="the model server's OpenAI-compatible base URL, e.g. "
+                   "http://127.0.0.1:8080/v1")
+    s.add_argument("--format", "-f", help="the format models write calls in: a name, or auto "
+                   "(from the model id; else xml) (default: auto)")
+    s.add_argument("--model-format", action="append", metavar="MODEL=FORMAT",
+                   help="the format of a model id or glob, e.g. 'qwen*=hermes' (repeatable)")
+    s.add_argument("--mode", choices=["prompt", "repair", "auto"],
+                   help="prompt: tools go into the system prompt; repair: tools pass through "
+                   "and calls left in the text are moved out; auto: prompt for the models a "
+                   "format is configured for, repair for the others (default: auto)")
+    s.add_argument("--budget", type=int, help="token budget for the tools in the prompt")
+    s.add_argument("--host", help="address to listen on (default: 127.0.0.1, loopback only)")
+    s.add_argument("--port", type=int, help="port to listen on (default: 8000)")
+    s.add_argument("--timeout", type=float, help="seconds to wait for the upstream "
+                   "(default: 600)")
+    s.add_argument("--max-body-bytes", type=int, help="largest request body (default: 8 MiB)")
+    s.add_argument("--log-bodies", action="store_true", default=None,
+                   help="log request bodies too (never by default)")
+    s.add_argument("--config", metavar="FILE", help="TOML file with the same settings")
+    s.set_defaults(run=_serve)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    missing = [name for name in _EXTRA if importlib.util.find_spec(name) is None]
+    if missing:
+        raise ServeError(f"serve needs {', '.join(missing)}: pip install 'toolcalls[serve]'")
+    from ..serve._app import serve
+    from ..serve._config import ConfigError, load_config, parse_model_formats
+
+    try:
+        values = {
+            "upstream": args.upstream, "format": args.format, "mode": args.mode,
+            "model_formats": parse_model_formats(args.model_format)
+            if args.model_format else None,
+            "budget": args.budget, "host": args.host, "port": args.port,
+            "timeout": args.timeout, "max_body_bytes": args.max_body_bytes,
+            "log_bodies": args.log_bodies,
+        }
+        config = load_config(values, os.environ, args.config)
+    except ConfigError as error:
+        raise ServeError(str(error)) from None
+    serve(config)
+    return 0
