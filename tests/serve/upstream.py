@@ -49,8 +49,10 @@ class FakeUpstream:
 
     def script(self, text: str = "", *, fault: str | None = None,
                native_calls: list[dict[str, Any]] | None = None, seed: int = 0,
-               finish_reason: str = "stop") -> None:
+               finish_reason: str = "stop", then: tuple[str, ...] = ()) -> None:
+        """Answer `text`, then (one request each) the texts of `then`, the last one again."""
         self.text, self.fault, self.native_calls = text, fault, native_calls
+        self.then = list(then)
         self.seed, self.finish_reason = seed, finish_reason
         self.requests.clear()
         self.headers.clear()
@@ -62,6 +64,8 @@ class FakeUpstream:
 
     async def _chat(self, request: Request) -> Response:
         body = await request.json()
+        if self.requests and self.then:
+            self.text = self.then.pop(0)
         self.requests.append(body)
         self.headers.append(dict(request.headers))
         if self.fault == "status_500":

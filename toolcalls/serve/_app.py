@@ -106,28 +106,39 @@ async def _proxy(request: Request, api: Api, config: ServeConfig) -> Response:
         return _error(api, 400, str(error), param=error.field)
     upstream: Upstream = request.app.state.upstream
     headers = upstream.headers(request.headers)
+
+    async def post(body: dict[str, Any]) -> Any:
+        return await upstream.post_json(body, headers)
+
     try:
         if planned.stream:
             opened = await upstream.open_stream(planned.body, headers)
         else:
-            answer = answer_whole(planned, await upstream.post_json(planned.body, headers))
+            answer = await answer_whole(planned, post)
     except UpstreamError as error:
         _access(request, error.status, started, planned)
         return _error(api, error.status, error.message, error.kind)
     if not planned.stream:
         _access(request, 200, started, planned)
         return JSONResponse(answer)
-    return StreamingResponse(_relay(request, planned, opened, upstream, started),
+    return StreamingResponse(_relay(request, planned, opened, upstream, headers, started),
                              media_type="text/event-stream",
                              headers={"cache-control": "no-cache"})
 
 
 async def _relay(request: Request, planned: Plan, opened: httpx.Response, upstream: Upstream,
-                 started: float) -> AsyncIterator[str]:
-    """The client's stream; the upstream's response is closed however it ends (a client
+                 headers: dict[str, str], started: float) -> AsyncIterator[str]:
+    """The client's stream; the upstream's responses are closed however it ends (a client
     that goes away cancels this generator, and so the upstream request)."""
+    responses = [opened]
+
+    async def reopen(body: dict[str, Any]) -> AsyncIterator[bytes]:
+        responses.append(await upstream.open_stream(body, headers))
+        return responses[-1].aiter_bytes()
 
     async def failed(error: Exception) -> str:
+        if isinstance(error, UpstreamError):
+            return error.message
         if isinstance(error, httpx.HTTPError):
             return failure(error, upstream.url, upstream.client.timeout.read or 0).message
         log.exception("stream from the upstream failed")
@@ -135,13 +146,14 @@ async def _relay(request: Request, planned: Plan, opened: httpx.Response, upstre
 
     status = 200
     try:
-        async for piece in answer_stream(planned, opened.aiter_bytes(), failed):
+        async for piece in answer_stream(planned, opened.aiter_bytes(), reopen, failed):
             yield piece
     except BaseException:
         status = 499  # the client went away (nginx's word for it)
         raise
     finally:
-        await opened.aclose()
+        for response in responses:
+            await response.aclose()
         _access(request, status, started, planned)
 
 

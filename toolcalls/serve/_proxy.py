@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .._errors import UnknownFormatError
+from ..budget._session import TOOL_SEARCH
 from ..parsing._events import ArgumentsDelta, Event, ToolCallEnd, ToolCallFailed, ToolCallStart
 from ..parsing._models import ToolCall
 from ..parsing._registry import get_format
@@ -34,6 +35,7 @@ from ..parsing.formats._base import Format
 from ..providers._read import read_response
 from ..providers._stream import read_stream
 from ..providers._write import write_response
+from ._budget import MAX_SEARCH_ROUNDS, ToolBudget
 from ._config import ServeConfig
 
 # stand-in until _requests/_emit land
@@ -64,14 +66,36 @@ class Plan:
     parse_format: Format | str | None
     """What the upstream's text is parsed in: the format, "auto" (repair mode, a model that
     names no format), or None (no tools offered: only reasoning is kept apart)."""
-    tools: list[dict[str, Any]]
+    tools: list[Any]
+    """What calls are read against (the client's tools; and ``tool_search`` when lazy)."""
     stream: bool
     parallel: bool
+    chat: dict[str, Any]
+    """The client's request as a Chat Completions request (for the rounds that follow)."""
     body: dict[str, Any]
     """The request sent upstream."""
+    budget: ToolBudget | None = None
     calls: int = 0
     """Calls answered (for the access log)."""
     ids: dict[int, str] = field(default_factory=dict)
+
+    def upstream_body(self, chat: dict[str, Any]) -> dict[str, Any]:
+        """The upstream request for `chat` (the client's, or one continued after searches)."""
+        if self.mode == "repair":
+            body = dict(chat)
+        else:
+            body = prompt_request(self.budget.request(chat) if self.budget else chat,
+                                  self.format)
+        if self.stream:  # usage comes in a last chunk only when asked for
+            body["stream_options"] = {**(chat.get("stream_options") or {}),
+                                      "include_usage": True}
+        return body
+
+    def searched(self, content: str, searches: list[ToolCall]) -> dict[str, Any]:
+        """The next upstream request, after the proxy answered the model's searches."""
+        assert self.budget is not None
+        self.chat = self.budget.answered(self.chat, content, searches)
+        return self.upstream_body(self.chat)
 
 
 def plan(api: Api, body: object, config: ServeConfig) -> Plan:
@@ -80,22 +104,20 @@ def plan(api: Api, body: object, config: ServeConfig) -> Plan:
     model = str(chat["model"])
     fmt = format_for(model, format=config.format, model_formats=config.model_formats)
     mode = _mode(model, config)
-    tools = list(chat.get("tools") or [])
+    tools: list[Any] = list(chat.get("tools") or [])
     parse_format: Format | str | None = fmt
-    if mode == "prompt":
-        upstream = prompt_request(chat, fmt)
-    else:
-        upstream = dict(chat)
-        if _named_format(model, config) is None:
-            parse_format = "auto"
+    if mode == "repair" and _named_format(model, config) is None:
+        parse_format = "auto"
     if not tools:
         parse_format = None
-    stream = bool(chat.get("stream"))
-    if stream:  # usage comes in a last chunk only when asked for
-        upstream["stream_options"] = {**(chat.get("stream_options") or {}),
-                                      "include_usage": True}
-    return Plan(api, model, mode, fmt, parse_format, tools, stream,
-                chat.get("parallel_tool_calls") is not False, upstream)
+    budget = None
+    if mode == "prompt" and tools and config.budget is not None:
+        budget = ToolBudget(chat, fmt.name, config.budget)
+        tools = budget.parse_tools()
+    planned = Plan(api, model, mode, fmt, parse_format, tools, bool(chat.get("stream")),
+                   chat.get("parallel_tool_calls") is not False, chat, {}, budget)
+    planned.body = planned.upstream_body(chat)
+    return planned
 
 
 def _mode(model: str, config: ServeConfig) -> Literal["prompt", "repair"]:
@@ -122,57 +144,112 @@ def _fresh_id(api: Api) -> str:
     return f"{_ID_PREFIX[api]}{uuid.uuid4().hex[:24]}"
 
 
-def answer_whole(plan: Plan, upstream_json: Any) -> dict[str, Any]:
-    """The client's response for the upstream's whole response."""
-    result = read_response(upstream_json, "openai", format=plan.parse_format, tools=plan.tools)
+async def answer_whole(
+    plan: Plan, post: Callable[[dict[str, Any]], Awaitable[Any]]
+) -> dict[str, Any]:
+    """The client's response: the upstream's answer to `plan.body` (and, when the model
+    searched for tools, to the rounds that follow) read, its calls renamed."""
+    body, texts, usage = plan.body, [], None
+    for round_ in range(MAX_SEARCH_ROUNDS + 1):
+        result = read_response(await post(body), "openai", format=plan.parse_format,
+                               tools=plan.tools)
+        usage = add_usage(usage, result.usage)
+        texts.append(result.content)
+        searches = plan.budget.searches(result.calls) if plan.budget else []
+        if not searches or len(searches) < len(result.calls) or round_ == MAX_SEARCH_ROUNDS:
+            break
+        body = plan.searched(result.content, searches)
+    calls = plan.budget.client_calls(result.calls) if plan.budget else result.calls
     calls = [call if call.source == "native" else call.model_copy(update={
-        "id": _fresh_id(plan.api)}) for call in result.calls]
+        "id": _fresh_id(plan.api)}) for call in calls]
     if not plan.parallel:
         calls = calls[:1]
     plan.calls = len(calls)
-    result = result.model_copy(update={"calls": calls})
+    result = result.model_copy(update={"calls": calls, "content": "".join(texts),
+                                       "usage": usage})
     return write_response(result, plan.api, model=plan.model)
 
 
+def add_usage(total: dict[str, Any] | None, usage: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Token counts of two upstream rounds added (Chat Completions' usage objects)."""
+    if total is None or usage is None:
+        return usage if total is None else total
+    keys = ("prompt_tokens", "completion_tokens", "total_tokens")
+    return {**usage, **{key: int(total.get(key) or 0) + int(usage.get(key) or 0)
+                        for key in keys}}
+
+
+Opener = Callable[[dict[str, Any]], Awaitable[AsyncIterator[bytes]]]
+"""Opens one upstream stream for a request body: its bytes (the caller closes them)."""
+
+
 async def answer_stream(
-    plan: Plan, chunks: AsyncIterator[bytes], failed: Callable[[Exception], Awaitable[str]]
+    plan: Plan, first: AsyncIterator[bytes], reopen: Opener,
+    failed: Callable[[Exception], Awaitable[str]],
 ) -> AsyncIterator[str]:
     """The client's stream (its wire text, piece by piece) for the upstream's stream.
 
     Text and reasoning pass on as they arrive; a call is written whole once complete (the
-    writer holds it). When reading `chunks` raises, `failed(error)` says why in words, the
+    writer holds it). When reading the upstream raises, `failed(error)` says why in words, the
     stream ends with the API's error event, and the calls still open are never reported.
+    A round whose calls are all ``tool_search`` (lazy budget) is answered here and continued
+    with a new upstream stream (`reopen`), into the same client stream.
     """
-    reader = read_stream("openai", format=plan.parse_format, tools=plan.tools)
     writer = stream_writer(plan.api, model=plan.model)
     for message in writer.start():
         yield wire_message(plan.api, message)
-    try:
-        async for chunk in chunks:
-            for event in reader.feed(chunk):
-                for message in _write(plan, writer, event):
+    chunks, usage = first, None
+    for round_ in range(MAX_SEARCH_ROUNDS + 1):
+        reader = read_stream("openai", format=plan.parse_format, tools=plan.tools)
+        rounds = _Round()
+        try:
+            async for chunk in chunks:
+                for event in reader.feed(chunk):
+                    for message in _write(plan, writer, event, rounds):
+                        yield wire_message(plan.api, message)
+            for event in reader.close():
+                for message in _write(plan, writer, event, rounds):
                     yield wire_message(plan.api, message)
-    except Exception as error:  # noqa: BLE001 - whatever broke, the client gets an error event
-        reason = await failed(error)
-        for message in writer.fail(reason):
-            yield wire_message(plan.api, message)
-        return
-    for event in reader.close():
-        for message in _write(plan, writer, event):
-            yield wire_message(plan.api, message)
-    result = reader.result()
-    for message in writer.finish(result.finish_reason, result.usage):
+            result = reader.result()
+            usage = add_usage(usage, result.usage)
+            if not rounds.searches or rounds.others or round_ == MAX_SEARCH_ROUNDS:
+                break
+            chunks = await reopen(plan.searched(result.content, rounds.searches))
+        except Exception as error:  # noqa: BLE001 - whatever broke, the client gets an error
+            reason = await failed(error)
+            for message in writer.fail(reason):
+                yield wire_message(plan.api, message)
+            return
+    for message in writer.finish(result.finish_reason, usage):
         yield wire_message(plan.api, message)
     if done := wire_done(plan.api):
         yield done
 
 
-def _write(plan: Plan, writer: Any, event: Event) -> list[dict[str, Any]]:
-    """`event` written, its call renamed (text calls) or dropped (a second call when
-    ``parallel_tool_calls`` is false)."""
+class _Round:
+    """The calls of one upstream round: its searches (answered by the proxy), and whether
+    it made calls for the client too."""
+
+    def __init__(self) -> None:
+        self.searches: list[ToolCall] = []
+        self.search_indexes: set[int] = set()
+        self.others = False
+
+
+def _write(plan: Plan, writer: Any, event: Event, round_: _Round) -> list[dict[str, Any]]:
+    """`event` written, its call renamed (text calls), held (a ``tool_search`` call, which
+    the proxy answers) or dropped (a second call when ``parallel_tool_calls`` is false)."""
     if isinstance(event, ToolCallStart | ArgumentsDelta | ToolCallEnd | ToolCallFailed):
-        index = event.index
-        if not plan.parallel and plan.ids and index not in plan.ids:
+        if plan.budget and plan.budget.session and event.index is not None:
+            if isinstance(event, ToolCallStart) and event.name == TOOL_SEARCH:
+                round_.search_indexes.add(event.index)
+            if event.index in round_.search_indexes:
+                if isinstance(event, ToolCallEnd):
+                    round_.searches.append(event.call)
+                return []
+        if isinstance(event, ToolCallEnd):
+            round_.others = True
+        if not plan.parallel and plan.ids and event.index not in plan.ids:
             return []
         if isinstance(event, ToolCallStart):
             plan.ids[event.index] = event.id
@@ -186,4 +263,3 @@ def _write(plan: Plan, writer: Any, event: Event) -> list[dict[str, Any]]:
 def _renamed(plan: Plan, call: ToolCall) -> ToolCall:
     return call if call.source == "native" else call.model_copy(update={
         "id": _fresh_id(plan.api)})
-
