@@ -102,3 +102,35 @@ def test_client_key_is_passed_upstream(start_proxy, upstream: FakeUpstream) -> N
     chat_whole(openai_client(start_proxy()), model="m",
                messages=[{"role": "user", "content": "hi"}])
     assert upstream.headers[0]["authorization"] == "Bearer sk-test"
+
+
+def test_unknown_tool_is_returned_as_a_call(start_proxy, upstream: FakeUpstream) -> None:
+    row = corpus_rows("qwen3_coder", calls=2)[0]
+    upstream.script("<tool_call>\n<function=not_offered>\n</function>\n</tool_call>")
+    answer = chat_whole(openai_client(start_proxy(mode="repair")), **_request(row))
+    assert named(answer["calls"]) == [("not_offered", {})]
+    assert answer["finish"] == "tool_calls"
+
+
+def test_a_tool_schema_that_is_not_one_is_400(start_proxy, upstream: FakeUpstream) -> None:
+    bad = [{"type": "function", "function": {"name": "f", "parameters": {"type": "foo"}}}]
+    response = httpx.post(f"{start_proxy()}/v1/chat/completions", timeout=10, json={
+        "model": "m", "tools": bad, "messages": [{"role": "user", "content": "hi"}]})
+    assert response.status_code == 400
+    assert response.json()["error"]["param"] == "tools"
+    assert "not a valid JSON Schema" in response.json()["error"]["message"]
+    assert upstream.requests == []
+
+
+def test_a_fault_of_the_proxy_is_500_in_the_apis_shape(start_proxy, monkeypatch) -> None:
+    from toolcalls.serve import _app
+
+    async def broken(*args: object) -> None:
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr(_app, "answer_whole", broken)
+    for path, shape in [("/v1/chat/completions", "error"), ("/v1/messages", "type")]:
+        response = httpx.post(f"{start_proxy()}{path}", timeout=10, json={
+            "model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}]})
+        assert response.status_code == 500 and shape in response.json()
+        assert "RuntimeError" in str(response.json())

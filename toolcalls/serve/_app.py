@@ -80,7 +80,15 @@ def create_app(
         Route("/v1/models", models, methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    return Starlette(routes=routes, lifespan=lifespan,
+                     exception_handlers={Exception: _failed})
+
+
+async def _failed(request: Request, error: Exception) -> Response:
+    """A fault of the proxy itself: logged with its traceback, answered in the API's shape."""
+    log.error("request failed: %s %s", request.method, request.url.path, exc_info=error)
+    api: Api = "anthropic" if request.url.path == "/v1/messages" else "openai"
+    return _error(api, 500, f"the proxy failed ({type(error).__name__}); its log says more")
 
 
 async def _proxy(request: Request, api: Api, config: ServeConfig) -> Response:

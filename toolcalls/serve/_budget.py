@@ -23,7 +23,6 @@ from ..budget._render import render
 from ..budget._session import TOOL_SEARCH, Session
 from ..parsing._models import ToolCall
 from ..providers._native import render_native
-from ..tools._importers import import_tools
 from ..tools._tool import Tool
 
 __all__ = ["MAX_SEARCH_ROUNDS", "ToolBudget"]
@@ -35,8 +34,9 @@ MAX_SEARCH_ROUNDS = 4
 class ToolBudget:
     """The tools of one request under the budget, and its lazy session if any."""
 
-    def __init__(self, chat: dict[str, Any], format_name: str, budget: int) -> None:
-        self.catalog: list[Tool] = import_tools(chat.get("tools") or [])
+    def __init__(self, chat: dict[str, Any], catalog: list[Tool], format_name: str,
+                 budget: int) -> None:
+        self.catalog = catalog
         rendering = render(self.catalog, format_name, budget=budget)
         self.mode = rendering.mode
         self.session: Session | None = None

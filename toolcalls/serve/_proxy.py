@@ -13,9 +13,12 @@ Completions request it means); its model picks the format (`format_for`) and the
   ``--format``), repair for the others.
 
 A request without tools is parsed for nothing but reasoning: a client that offered no tools
-cannot run a call. Calls read from the text get fresh ids (``call_<24 hex>``, or
-``toolu_<24 hex>`` for Anthropic clients): the engine numbers them ``call_0``... in every turn,
-and a client keeps ids across turns. ``parallel_tool_calls: false`` keeps the first call.
+cannot run a call. A call to a tool the client did not declare is returned as a call, as
+OpenAI-compatible servers return what the model called (vLLM, llama.cpp): the client's
+framework answers it with its own "unknown tool" result. Calls read from the text get fresh
+ids (``call_<24 hex>``, or ``toolu_<24 hex>`` for Anthropic clients): the engine numbers them
+``call_0``... in every turn, and a client keeps ids across turns. ``parallel_tool_calls:
+false`` keeps the first call.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .._errors import UnknownFormatError
+from .._errors import ToolDefinitionError, UnknownFormatError
 from ..budget._session import TOOL_SEARCH
 from ..parsing._events import ArgumentsDelta, Event, ToolCallEnd, ToolCallFailed, ToolCallStart
 from ..parsing._models import ToolCall
@@ -35,11 +38,13 @@ from ..parsing.formats._base import Format
 from ..providers._read import read_response
 from ..providers._stream import read_stream
 from ..providers._write import write_response
+from ..tools._importers import import_tools
 from ._budget import MAX_SEARCH_ROUNDS, ToolBudget
 from ._config import ServeConfig
 
 # stand-in until _requests/_emit land
 from ._standin import (
+    RequestError,
     chat_request_from_messages,
     format_for,
     prompt_request,
@@ -104,7 +109,10 @@ def plan(api: Api, body: object, config: ServeConfig) -> Plan:
     model = str(chat["model"])
     fmt = format_for(model, format=config.format, model_formats=config.model_formats)
     mode = _mode(model, config)
-    tools: list[Any] = list(chat.get("tools") or [])
+    try:  # read once: a schema that is not one is the client's error, named
+        tools: list[Any] = import_tools(chat.get("tools") or [])
+    except ToolDefinitionError as error:
+        raise RequestError("tools", str(error)) from None
     parse_format: Format | str | None = fmt
     if mode == "repair" and _named_format(model, config) is None:
         parse_format = "auto"
@@ -112,7 +120,7 @@ def plan(api: Api, body: object, config: ServeConfig) -> Plan:
         parse_format = None
     budget = None
     if mode == "prompt" and tools and config.budget is not None:
-        budget = ToolBudget(chat, fmt.name, config.budget)
+        budget = ToolBudget(chat, tools, fmt.name, config.budget)
         tools = budget.parse_tools()
     planned = Plan(api, model, mode, fmt, parse_format, tools, bool(chat.get("stream")),
                    chat.get("parallel_tool_calls") is not False, chat, {}, budget)
