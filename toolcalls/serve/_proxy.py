@@ -204,34 +204,33 @@ async def answer_stream(
     with a new upstream stream (`reopen`), into the same client stream.
     """
     writer = stream_writer(plan.api, model=plan.model)
-    for message in writer.start():
-        yield wire_message(plan.api, message)
+    yield _wire(plan, writer.start())
     chunks, usage = first, None
     for round_ in range(MAX_SEARCH_ROUNDS + 1):
         reader = read_stream("openai", format=plan.parse_format, tools=plan.tools)
         rounds = _Round()
         try:
             async for chunk in chunks:
-                for event in reader.feed(chunk):
-                    for message in _write(plan, writer, event, rounds):
-                        yield wire_message(plan.api, message)
-            for event in reader.close():
-                for message in _write(plan, writer, event, rounds):
-                    yield wire_message(plan.api, message)
+                # all this chunk gives in one write: one send to the client per upstream chunk
+                if written := _wire(plan, [message for event in reader.feed(chunk)
+                                           for message in _write(plan, writer, event, rounds)]):
+                    yield written
+            if written := _wire(plan, [message for event in reader.close()
+                                       for message in _write(plan, writer, event, rounds)]):
+                yield written
             result = reader.result()
             usage = add_usage(usage, result.usage)
             if not rounds.searches or rounds.others or round_ == MAX_SEARCH_ROUNDS:
                 break
             chunks = await reopen(plan.searched(result.content, rounds.searches))
         except Exception as error:  # noqa: BLE001 - whatever broke, the client gets an error
-            reason = await failed(error)
-            for message in writer.fail(reason):
-                yield wire_message(plan.api, message)
+            yield _wire(plan, writer.fail(await failed(error)))
             return
-    for message in writer.finish(result.finish_reason, usage):
-        yield wire_message(plan.api, message)
-    if done := wire_done(plan.api):
-        yield done
+    yield _wire(plan, writer.finish(result.finish_reason, usage)) + wire_done(plan.api)
+
+
+def _wire(plan: Plan, messages: list[dict[str, Any]]) -> str:
+    return "".join([wire_message(plan.api, message) for message in messages])
 
 
 class _Round:
