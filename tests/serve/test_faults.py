@@ -68,9 +68,13 @@ def test_upstream_cut_mid_stream_ends_with_an_error_and_no_half_call(
     assert "error" in chunks[-1] and "data: [DONE]" not in response.text
     assert "upstream" in chunks[-1]["error"]["message"]
     complete = expected(ROW["text"], "qwen3_coder", ROW["tools"])[1]
-    written = [(call["function"]["name"], json.loads(call["function"]["arguments"]))
-               for chunk in chunks[:-1] for call in chunk["choices"][0]["delta"].get(
-                   "tool_calls", [])]
+    parts: dict[int, list[str]] = {}  # a call's name and arguments, by its index
+    for chunk in chunks[:-1]:
+        for call in chunk["choices"][0]["delta"].get("tool_calls", []):
+            part = parts.setdefault(call["index"], ["", ""])
+            part[0] += call["function"].get("name") or ""
+            part[1] += call["function"].get("arguments") or ""
+    written = [(name, json.loads(arguments)) for name, arguments in parts.values()]
     assert all(call in complete for call in written)
     assert len(written) < len(complete)  # the second call was cut off: never written
     assert not any(chunk["choices"][0]["finish_reason"] for chunk in chunks[:-1])
