@@ -10,7 +10,6 @@ import signal
 import subprocess
 import sys
 import threading
-from pathlib import Path
 
 import httpx
 import pytest
@@ -18,8 +17,6 @@ from clients import TIMEOUT
 from upstream import FakeUpstream
 
 from toolcalls.cli import main
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _lines(stream: object) -> tuple[queue.Queue[str], threading.Thread]:
@@ -47,13 +44,15 @@ def _wait_for(lines: queue.Queue[str], pattern: str, seen: list[str]) -> re.Matc
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_serve_runs_and_stops_cleanly_on_a_signal(fake_upstream: FakeUpstream, sig) -> None:
+def test_serve_runs_and_stops_cleanly_on_a_signal(fake_upstream: FakeUpstream, sig,
+                                                  tmp_path) -> None:
+    """The installed command (``-P`` and a scratch directory: not the source tree)."""
     fake_upstream.script("Hello there.")
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "TOOLCALLS_SERVE_MODE": "repair"}
+    env = {**os.environ, "TOOLCALLS_SERVE_MODE": "repair"}
     process = subprocess.Popen(
-        [sys.executable, "-m", "toolcalls", "serve", "--upstream",
+        [sys.executable, "-P", "-m", "toolcalls", "serve", "--upstream",
          f"{fake_upstream.url}/v1", "--port", "0"],  # type: ignore[attr-defined]
-        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env)
+        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env, cwd=tmp_path)
     seen: list[str] = []
     lines, reader = _lines(process.stderr)
     try:
