@@ -28,7 +28,7 @@ from starlette.routing import Route
 
 from ._config import ServeConfig
 from ._proxy import Api, Plan, answer_stream, answer_whole, plan
-from ._standin import RequestError  # stand-in until _requests/_emit land
+from ._requests import RequestError
 from ._upstream import Upstream, UpstreamError, failure
 
 __all__ = ["create_app", "serve"]

@@ -41,18 +41,14 @@ from ..providers._write import write_response
 from ..tools._importers import import_tools
 from ._budget import MAX_SEARCH_ROUNDS, ToolBudget
 from ._config import ServeConfig
-
-# stand-in until _requests/_emit land
-from ._standin import (
+from ._requests import (
     RequestError,
     chat_request_from_messages,
     format_for,
     prompt_request,
-    stream_writer,
     validate_chat_request,
-    wire_done,
-    wire_message,
 )
+from ._standin import stream_writer, wire_done, wire_message  # stand-in until _emit lands
 
 __all__ = ["Api", "Plan", "answer_stream", "answer_whole", "plan"]
 

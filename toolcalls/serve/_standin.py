@@ -1,149 +1,18 @@
-"""Stand-ins until _requests/_emit land: minimal versions of `toolcalls.serve._requests` and
-`toolcalls.providers._emit` (the signatures of the shared design), so the server runs and is
-tested before they are merged. Delete this module once both are on main."""
+"""Stand-in until _emit lands: a minimal `toolcalls.providers._emit` (the signatures of the
+shared design), so the server runs and is tested before it is merged. Delete this module once
+it is on main."""
 
-# stand-in until _requests/_emit land
+# stand-in until _emit lands
 
 from __future__ import annotations
 
-import fnmatch
-import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .._errors import UnknownFormatError
 from ..parsing._events import Event, ReasoningDelta, TextDelta, ToolCallEnd
-from ..parsing._models import ToolCall
-from ..parsing._registry import get_format
-from ..parsing.formats._base import Format
 from ..providers._wire import dumps
-from ..tools._importers import import_tools
 
 Message = dict[str, Any]
-
-
-class RequestError(ValueError):
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
-        self.message = message
-
-
-def validate_chat_request(body: object) -> dict[str, Any]:
-    if not isinstance(body, dict):
-        raise RequestError("body", "expected a JSON object")
-    if not isinstance(body.get("model"), str):
-        raise RequestError("model", "expected a string")
-    messages = body.get("messages")
-    if not isinstance(messages, list) or not messages:
-        raise RequestError("messages", "expected a non-empty list of messages")
-    for i, message in enumerate(messages):
-        if not isinstance(message, dict):
-            raise RequestError(f"messages[{i}]", "expected an object")
-        if message.get("role") not in ("system", "developer", "user", "assistant", "tool"):
-            raise RequestError(f"messages[{i}].role", "expected system, user, assistant or tool")
-    if "stream" in body and not isinstance(body["stream"], bool):
-        raise RequestError("stream", "expected a boolean")
-    return body
-
-
-def chat_request_from_messages(body: object) -> dict[str, Any]:
-    if not isinstance(body, dict):
-        raise RequestError("body", "expected a JSON object")
-    if not isinstance(body.get("model"), str):
-        raise RequestError("model", "expected a string")
-    if not isinstance(body.get("max_tokens"), int):
-        raise RequestError("max_tokens", "required: expected an integer")
-    if not isinstance(body.get("messages"), list):
-        raise RequestError("messages", "expected a list of messages")
-    chat: dict[str, Any] = {"model": body["model"], "max_tokens": body["max_tokens"]}
-    messages: list[Message] = []
-    system = body.get("system")
-    if isinstance(system, list):
-        system = "".join(block.get("text", "") for block in system)
-    if system:
-        messages.append({"role": "system", "content": system})
-    for message in body["messages"]:
-        content = message.get("content")
-        if isinstance(content, str):
-            messages.append({"role": message["role"], "content": content})
-            continue
-        text = "".join(b.get("text", "") for b in content if b.get("type") == "text")
-        uses = [b for b in content if b.get("type") == "tool_use"]
-        results = [b for b in content if b.get("type") == "tool_result"]
-        for block in results:
-            result = block.get("content", "")
-            if isinstance(result, list):
-                result = "".join(b.get("text", "") for b in result)
-            messages.append({"role": "tool", "tool_call_id": block["tool_use_id"],
-                             "content": result})
-        if uses:
-            messages.append({"role": "assistant", "content": text or None, "tool_calls": [
-                {"id": b["id"], "type": "function",
-                 "function": {"name": b["name"], "arguments": json.dumps(b.get("input", {}))}}
-                for b in uses]})
-        elif text or not results:
-            messages.append({"role": message["role"], "content": text})
-    chat["messages"] = messages
-    if body.get("tools"):
-        chat["tools"] = [{"type": "function", "function": {
-            "name": t["name"], "description": t.get("description", ""),
-            "parameters": t.get("input_schema", {})}} for t in body["tools"]]
-    choice = body.get("tool_choice")
-    if isinstance(choice, dict):
-        kind = str(choice.get("type"))
-        chat["tool_choice"] = {"any": "required", "none": "none", "auto": "auto"}.get(
-            kind, {"type": "function", "function": {"name": choice.get("name")}})
-        if choice.get("disable_parallel_tool_use"):
-            chat["parallel_tool_calls"] = False
-    if body.get("stop_sequences"):
-        chat["stop"] = body["stop_sequences"]
-    for key in ("stream", "temperature", "top_p"):
-        if key in body:
-            chat[key] = body[key]
-    return chat
-
-
-def prompt_request(chat: dict[str, Any], fmt: Format) -> dict[str, Any]:
-    body = {k: v for k, v in chat.items()
-            if k not in ("tools", "tool_choice", "parallel_tool_calls")}
-    tools = import_tools(chat.get("tools") or [])
-    calls: dict[str, ToolCall] = {}
-    messages: list[Message] = []
-    for message in chat["messages"]:
-        if message["role"] == "assistant" and message.get("tool_calls"):
-            made = [ToolCall(id=c["id"], name=c["function"]["name"],
-                             arguments=json.loads(c["function"]["arguments"] or "{}"),
-                             source="native")
-                    for c in message["tool_calls"]]
-            calls.update((c.id, c) for c in made)
-            messages.append({"role": "assistant",
-                             "content": fmt.render_calls(made, message.get("content") or "")})
-        elif message["role"] == "tool":
-            call = calls[message["tool_call_id"]]
-            messages.append({"role": "user",
-                             "content": fmt.render_result(call, str(message["content"]))})
-        else:
-            messages.append(message)
-    if tools and chat.get("tool_choice") != "none":
-        block = fmt.render_tools(tools)
-        if messages and messages[0]["role"] == "system":
-            messages[0] = {**messages[0], "content": f"{messages[0]['content']}\n\n{block}"}
-        else:
-            messages.insert(0, {"role": "system", "content": block})
-    body["messages"] = messages
-    return body
-
-
-def format_for(model: str, *, format: str = "auto",  # noqa: A002
-               model_formats: Mapping[str, str] = {}) -> Format:  # noqa: B006
-    for pattern, name in model_formats.items():
-        if model == pattern or fnmatch.fnmatchcase(model, pattern):
-            return get_format(name)
-    try:
-        return get_format(model if format == "auto" else format)
-    except UnknownFormatError:
-        return get_format("xml")
 
 
 class StreamWriter:
