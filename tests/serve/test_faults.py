@@ -118,3 +118,20 @@ def test_body_over_the_limit_is_413(start_proxy, upstream: FakeUpstream) -> None
     assert response.status_code == 413
     assert "over 1000 bytes" in response.json()["error"]["message"]
     assert upstream.requests == []
+
+
+def test_an_error_the_upstream_sends_with_200_is_502(start_proxy, upstream: FakeUpstream) -> None:
+    upstream.script(ROW["text"], fault="error_body")
+    response = _post(start_proxy(), REQUEST)
+    assert response.status_code == 502
+    message = response.json()["error"]["message"]
+    assert message.startswith("upstream: ") and message.endswith("out of memory")
+
+
+def test_an_error_mid_stream_ends_the_stream_with_it(start_proxy, upstream: FakeUpstream) -> None:
+    upstream.script(ROW["text"], fault="error_body")
+    response = _post(start_proxy(), {**REQUEST, "stream": True})
+    last = json.loads(response.text.strip().splitlines()[-1].removeprefix("data: "))
+    message = last["error"]["message"]
+    assert message.startswith("upstream, mid-stream: ") and message.endswith("out of memory")
+    assert "[DONE]" not in response.text

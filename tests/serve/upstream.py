@@ -5,8 +5,9 @@
 model output, `corpus_rows`) as the assistant content, whole or as SSE chat chunks of random
 sizes (seeded) with usage; or native ``tool_calls``; or a fault: ``"status_500"``, ``"hang"``
 (answers nothing for `HANG_SECONDS`), ``"disconnect"`` (streams half the text, then drops the
-connection), ``"slow"`` (streams a chunk every 20 ms until the client goes away). It records
-every request body it got, and whether the last stream was closed by its client.
+connection), ``"error_body"`` (an error object with status 200, or after half the stream),
+``"slow"`` (streams a chunk every 20 ms until the client goes away). It records every request
+body it got, and whether the last stream was closed by its client.
 """
 
 from __future__ import annotations
@@ -72,6 +73,8 @@ class FakeUpstream:
             return JSONResponse({"error": {"message": "model crashed"}}, status_code=500)
         if self.fault == "hang":
             await asyncio.sleep(HANG_SECONDS)
+        if self.fault == "error_body" and not body.get("stream"):  # 200, an error for a body
+            return JSONResponse({"error": {"message": "out of memory", "code": 503}})
         if body.get("stream"):
             usage = bool((body.get("stream_options") or {}).get("include_usage"))
             return StreamingResponse(self._stream(body["model"], usage),
@@ -111,6 +114,10 @@ class FakeUpstream:
             for number, piece in enumerate(pieces):
                 if self.fault == "disconnect" and number >= len(pieces) // 2:
                     raise ConnectionAbortedError("the fake upstream drops the connection")
+                if self.fault == "error_body" and number >= len(pieces) // 2:
+                    yield f"data: {json.dumps({'error': {'message': 'out of memory'}})}\n\n"
+                    yield "data: [DONE]\n\n"
+                    return
                 yield self._chunk(model, {"content": piece})
             for index, call in enumerate(self.native_calls or []):
                 yield self._chunk(model, {"tool_calls": [{**call, "index": index}]})

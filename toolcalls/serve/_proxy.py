@@ -32,7 +32,7 @@ from typing import Any, Literal
 from .._errors import ToolDefinitionError, UnknownFormatError
 from ..budget._session import TOOL_SEARCH
 from ..parsing._events import ArgumentsDelta, Event, ToolCallEnd, ToolCallFailed, ToolCallStart
-from ..parsing._models import ToolCall
+from ..parsing._models import ParseResult, ToolCall
 from ..parsing._registry import get_format
 from ..parsing.formats._base import Format
 from ..providers._read import read_response
@@ -49,6 +49,7 @@ from ._requests import (
     validate_chat_request,
 )
 from ._standin import stream_writer, wire_done, wire_message  # stand-in until _emit lands
+from ._upstream import UpstreamError
 
 __all__ = ["Api", "Plan", "answer_stream", "answer_whole", "plan"]
 
@@ -157,6 +158,8 @@ async def answer_whole(
     for round_ in range(MAX_SEARCH_ROUNDS + 1):
         result = read_response(await post(body), "openai", format=plan.parse_format,
                                tools=plan.tools)
+        if said := upstream_error(result):
+            raise UpstreamError(502, f"upstream: {said}")
         usage = add_usage(usage, result.usage)
         texts.append(result.content)
         searches = plan.budget.searches(result.calls) if plan.budget else []
@@ -172,6 +175,12 @@ async def answer_whole(
     result = result.model_copy(update={"calls": calls, "content": "".join(texts),
                                        "usage": usage})
     return write_response(result, plan.api, model=plan.model)
+
+
+def upstream_error(result: ParseResult) -> str | None:
+    """The error the upstream sent instead of (or in the middle of) its answer, if any."""
+    errors = [issue.message for issue in result.issues if issue.kind == "provider_error"]
+    return "; ".join(errors) or None
 
 
 def add_usage(total: dict[str, Any] | None, usage: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -215,6 +224,9 @@ async def answer_stream(
                                        for message in _write(plan, writer, event, rounds)]):
                 yield written
             result = reader.result()
+            if said := upstream_error(result):  # the upstream ended its stream with an error
+                yield _wire(plan, writer.fail(f"upstream, mid-stream: {said}"))
+                return
             usage = add_usage(usage, result.usage)
             if not rounds.searches or rounds.others or round_ == MAX_SEARCH_ROUNDS:
                 break
