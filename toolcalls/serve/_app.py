@@ -131,7 +131,8 @@ async def _proxy(request: Request, api: Api, config: ServeConfig) -> Response:
         return JSONResponse(answer)
     return StreamingResponse(_relay(request, planned, opened, upstream, headers, started),
                              media_type="text/event-stream",
-                             headers={"cache-control": "no-cache"})
+                             headers={"cache-control": "no-cache",
+                                      "x-accel-buffering": "no"})  # nginx: pass it on now
 
 
 async def _relay(request: Request, planned: Plan, opened: httpx.Response, upstream: Upstream,
