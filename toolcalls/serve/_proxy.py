@@ -35,6 +35,7 @@ from ..parsing._events import ArgumentsDelta, Event, ToolCallEnd, ToolCallFailed
 from ..parsing._models import ParseResult, ToolCall
 from ..parsing._registry import get_format
 from ..parsing.formats._base import Format
+from ..providers._emit import StreamWriter, stream_writer, wire_done, wire_message
 from ..providers._read import read_response
 from ..providers._stream import read_stream
 from ..providers._write import write_response
@@ -48,7 +49,6 @@ from ._requests import (
     prompt_request,
     validate_chat_request,
 )
-from ._standin import stream_writer, wire_done, wire_message  # stand-in until _emit lands
 from ._upstream import UpstreamError
 
 __all__ = ["Api", "Plan", "answer_stream", "answer_whole", "plan"]
@@ -251,7 +251,7 @@ class _Round:
         self.others = False
 
 
-def _write(plan: Plan, writer: Any, event: Event, round_: _Round) -> list[dict[str, Any]]:
+def _write(plan: Plan, writer: StreamWriter, event: Event, round_: _Round) -> list[dict[str, Any]]:
     """`event` written, its call renamed (text calls), held (a ``tool_search`` call, which
     the proxy answers) or dropped (a second call when ``parallel_tool_calls`` is false)."""
     if isinstance(event, ToolCallStart | ArgumentsDelta | ToolCallEnd | ToolCallFailed):
@@ -272,7 +272,7 @@ def _write(plan: Plan, writer: Any, event: Event, round_: _Round) -> list[dict[s
             event = ToolCallEnd(event.index, _renamed(plan, event.call))
             plan.ids[event.index] = event.call.id
             plan.calls += 1
-    return list(writer.feed(event))
+    return writer.feed(event)
 
 
 def _renamed(plan: Plan, call: ToolCall) -> ToolCall:
