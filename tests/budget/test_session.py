@@ -14,9 +14,11 @@ from toolcalls import Tool, ToolCall, ToolNotFoundError, to_tools
 from toolcalls.budget._session import (
     DEFAULT_MAX_ACTIVE,
     INDEX_LINE_CHARS,
+    SEARCH_LINE_CHARS,
     TOOL_SEARCH,
     Session,
     index_text,
+    load_mode_for,
     summary_line,
 )
 
@@ -71,12 +73,14 @@ def test_the_least_recently_used_tool_is_evicted_and_reported() -> None:
     assert "get_me" in [tool.name for tool in session.request_tools()]
 
 
-def test_tool_search_by_query_returns_names_and_descriptions_only() -> None:
+def test_tool_search_by_query_returns_names_and_one_line_each() -> None:
     session = Session(GITHUB)
     found = session.tool_search(query="merge a pull request")["tools"]
     assert found[0] == {"name": "merge_pull_request",
-                        "description": GITHUB[NAMES.index("merge_pull_request")].description}
-    assert len(found) <= 15 and session.active == ()
+                        "description": "Merge a pull request in a GitHub repository"}
+    assert 5 <= len(found) <= 8 and session.active == ()
+    assert all("\n" not in hit["description"] and len(hit["description"]) <= SEARCH_LINE_CHARS
+               for hit in found)
     assert session.tool_search(query="xyzzy")["tools"] == []
 
 
@@ -167,3 +171,45 @@ def test_aliases_load_and_call_the_tool_they_name() -> None:
     assert session.active == ("read_file",) and session.is_loaded("cat")
     assert session.check_calls([call("cat")]) == []
     assert session.tool_search(query="cat")["tools"] == []  # already loaded
+
+
+def test_several_tools_load_by_name_in_one_call() -> None:
+    session = Session(GITHUB, max_active=3)
+    result = session.run(call(TOOL_SEARCH, names=["list_issues", "issue_write", "nope"]))
+    assert [tool["name"] for tool in result["loaded"]] == ["list_issues", "issue_write"]
+    assert result["errors"][0]["error"] == "no tool is named 'nope'"
+    assert session.active == ("list_issues", "issue_write")
+    assert "error" in session.run(call(TOOL_SEARCH, names="list_issues"))
+    assert "error" in session.run(call(TOOL_SEARCH, names=[NAMES[0], NAMES[1], NAMES[2],
+                                                             NAMES[3]]))
+    assert session.active == ("list_issues", "issue_write")  # refused whole: nothing evicted
+
+
+def test_loading_in_messages_never_changes_the_tools_block() -> None:
+    session = Session(GITHUB, pinned=["get_me"], load="messages")
+    before = session.request_tools()
+    loaded = session.run(call(TOOL_SEARCH, names=["list_issues", "issue_write"]))["loaded"]
+    assert session.request_tools() == before  # the cached prefix survives the load
+    assert loaded[0]["parameters"] == GITHUB[NAMES.index("list_issues")].parameters
+    assert session.check_calls([call("list_issues")]) == []  # loaded: callable
+    assert [issue.kind for issue in session.check_calls([call("merge_pull_request")])] == [
+        "inactive_tool"]
+    with pytest.raises(ValueError, match="load"):
+        Session(GITHUB, load="prompt")  # type: ignore[arg-type]
+
+
+def test_load_mode_follows_what_the_provider_accepts() -> None:
+    assert load_mode_for("anthropic") == load_mode_for("openai_responses") == "messages"
+    assert load_mode_for("hermes") == load_mode_for("qwen3_coder") == "messages"
+    assert load_mode_for("openai") == load_mode_for("gemini") == "tools"
+    assert load_mode_for("ollama") == "tools"
+
+
+def test_deferral_per_server_sends_the_other_servers_in_full() -> None:
+    files = Tool(name="read_file", description="Read a file.", source="filesystem")
+    tools = [*(tool.model_copy(update={"source": "github"}) for tool in GITHUB[:5]), files]
+    session = Session(tools, defer=["github"], pinned=[GITHUB[0].name])
+    assert session.pinned == (GITHUB[0].name, "read_file")
+    assert [tool.name for tool in session.deferred] == NAMES[1:5]
+    assert "read_file" not in session.search_tool.description
+    assert Session(tools, defer=[]).deferred == []  # nothing named: nothing deferred

@@ -32,7 +32,7 @@ from typing import Any, Literal
 
 from ..tools._tool import Tool
 from ._search import identifier_tokens
-from ._session import DEFAULT_MAX_ACTIVE, Session, summary_line, tool_search_tool
+from ._session import DEFAULT_MAX_ACTIVE, LoadMode, Session, summary_line, tool_search_tool
 from ._tokens import DEFAULT_ENCODING, TokenCounter, count_openai_tools
 
 __all__ = [
@@ -196,11 +196,15 @@ class Plan:
         """Fraction of the full cost saved at session start."""
         return 1 - self.tokens / self.full_tokens if self.full_tokens else 0.0
 
-    def session(self, catalog: Iterable[Tool]) -> Session:
-        """The `Session` that carries a lazy plan (its pinned tools and ceiling)."""
+    def session(self, catalog: Iterable[Tool], *, load: LoadMode = "tools") -> Session:
+        """The `Session` that carries a lazy plan (its pinned tools and ceiling).
+
+        ``load="messages"`` keeps the tools block fixed and loads definitions in the
+        conversation, where the provider allows it (`toolcalls.budget._session.load_mode_for`).
+        """
         if self.mode != "lazy" or self.max_active is None:
             raise ValueError(f"only a lazy plan has a session; this plan is {self.mode!r}")
-        return Session(catalog, pinned=self.pinned, max_active=self.max_active)
+        return Session(catalog, pinned=self.pinned, max_active=self.max_active, load=load)
 
 
 def mode_costs(

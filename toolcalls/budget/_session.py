@@ -7,10 +7,29 @@ activates it, so the next request carries it.
 
 The activation set is per session, never global. It keeps a stable order: pinned tools, then
 ``tool_search`` (whose index never changes), then active tools in the order they were first
-activated, so consecutive requests share the longest possible prefix and prompt caching keeps
-working. At most `max_active` tools are active besides the pinned ones; activating one more
-evicts the least recently used (activated or called), reports it, and never touches a pinned
-tool. `check_calls` flags calls to tools the model never loaded, or that were evicted.
+activated, so consecutive requests share the longest possible prefix. At most `max_active` tools
+are active besides the pinned ones; activating one more evicts the least recently used (activated
+or called), reports it, and never touches a pinned tool. `check_calls` flags calls to tools the
+model never loaded, or that were evicted.
+
+Where a tool's definition goes once loaded is the session's `load` mode:
+
+- ``"tools"``: the tools block of the next request carries it. Every activation rewrites the
+  block, which comes before the conversation, so it busts the prompt cache of everything after
+  it, and the definition is paid twice (once in the ``tool_search`` result kept in the history,
+  once in the block). Needed where the provider only accepts calls to tools it was sent in
+  ``tools`` (OpenAI Chat Completions, Gemini, Ollama).
+- ``"messages"``: the definition lives only in the ``tool_search`` result, appended to the
+  conversation, the way OpenAI's Responses ``tool_search`` (``tool_search_output``) and
+  Anthropic's tool search (``tool_reference`` blocks) load deferred tools; `request_tools` never
+  changes, so the cached prefix survives every load. Prompt formats can always do this: the
+  system prompt is ours. `LOAD_IN_MESSAGES` lists where it is allowed; `load_mode_for` picks.
+
+``tool_search(names=[…])`` loads several tools in one round trip (the model knows their names
+from the index); ``tool_search(query=…)`` answers with names and one line each, at most
+`DEFAULT_SEARCH_LIMIT` of them, so search results kept in the history stay small. Deferral can
+be per server: ``Session(tools, defer=["github"])`` defers the tools whose `Tool.source` (the MCP
+server) or `Tool.category` is named, and sends every other tool in full, as if pinned.
 """
 
 from __future__ import annotations
@@ -19,7 +38,7 @@ import difflib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from .._errors import ToolNotFoundError
 from ..parsing._models import ParseIssue, ParseResult, ToolCall
@@ -29,13 +48,27 @@ from ._search import DEFAULT_MIN_SCORE, DEFAULT_SEARCH_LIMIT, ToolIndex
 __all__ = [
     "DEFAULT_MAX_ACTIVE",
     "INDEX_LINE_CHARS",
+    "LOAD_IN_MESSAGES",
+    "SEARCH_LINE_CHARS",
     "TOOL_SEARCH",
     "Activation",
+    "LoadMode",
     "Session",
     "index_text",
+    "load_mode_for",
     "summary_line",
     "tool_search_tool",
 ]
+
+LoadMode = Literal["tools", "messages"]
+"""Where a loaded tool's definition goes: the tools block, or the conversation (see above)."""
+
+LOAD_IN_MESSAGES = frozenset({"openai_responses", "responses", "anthropic"})
+"""Native payloads whose API accepts tools loaded in the conversation: OpenAI Responses
+(``tool_search_output`` items, https://platform.openai.com/docs/guides/tools-tool-search) and
+Anthropic (``tool_reference`` blocks of its tool search tool,
+https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/tool-search-tool). Prompt formats
+are allowed too (`load_mode_for`)."""
 
 DEFAULT_MAX_ACTIVE = 20
 """The seed design's ceiling on activated tools (pinned tools do not count)."""
@@ -43,15 +76,32 @@ DEFAULT_MAX_ACTIVE = 20
 INDEX_LINE_CHARS = 48
 """Longest one-line summary in the lazy index, in characters (about 10 tokens)."""
 
+SEARCH_LINE_CHARS = 80
+"""Longest one-line description of a search result, in characters."""
+
 TOOL_SEARCH = "tool_search"
 
 _SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)[.!?](?=\s|$)|\n")
 
 _SEARCH_DESCRIPTION = (
     "Load tools on demand. The tools below are available but not loaded: call "
-    "tool_search(name=...) to load one (its full definition is returned, then you can call "
-    "it), or tool_search(query=...) with keywords to find tools for a task."
+    "tool_search(names=[...]) to load the ones you need (their full definitions are returned, "
+    "then you can call them), or tool_search(query=...) with keywords to find tools for a task."
 )
+
+
+def load_mode_for(format: str) -> LoadMode:  # noqa: A002
+    """``messages`` where loading in the conversation keeps the tools usable, else ``tools``.
+
+    ``format`` is a native payload name (openai, openai_responses, anthropic, gemini, ollama) or
+    a prompt format; a prompt format's system prompt is ours, so loading in messages always works.
+    """
+    lowered = format.lower()
+    if lowered in LOAD_IN_MESSAGES:
+        return "messages"
+    from ._render import native_payload  # noqa: PLC0415 - _render imports this module
+
+    return "tools" if native_payload(lowered) else "messages"
 
 
 def summary_line(description: str, max_chars: int = INDEX_LINE_CHARS) -> str:
@@ -86,6 +136,7 @@ def tool_search_tool(deferred: Sequence[Tool], max_chars: int = INDEX_LINE_CHARS
             "properties": {
                 "query": {"type": "string", "description": "Keywords for the task"},
                 "name": {"type": "string", "description": "Exact name of a tool to load"},
+                "names": {"type": "array", "items": {"type": "string"}},
             },
         },
     )
@@ -113,17 +164,26 @@ class Session:
         max_active: int = DEFAULT_MAX_ACTIVE,
         search_limit: int = DEFAULT_SEARCH_LIMIT,
         min_score: float = DEFAULT_MIN_SCORE,
+        load: LoadMode = "tools",
+        defer: Iterable[str] | None = None,
     ) -> None:
+        """``defer``: the servers (`Tool.source`) or categories whose tools are deferred; the
+        others are sent in full, as pinned. None (the default) defers every unpinned tool."""
         if max_active < 1:
             raise ValueError(f"max_active must be at least 1, not {max_active}")
+        if load not in ("tools", "messages"):
+            raise ValueError(f"load is 'tools' or 'messages', not {load!r}")
         self.index = ToolIndex(tools)
         self.catalog: Mapping[str, Tool] = self.index.tools
         self._canonical = {
             alias: tool.name for tool in self.catalog.values() for alias in tool.all_names()
         }
+        servers = None if defer is None else frozenset(defer)
+        kept = [tool.name for tool in self.catalog.values() if not _deferred(tool, servers)]
         self.pinned: tuple[str, ...] = tuple(
-            dict.fromkeys(self._require(name).name for name in pinned)
+            dict.fromkeys([*(self._require(name).name for name in pinned), *kept])
         )
+        self.load: LoadMode = load
         self.max_active = max_active
         self.search_limit = search_limit
         self.min_score = min_score
@@ -140,8 +200,11 @@ class Session:
         return tuple(self._active)
 
     def request_tools(self) -> list[Tool]:
-        """The tools to send now: pinned, ``tool_search``, then the active tools."""
+        """The tools to send now: pinned, ``tool_search``, then the active tools (in
+        ``messages`` mode the active tools are in the conversation: the list never changes)."""
         pinned = [self.catalog[name] for name in self.pinned]
+        if self.load == "messages":
+            return [*pinned, self.search_tool]
         return [*pinned, self.search_tool, *(self.catalog[name] for name in self._active)]
 
     def is_loaded(self, name: str) -> bool:
@@ -170,17 +233,31 @@ class Session:
         return Activation(tool, tuple(evicted))
 
     def search(self, query: str, limit: int | None = None) -> list[dict[str, str]]:
-        """Name and description of the best tools for ``query``; loaded tools are skipped."""
+        """Name and one-line description of the best tools for ``query`` (loaded tools are
+        skipped): enough to choose, little to keep in the history; loading gives the rest."""
         hits = self.index.search(
             query,
             limit=self.search_limit if limit is None else min(limit, self.search_limit),
             min_score=self.min_score,
             exclude=[*self.pinned, *self._active],
         )
-        return [{"name": hit.name, "description": hit.description} for hit in hits]
+        return [{"name": hit.name, "description": summary_line(hit.description,
+                                                                SEARCH_LINE_CHARS)}
+                for hit in hits]
 
-    def tool_search(self, query: str | None = None, name: str | None = None) -> dict[str, Any]:
-        """Run the meta-tool: what to return to the model, as a JSON-ready dict."""
+    def tool_search(
+        self,
+        query: str | None = None,
+        name: str | None = None,
+        names: Sequence[str] | None = None,
+    ) -> dict[str, Any]:
+        """Run the meta-tool: what to return to the model, as a JSON-ready dict.
+
+        ``names`` loads several tools in one call: ``{"loaded": [...], "evicted": [...]}``, and
+        ``errors`` for names that match no tool (the others still load).
+        """
+        if names:
+            return self._load_many([*names, *([name] if name else [])])
         if name:
             return self._load(name)
         if query:
@@ -193,9 +270,13 @@ class Session:
     def run(self, call: ToolCall) -> dict[str, Any]:
         """Run a model's ``tool_search`` call (its arguments checked, never trusted)."""
         query, name = call.arguments.get("query"), call.arguments.get("name")
+        names = call.arguments.get("names")
         if not isinstance(query, str | None) or not isinstance(name, str | None):
             return {"error": "query and name must be strings"}
-        return self.tool_search(query=query, name=name)
+        if names is not None and not (isinstance(names, list)
+                                      and all(isinstance(item, str) for item in names)):
+            return {"error": "names must be a list of tool names"}
+        return self.tool_search(query=query, name=name, names=names)
 
     def check_calls(self, calls: ParseResult | Iterable[ToolCall]) -> list[ParseIssue]:
         """Issues for calls to tools that are not loaded; calls to loaded tools count as use."""
@@ -210,15 +291,31 @@ class Session:
 
     def _load(self, name: str) -> dict[str, Any]:
         if name not in self._canonical:
-            suggestions = [hit["name"] for hit in self.search(name, limit=5)]
-            return {"error": f"no tool is named {name!r}", "did_you_mean": suggestions}
+            return self._no_such_tool(name)
         activation = self.activate(name)
-        tool = activation.tool
-        loaded = {"name": tool.name, "description": tool.description,
-                  "parameters": tool.parameters}
-        if tool.help:
-            loaded["help"] = tool.help  # the longer notes are for exactly this moment
-        return {"loaded": loaded, "evicted": list(activation.evicted)}
+        return {"loaded": _definition(activation.tool), "evicted": list(activation.evicted)}
+
+    def _load_many(self, names: list[str]) -> dict[str, Any]:
+        unique = list(dict.fromkeys(names))
+        known = [name for name in unique if name in self._canonical]
+        if len(known) > self.max_active:
+            return {"error": f"at most {self.max_active} tools can be loaded at once, "
+                             f"not {len(known)}"}
+        loaded: list[dict[str, Any]] = []
+        evicted: list[str] = []
+        for name in known:
+            activation = self.activate(name)
+            loaded.append(_definition(activation.tool))
+            evicted += activation.evicted
+        answer: dict[str, Any] = {"loaded": loaded, "evicted": evicted}
+        errors = [self._no_such_tool(name) for name in unique if name not in self._canonical]
+        if errors:
+            answer["errors"] = errors
+        return answer
+
+    def _no_such_tool(self, name: str) -> dict[str, Any]:
+        suggestions = [hit["name"] for hit in self.search(name, limit=5)]
+        return {"error": f"no tool is named {name!r}", "did_you_mean": suggestions}
 
     def _not_loaded_issue(self, call: ToolCall) -> ParseIssue:
         canonical = self._canonical.get(call.name)
@@ -247,3 +344,19 @@ class Session:
                 f"no tool named {name!r} in this session's catalog{hint} "
                 "(tool_search(query) lists the tools that exist)"
             ) from None
+
+
+def _definition(tool: Tool) -> dict[str, Any]:
+    """What loading ``tool`` returns to the model: its whole definition."""
+    loaded: dict[str, Any] = {"name": tool.name, "description": tool.description,
+                              "parameters": tool.parameters}
+    if tool.help:
+        loaded["help"] = tool.help  # the longer notes are for exactly this moment
+    return loaded
+
+
+def _deferred(tool: Tool, servers: frozenset[str] | None) -> bool:
+    """``tool`` waits behind ``tool_search``: ``servers`` names its server or category."""
+    if servers is None:
+        return True
+    return tool.source in servers or (tool.category is not None and tool.category in servers)
