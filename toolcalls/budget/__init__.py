@@ -1,6 +1,7 @@
 """Tools under a token budget: exact offline token counts per provider, rendering that fits,
 the mode (native, prompt, compact, lazy) each model wants, sessions that load tools as they are
-needed, tool search, and tool results cut to size.
+needed, tool search, what a whole session costs per strategy with prompt caching (`simulate`),
+and tool results cut to size.
 
 >>> from toolcalls import Tool
 >>> from toolcalls.budget import count_openai_tools
@@ -27,6 +28,11 @@ if TYPE_CHECKING:
     from ._search import ToolIndex as ToolIndex
     from ._session import Activation as Activation
     from ._session import Session as Session
+    from ._simulate import Prices as Prices
+    from ._simulate import Simulation as Simulation
+    from ._simulate import Trace as Trace
+    from ._simulate import UsageProfile as UsageProfile
+    from ._simulate import simulate as simulate
     from ._tokens import TiktokenCounter as TiktokenCounter
     from ._tokens import TokenCounter as TokenCounter
     from ._tokens import count_anthropic_tools as count_anthropic_tools
@@ -50,6 +56,11 @@ _LAZY = {
     "ToolIndex": "._search",
     "Activation": "._session",
     "Session": "._session",
+    "Prices": "._simulate",
+    "Simulation": "._simulate",
+    "Trace": "._simulate",
+    "UsageProfile": "._simulate",
+    "simulate": "._simulate",
     "TiktokenCounter": "._tokens",
     "TokenCounter": "._tokens",
     "count_anthropic_tools": "._tokens",

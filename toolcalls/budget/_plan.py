@@ -19,6 +19,12 @@ more as tools are activated, so its plan also lowers the activation ceiling unti
 its ceiling (the largest tools all loaded) still costs no more than full, and fits the budget;
 if fewer than `MIN_ACTIVE` tools could then be loaded, lazy mode is not useful and not chosen.
 
+Given the session it plans for (``choose(..., session=UsageProfile(...) or a Trace)``), lazy mode
+is also priced over the whole session with prompt caching (`toolcalls.budget._simulate`), and is
+not eligible where either lazy strategy (search-then-load, or load by name) costs more than full
+over it: round trips, search results in the history and cache busting can outweigh the smaller
+tools block.
+
 Costs are token counts of the rendering the model reads, passed in as a `ToolsCost` function:
 OpenAI's namespace rendering for native tools, a format's prompt rendering for prompt-based ones
 (`toolcalls.budget._render` builds both).
@@ -27,13 +33,16 @@ OpenAI's namespace rendering for native tools, a format's prompt rendering for p
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..tools._tool import Tool
 from ._search import identifier_tokens
 from ._session import DEFAULT_MAX_ACTIVE, LoadMode, Session, summary_line, tool_search_tool
 from ._tokens import DEFAULT_ENCODING, TokenCounter, count_openai_tools
+
+if TYPE_CHECKING:
+    from ._simulate import Prices, Trace, UsageProfile
 
 __all__ = [
     "ANNOTATIONS",
@@ -274,6 +283,9 @@ def choose(
     cost: ToolsCost | None = None,
     pinned: Iterable[str] = (),
     max_active: int = DEFAULT_MAX_ACTIVE,
+    session: Trace | UsageProfile | None = None,
+    prices: Prices | None = None,
+    load: LoadMode = "tools",
 ) -> Plan:
     """The most useful mode that fits ``budget`` tokens (full, else compact, else lazy).
 
@@ -283,13 +295,20 @@ def choose(
         cost: tokens of a tool list as the model reads it (default: OpenAI, o200k_base).
         pinned: tools lazy mode always sends in full.
         max_active: the highest activation ceiling a lazy session may have.
+        session: the session to price lazy mode over (a `Trace` or a `UsageProfile`); lazy is
+            not chosen where it costs more than full over it.
+        prices: cached and uncached input prices for that pricing (default: OpenAI's).
+        load: where the lazy session loads definitions (``tools`` block or ``messages``).
     """
     pins = tuple(dict.fromkeys(pinned))
     unknown = set(pins) - {tool.name for tool in tools}
     if unknown:
         raise ValueError(f"pinned tools not in the catalog: {', '.join(sorted(unknown))}")
-    costs = mode_costs(tools, cost or openai_cost(), budget=budget, pinned=pins,
-                       max_active=max_active)
+    count = cost or openai_cost()
+    costs = mode_costs(tools, count, budget=budget, pinned=pins, max_active=max_active)
+    if session is not None and costs["lazy"].eligible and not _lazy_pays(
+            tools, session, count, prices, load, pins):
+        costs["lazy"] = replace(costs["lazy"], eligible=False)
     eligible = [costs[mode] for mode in MODES if costs[mode].eligible]
     fitting = [entry for entry in eligible if entry.fits]
     picked = fitting[0] if fitting else min(eligible, key=lambda entry: entry.tokens)
@@ -298,3 +317,20 @@ def choose(
         full_tokens=costs["full"].tokens, budget=budget, fits=bool(fitting), pinned=pins,
         max_active=picked.max_active, costs=costs,
     )
+
+
+def _lazy_pays(
+    tools: Sequence[Tool],
+    session: Trace | UsageProfile,
+    cost: ToolsCost,
+    prices: Prices | None,
+    load: LoadMode,
+    pinned: tuple[str, ...],
+) -> bool:
+    """Both lazy strategies cost no more than full over ``session``."""
+    from ._simulate import simulate  # noqa: PLC0415 - _simulate builds on this module
+
+    priced = simulate(tools, session, cost=cost, prices=prices, load=load, pinned=pinned,
+                      strategies=("full", "lazy_search", "lazy_by_name"))
+    full = priced.costs["full"].cost
+    return max(priced.costs["lazy_search"].cost, priced.costs["lazy_by_name"].cost) <= full

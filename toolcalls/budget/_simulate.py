@@ -1,0 +1,411 @@
+"""What a whole session costs under each tool strategy, with prompt caching: `simulate`.
+
+The plan (`toolcalls.budget._plan`) prices the session start. A session is many requests, and
+each re-reads the tools block and the whole history; providers bill a prefix identical to the
+previous request's at a cached price. Lazy mode saves on the tools block, but pays elsewhere:
+
+- **round trips**: a request to search, one to load, before the tool can be called;
+- **search results kept in the history**, re-read by every later request;
+- **definitions paid twice** when loading rewrites the tools block (in the ``tool_search``
+  result in the history, and in the block);
+- **cache busting**: the tools block comes before the conversation, so rewriting it makes the
+  whole history uncached (and, at Anthropic, re-written at the cache-write price).
+
+The model. A request is a list of segments (the tools block, then each history entry); its
+cached part is the longest run of leading segments equal to the previous request's, the rest is
+uncached (we assume the cache never expires between requests of one session). Costs are in
+units of one uncached input token; output tokens are left out (the same answers in every
+strategy, but for a few short ``tool_search`` calls). A turn adds the user's message, then for
+each round trip the model's calls and their results, then the answer: `Turn.tokens` in all,
+in equal parts. A turn that calls tools takes two requests (call, then answer); lazy
+strategies add, for tools not yet loaded:
+
+- ``lazy_search``: per tool, a ``tool_search(query)`` request whose results (names and one line,
+  `DEFAULT_SEARCH_LIMIT`) stay in the history, then a ``tool_search(name)`` request;
+- ``lazy_by_name``: one ``tool_search(names=[...])`` request for all of them (the index in the
+  ``tool_search`` description already names every tool);
+- ``pinned``: as ``lazy_by_name``, with the trace's most used tools pinned (sent in full).
+
+Each lazy strategy loads in the tools block (``load="tools"``, what OpenAI Chat Completions,
+Gemini and Ollama need) or in the conversation (``load="messages"``, see
+`toolcalls.budget._session`), by default as the provider allows (`load_mode_for`).
+
+Prices (`PRICES`) are ratios to the uncached input price, from the providers' price pages:
+Anthropic cache reads 0.1x and 5-minute cache writes 1.25x
+(https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching#pricing); OpenAI cached
+input 0.1x for the GPT-5 family ($0.125 vs $1.25 per million, https://openai.com/api/pricing/;
+0.5x for gpt-4o), no write premium; Gemini 2.5 implicit caching 0.25x
+(https://ai.google.dev/gemini-api/docs/pricing, "context caching" rows); ``none``: no caching.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from ..tools._importers import import_tools
+from ..tools._tool import Tool
+from ._plan import ToolsCost, compact_tool
+from ._search import DEFAULT_SEARCH_LIMIT
+from ._session import LoadMode, Session, index_text, load_mode_for
+from ._tokens import DEFAULT_ENCODING, TokenCounter, count_tokens
+
+__all__ = [
+    "PRICES",
+    "STRATEGIES",
+    "Prices",
+    "Simulation",
+    "Strategy",
+    "StrategyCost",
+    "Trace",
+    "Turn",
+    "UsageProfile",
+    "simulate",
+]
+
+Strategy = Literal["full", "compact", "lazy_search", "lazy_by_name", "pinned"]
+STRATEGIES: tuple[Strategy, ...] = ("full", "compact", "lazy_search", "lazy_by_name", "pinned")
+
+DEFAULT_TURN_TOKENS = 400
+"""Conversation tokens a turn adds when the trace does not say: a user message, a call or
+two with their results, an answer."""
+
+CALL_TOKENS = 20
+"""A ``tool_search`` call in the history: the call's envelope and a few words of query."""
+
+NAME_TOKENS = 6
+"""One more tool name in a ``tool_search(names=[...])`` call."""
+
+PINNED_COUNT = 5
+"""How many of the trace's most used tools the ``pinned`` strategy pins."""
+
+
+@dataclass(frozen=True)
+class Prices:
+    """Input prices relative to one uncached input token."""
+
+    cached: float
+    """A token read from the prompt cache."""
+    cache_write: float = 1.0
+    """An uncached token (written to the cache as it is read: 1.25 at Anthropic)."""
+
+
+PRICES: Mapping[str, Prices] = {
+    "openai": Prices(cached=0.1),
+    "anthropic": Prices(cached=0.1, cache_write=1.25),
+    "gemini": Prices(cached=0.25),
+    "none": Prices(cached=1.0),
+}
+"""Default prices per provider (sources in the module docstring)."""
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One user turn: the tools the model calls in it, and the tokens it adds to the history."""
+
+    tools: tuple[str, ...] = ()
+    tokens: int = DEFAULT_TURN_TOKENS
+
+
+@dataclass(frozen=True)
+class Trace:
+    """A session as the tools it used, turn by turn.
+
+    JSON (fixtures/traces/README.md): ``{"name": str, "toolset": str (optional),
+    "turn_tokens": int (optional), "turns": [{"tools": [names], "tokens": int (optional)}
+    or [names], ...]}``.
+    """
+
+    name: str
+    turns: tuple[Turn, ...]
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], name: str = "trace") -> Trace:
+        default = data.get("turn_tokens", DEFAULT_TURN_TOKENS)
+        turns = []
+        for entry in data["turns"]:
+            if isinstance(entry, list):
+                entry = {"tools": entry}
+            turns.append(Turn(tuple(entry.get("tools", ())), int(entry.get("tokens", default))))
+        return cls(str(data.get("name", name)), tuple(turns))
+
+    @classmethod
+    def load(cls, path: str | Path) -> Trace:
+        """Read a trace file (see the class docstring)."""
+        path = Path(path)
+        return cls.from_dict(json.loads(path.read_text(encoding="utf-8")), name=path.stem)
+
+    def tool_names(self) -> set[str]:
+        return {name for turn in self.turns for name in turn.tools}
+
+
+@dataclass(frozen=True)
+class UsageProfile:
+    """A session described by its shape rather than recorded: ``turns`` turns, each calling one
+    tool, ``distinct_tools`` different tools in all, first used at evenly spaced turns (a task
+    needs new tools as it goes), the turns between calling the last tools again. `trace` picks
+    the catalog's largest tools: the case least kind to lazy mode."""
+
+    turns: int = 50
+    distinct_tools: int = 5
+    turn_tokens: int = DEFAULT_TURN_TOKENS
+
+    def trace(self, tools: Sequence[Tool], cost: ToolsCost) -> Trace:
+        largest = sorted(tools, key=lambda tool: cost([tool]), reverse=True)
+        used = [tool.name for tool in largest[: max(min(self.distinct_tools, self.turns), 1)]]
+        firsts = [index * self.turns // len(used) for index in range(len(used))]
+        turns = []
+        for number in range(self.turns):
+            known = bisect.bisect_right(firsts, number)
+            fresh = firsts[known - 1] == number
+            name = used[known - 1] if fresh else used[number % known]
+            turns.append(Turn((name,), self.turn_tokens))
+        return Trace(f"{self.turns} turns, {len(used)} tools", tuple(turns))
+
+
+@dataclass(frozen=True)
+class StrategyCost:
+    """One strategy over a whole session."""
+
+    strategy: Strategy
+    cost: float
+    """In uncached input tokens."""
+    requests: int
+    input_tokens: int
+    cached_tokens: int
+    tools_block_changes: int
+    cumulative: tuple[float, ...]
+    """Cost after each turn."""
+
+
+@dataclass(frozen=True)
+class Simulation:
+    """Every strategy's cost over one trace, and the cheapest."""
+
+    trace: str
+    provider: str
+    prices: Prices
+    load: LoadMode
+    costs: dict[Strategy, StrategyCost] = field(default_factory=dict)
+
+    @property
+    def cheapest(self) -> Strategy:
+        """The recommendation: the lowest cost, the most useful strategy on a tie."""
+        return min(self.costs, key=lambda strategy: (self.costs[strategy].cost,
+                                                     STRATEGIES.index(strategy)))
+
+    def versus_full(self, strategy: Strategy) -> float:
+        """How much more (positive) or less than ``full`` the strategy costs, as a fraction."""
+        full = self.costs["full"].cost
+        return self.costs[strategy].cost / full - 1 if full else 0.0
+
+    def table(self) -> str:
+        lines = [f"{self.trace}: {len(self.costs['full'].cumulative)} turns, {self.provider} "
+                 f"prices (cached {self.prices.cached}x, write {self.prices.cache_write}x), "
+                 f"lazy loads in {self.load}",
+                 f"{'strategy':<14}{'cost':>11}{'vs full':>9}{'requests':>10}{'cached':>8}"]
+        for strategy, entry in self.costs.items():
+            versus = "—" if strategy == "full" else f"{self.versus_full(strategy):+.0%}"
+            cached = entry.cached_tokens / entry.input_tokens if entry.input_tokens else 0.0
+            lines.append(f"{strategy:<14}{entry.cost:>11,.0f}{versus:>9}{entry.requests:>10}"
+                         f"{cached:>8.0%}")
+        lines.append(f"cheapest: {self.cheapest}")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "trace": self.trace, "provider": self.provider, "load": self.load,
+            "prices": {"cached": self.prices.cached, "cache_write": self.prices.cache_write},
+            "cheapest": self.cheapest,
+            "strategies": {
+                strategy: {"cost": round(entry.cost, 1), "requests": entry.requests,
+                           "input_tokens": entry.input_tokens,
+                           "cached_tokens": entry.cached_tokens,
+                           "tools_block_changes": entry.tools_block_changes,
+                           "versus_full": round(self.versus_full(strategy), 4),
+                           "cumulative": [round(value, 1) for value in entry.cumulative]}
+                for strategy, entry in self.costs.items()
+            },
+        }
+
+
+def simulate(
+    tools: Any,
+    session: Trace | UsageProfile,
+    *,
+    cost: ToolsCost | None = None,
+    provider: str = "openai",
+    prices: Prices | str | None = None,
+    load: LoadMode | None = None,
+    encoding: str | TokenCounter = DEFAULT_ENCODING,
+    pinned: Iterable[str] = (),
+    strategies: Iterable[Strategy] = STRATEGIES,
+    search_limit: int = DEFAULT_SEARCH_LIMIT,
+) -> Simulation:
+    """Price ``session`` (a recorded `Trace` or a `UsageProfile`) under each strategy.
+
+    Args:
+        tools: the catalog (anything `toolcalls.to_tools` takes).
+        cost: tokens of a tools block (default: `tools_cost(provider, encoding)`).
+        provider: a provider or prompt format: its prices and where lazy mode may load.
+        prices: `Prices`, or a name in `PRICES` (``"none"``: no caching); default
+            ``PRICES[provider]``, OpenAI's for a prompt format.
+        load: where lazy strategies put loaded definitions (default: `load_mode_for`).
+        pinned: tools the ``pinned`` strategy pins, besides the trace's most used ones.
+    """
+    from ._render import tools_cost  # noqa: PLC0415 - _render imports the plan, which is light
+
+    catalog = import_tools(tools)
+    count = cost or tools_cost(provider, encoding)
+    trace = session.trace(catalog, count) if isinstance(session, UsageProfile) else session
+    unknown = sorted(trace.tool_names() - {tool.name for tool in catalog})
+    if unknown:
+        raise ValueError(f"the trace uses tools not in the catalog: {', '.join(unknown)}")
+    mode: LoadMode = load or load_mode_for(provider)
+    if isinstance(prices, str):
+        if prices not in PRICES:
+            raise ValueError(f"unknown prices {prices!r}: {', '.join(PRICES)}, or Prices(...)")
+        prices = PRICES[prices]
+    price = prices or PRICES.get(provider.lower(), PRICES["openai"])
+    runner = _Runner(catalog, count, price, encoding, search_limit)
+    pins = (*pinned, *(name for name, _ in Counter(
+        name for turn in trace.turns for name in turn.tools).most_common(PINNED_COUNT)))
+    costs = {strategy: runner.run(trace, strategy, mode, tuple(dict.fromkeys(pins)))
+             for strategy in strategies}
+    return Simulation(trace.name, provider, price, mode, costs)
+
+
+class _Runner:
+    """Replays a trace request by request, pricing each against the one before."""
+
+    def __init__(self, catalog: list[Tool], cost: ToolsCost, prices: Prices,
+                 encoding: str | TokenCounter, search_limit: int) -> None:
+        self.catalog = catalog
+        self.cost = cost
+        self.prices = prices
+        self.encoding = encoding
+        self.search_limit = search_limit
+        self._block_costs: dict[tuple[str, ...], int] = {}
+        self._definitions: dict[str, int] = {}
+        self.full_tokens = cost(catalog)
+        self.compact_tokens = cost([compact_tool(tool) for tool in catalog])
+
+    def run(self, trace: Trace, strategy: Strategy, load: LoadMode,
+            pins: tuple[str, ...]) -> StrategyCost:
+        meter = _Meter(self.prices)
+        session: Session | None = None
+        if strategy in ("full", "compact"):
+            block = self.full_tokens if strategy == "full" else self.compact_tokens
+            meter.set_tools(strategy, block)
+        else:
+            session = Session(self.catalog, pinned=pins if strategy == "pinned" else (),
+                              max_active=len(self.catalog), load=load)
+            self._set_block(meter, session)
+        for number, turn in enumerate(trace.turns):
+            share = _Share(turn.tokens, 3 if turn.tools else 2)
+            meter.append(f"user {number}", share.next())
+            if session is not None:
+                new = [name for name in dict.fromkeys(turn.tools) if not session.is_loaded(name)]
+                if new:
+                    self._load(meter, session, new, strategy == "lazy_search", number)
+            if turn.tools:
+                meter.request()
+                meter.append(f"calls {number}", share.next())
+            meter.request()
+            meter.append(f"answer {number}", share.next())
+            meter.end_turn()
+        return meter.result(strategy)
+
+    def _load(self, meter: _Meter, session: Session, new: list[str], searching: bool,
+              number: int) -> None:
+        batches = [[name] for name in new] if searching else [new]
+        for step, batch in enumerate(batches):
+            if searching:
+                meter.request()  # the model asks tool_search(query) ...
+                meter.append(f"search {number}.{step}", CALL_TOKENS + self._results(batch[0]))
+            meter.request()  # ... then loads by name
+            for name in batch:
+                session.activate(name)
+            definitions = sum(self._definition(name) for name in batch)
+            meter.append(f"load {number}.{step}",
+                         CALL_TOKENS + NAME_TOKENS * (len(batch) - 1) + definitions)
+            self._set_block(meter, session)
+
+    def _set_block(self, meter: _Meter, session: Session) -> None:
+        names = tuple(tool.name for tool in session.request_tools())
+        if names not in self._block_costs:
+            self._block_costs[names] = self.cost(session.request_tools())
+        meter.set_tools("|".join(names), self._block_costs[names])
+
+    def _results(self, name: str) -> int:
+        """A search's answer: the tool found and the next ones, a name and a line each."""
+        position = next(i for i, tool in enumerate(self.catalog) if tool.name == name)
+        hits = [*self.catalog[position:], *self.catalog[:position]][: self.search_limit]
+        return count_tokens(index_text(hits, 80), self.encoding)
+
+    def _definition(self, name: str) -> int:
+        if name not in self._definitions:
+            tool = next(tool for tool in self.catalog if tool.name == name)
+            text = json.dumps({"name": tool.name, "description": tool.description,
+                               "parameters": tool.parameters}, ensure_ascii=False)
+            self._definitions[name] = count_tokens(text, self.encoding)
+        return self._definitions[name]
+
+
+class _Share:
+    """A turn's tokens in equal parts (the last part takes the remainder)."""
+
+    def __init__(self, tokens: int, parts: int) -> None:
+        self.left, self.parts = tokens, parts
+
+    def next(self) -> int:
+        part = self.left // self.parts if self.parts > 1 else self.left
+        self.left, self.parts = self.left - part, self.parts - 1
+        return part
+
+
+class _Meter:
+    """The prompt as segments, the previous request's segments, and the bill so far."""
+
+    def __init__(self, prices: Prices) -> None:
+        self.prices: Prices = prices
+        self.tools: tuple[str, int] = ("", 0)
+        self.history: list[tuple[str, int]] = []
+        self.previous: list[tuple[str, int]] = []
+        self.cost = 0.0
+        self.requests = self.input = self.cached = self.block_changes = 0
+        self.cumulative: list[float] = []
+
+    def set_tools(self, key: str, tokens: int) -> None:
+        if self.tools[0] and self.tools[0] != key:
+            self.block_changes += 1
+        self.tools = (key, tokens)
+
+    def append(self, key: str, tokens: int) -> None:
+        self.history.append((key, tokens))
+
+    def request(self) -> None:
+        prompt = [self.tools, *self.history]
+        cached = 0
+        for mine, theirs in zip(prompt, self.previous, strict=False):
+            if mine != theirs:
+                break
+            cached += mine[1]
+        total = sum(tokens for _, tokens in prompt)
+        self.cost += cached * self.prices.cached + (total - cached) * self.prices.cache_write
+        self.requests += 1
+        self.input += total
+        self.cached += cached
+        self.previous = prompt
+
+    def end_turn(self) -> None:
+        self.cumulative.append(self.cost)
+
+    def result(self, strategy: Strategy) -> StrategyCost:
+        return StrategyCost(strategy, self.cost, self.requests, self.input, self.cached,
+                            self.block_changes, tuple(self.cumulative))
