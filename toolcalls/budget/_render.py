@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..parsing._registry import get_format
 from ..providers._native import render_native
@@ -24,6 +24,9 @@ from ._plan import MIN_ACTIVE, MODES, Mode, Plan, ToolsCost, choose, openai_cost
 from ._profiles import NATIVE_PAYLOADS, PROVIDERS
 from ._session import DEFAULT_MAX_ACTIVE
 from ._tokens import DEFAULT_ENCODING, TokenCounter, count_tokens
+
+if TYPE_CHECKING:
+    from ._simulate import Prices, Trace, UsageProfile
 
 __all__ = [
     "BudgetReport",
@@ -85,13 +88,18 @@ def render(
     encoding: str | TokenCounter = DEFAULT_ENCODING,
     pinned: Iterable[str] = (),
     max_active: int = DEFAULT_MAX_ACTIVE,
+    session: Trace | UsageProfile | None = None,
+    prices: Prices | str | None = None,
 ) -> Rendering:
     """Tools for ``format`` (a provider: openai, responses, anthropic, gemini, ollama; or a
     text format name, alias or model id), in the most useful mode that fits ``budget``.
+
+    ``session`` (a `Trace` or `UsageProfile`): lazy mode is not chosen where it costs more than
+    full over it, at ``prices`` (default: the provider's, `toolcalls.budget._simulate.PRICES`).
     """
     catalog = import_tools(tools)
     plan = choose(catalog, budget, cost=tools_cost(format, encoding), pinned=pinned,
-                  max_active=max_active)
+                  max_active=max_active, **_session_options(format, session, prices))
     return Rendering(format, render_tools_for(plan.tools, format), plan)
 
 
@@ -194,11 +202,14 @@ def budget_report(
     format: str = "openai",  # noqa: A002
     pinned: Iterable[str] = (),
     max_active: int = DEFAULT_MAX_ACTIVE,
+    session: Trace | UsageProfile | None = None,
+    prices: Prices | str | None = None,
 ) -> BudgetReport:
-    """Tokens of each mode for ``tools`` sent to ``format`` (default: OpenAI natively)."""
+    """Tokens of each mode for ``tools`` sent to ``format`` (default: OpenAI natively);
+    ``session`` and ``prices`` as in `render`."""
     catalog = import_tools(tools)
     plan = choose(catalog, budget, cost=tools_cost(format, encoding), pinned=pinned,
-                  max_active=max_active)
+                  max_active=max_active, **_session_options(format, session, prices))
     return plan_report(plan, len(catalog), format=format, encoding=encoding)
 
 
@@ -223,3 +234,18 @@ def plan_report(
         lazy_max_active=lazy.max_active if lazy.eligible else None,
         lazy_ceiling_tokens=lazy.ceiling_tokens if lazy.eligible else None,
     )
+
+
+def _session_options(
+    format: str,  # noqa: A002
+    session: Trace | UsageProfile | None,
+    prices: Prices | str | None,
+) -> dict[str, Any]:
+    """`choose`'s session pricing for ``format``: its prices and where lazy mode loads."""
+    if session is None:
+        return {}
+    from ._session import load_mode_for  # noqa: PLC0415
+    from ._simulate import resolve_prices  # noqa: PLC0415 - _simulate imports this module
+
+    return {"session": session, "prices": resolve_prices(prices, format),
+            "load": load_mode_for(format)}

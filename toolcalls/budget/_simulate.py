@@ -65,6 +65,7 @@ __all__ = [
     "Trace",
     "Turn",
     "UsageProfile",
+    "resolve_prices",
     "simulate",
 ]
 
@@ -165,7 +166,7 @@ class UsageProfile:
             fresh = firsts[known - 1] == number
             name = used[known - 1] if fresh else used[number % known]
             turns.append(Turn((name,), self.turn_tokens))
-        return Trace(f"{self.turns} turns, {len(used)} tools", tuple(turns))
+        return Trace(f"profile {self.turns}x{len(used)}x{self.turn_tokens}", tuple(turns))
 
 
 @dataclass(frozen=True)
@@ -267,17 +268,24 @@ def simulate(
     if unknown:
         raise ValueError(f"the trace uses tools not in the catalog: {', '.join(unknown)}")
     mode: LoadMode = load or load_mode_for(provider)
-    if isinstance(prices, str):
-        if prices not in PRICES:
-            raise ValueError(f"unknown prices {prices!r}: {', '.join(PRICES)}, or Prices(...)")
-        prices = PRICES[prices]
-    price = prices or PRICES.get(provider.lower(), PRICES["openai"])
+    price = resolve_prices(prices, provider)
     runner = _Runner(catalog, count, price, encoding, search_limit)
     pins = (*pinned, *(name for name, _ in Counter(
         name for turn in trace.turns for name in turn.tools).most_common(PINNED_COUNT)))
     costs = {strategy: runner.run(trace, strategy, mode, tuple(dict.fromkeys(pins)))
              for strategy in strategies}
     return Simulation(trace.name, provider, price, mode, costs)
+
+
+def resolve_prices(prices: Prices | str | None, provider: str) -> Prices:
+    """``prices`` itself, the ones named in `PRICES`, or by default the provider's (OpenAI's
+    for a provider or prompt format without its own)."""
+    if isinstance(prices, Prices):
+        return prices
+    if prices is not None and prices not in PRICES:
+        raise ValueError(f"unknown prices {prices!r}: {', '.join(PRICES)}, or Prices(...)")
+    return PRICES[prices] if prices is not None else PRICES.get(provider.lower(),
+                                                                PRICES["openai"])
 
 
 class _Runner:

@@ -2,10 +2,16 @@
 
     toolcalls render TOOLS.json --format NAME|openai|anthropic|gemini|ollama [--budget N]
     toolcalls budget TOOLS.json [--encoding o200k_base] [--budget N] [--json] [--plot FILE]
+                                [--simulate TRACE|TURNSxTOOLS[xTOKENS]] [--prices NAME]
 
 Both end with one verdict, `BudgetReport.verdict` (render on stderr, budget as the table's last
 line): for the same tools, format and budget they say the same. With ``--fail-over`` both exit
 with status 1 when no mode fits the budget, after printing everything.
+
+With ``--simulate`` the budget also prices a whole session under each strategy, with prompt
+caching (`toolcalls.cli._simulate`, `toolcalls.budget._simulate`): the table follows the budget
+table, the plan never picks lazy mode where it costs more over that session, and ``--plot``
+draws the cumulative cost per turn per strategy instead of the modes.
 
 The plot is an SVG written here by hand: four labelled bars need no plotting library, the
 output is deterministic (and so testable), and the package keeps its small dependency set.
@@ -26,10 +32,12 @@ from ..budget._plan import MODES
 from ..budget._profiles import NATIVE_PAYLOADS, PROVIDERS
 from ..budget._render import BudgetReport, budget_report, native_payload, plan_report, render
 from ..budget._session import DEFAULT_MAX_ACTIVE
+from ..budget._simulate import PRICES, Trace, simulate
 from ..budget._tokens import DEFAULT_ENCODING, ENCODINGS
 from ..parsing._registry import get_format, list_formats
 from ..tools._importers import load_tools
 from ..tools._tool import Tool
+from ._simulate import read_session, session_svg
 
 __all__ = ["add_commands", "budget_svg"]
 
@@ -51,6 +59,10 @@ def add_commands(commands: Any) -> None:
                    help="count in this rendering (default: OpenAI native)")
     b.add_argument("--json", action="store_true", help="print the report as JSON")
     b.add_argument("--plot", metavar="FILE", help="draw the modes side by side (SVG)")
+    b.add_argument("--simulate", metavar="TRACE",
+                   help="price a session per strategy: a trace file, or TURNSxTOOLS[xTOKENS]")
+    b.add_argument("--prices", choices=sorted(PRICES),
+                   help="cached/uncached input prices (default: the --format provider's)")
     b.set_defaults(run=_budget_command)
 
 
@@ -132,19 +144,38 @@ def _budget_command(args: argparse.Namespace) -> int:
     if args.plot and not Path(args.plot).parent.is_dir():  # say so before counting
         raise _OptionError(f"cannot write --plot {args.plot!r}: the folder "
                            f"{str(Path(args.plot).parent)!r} does not exist")
+    session = read_session(args.simulate) if args.simulate else None
+    if isinstance(session, Trace):
+        unknown = sorted(session.tool_names() - {tool.name for tool in tools})
+        if unknown:
+            raise _OptionError(f"--simulate {args.simulate!r} uses tools {args.tools!r} does "
+                               f"not have: {', '.join(unknown)}")
     report = budget_report(tools, args.encoding, args.budget,
-                           format=args.format, pinned=args.pin, max_active=args.max_active)
+                           format=args.format, pinned=args.pin, max_active=args.max_active,
+                           session=session, prices=args.prices)
+    simulation = None if session is None else simulate(
+        tools, session, provider=args.format, prices=args.prices, encoding=args.encoding,
+        pinned=args.pin)
     if args.plot:
+        name = Path(args.tools).name
+        picture = (budget_svg(report, name) if simulation is None
+                   else session_svg(simulation, f"{name}, {simulation.trace}"))
         try:
-            Path(args.plot).write_text(budget_svg(report, Path(args.tools).name),
-                                       encoding="utf-8")
+            Path(args.plot).write_text(picture, encoding="utf-8")
         except OSError as error:
             raise _OptionError(f"cannot write --plot {args.plot!r}: {error.strerror}") from None
     if args.json:
-        print(json.dumps(report.to_dict(), indent=2))
+        data = report.to_dict()
+        if simulation is not None:
+            data["simulation"] = simulation.to_dict()
+        print(json.dumps(data, indent=2))
     else:
         print(report.table(Path(args.tools).name))
+        if simulation is not None:
+            print()
+            print(simulation.table())
     return _status(args, report)
+
 
 
 def _status(args: argparse.Namespace, report: BudgetReport) -> int:
