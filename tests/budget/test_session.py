@@ -213,3 +213,16 @@ def test_deferral_per_server_sends_the_other_servers_in_full() -> None:
     assert [tool.name for tool in session.deferred] == NAMES[1:5]
     assert "read_file" not in session.search_tool.description
     assert Session(tools, defer=[]).deferred == []  # nothing named: nothing deferred
+
+
+@given(st.lists(st.lists(st.sampled_from(NAMES[:12]), min_size=1, max_size=4), max_size=8))
+def test_loading_in_messages_keeps_the_tools_block_for_any_loads(loads: list[list[str]]) -> None:
+    keeping = Session(GITHUB, pinned=["get_me"], max_active=4, load="messages")
+    rewriting = Session(GITHUB, pinned=["get_me"], max_active=4)
+    first = keeping.request_tools()
+    for names in loads:
+        answers = [session.run(call(TOOL_SEARCH, names=names)) for session in (keeping, rewriting)]
+        assert answers[0] == answers[1]  # the same answer to the model, wherever the tools go
+        assert keeping.request_tools() == first
+        assert keeping.active == rewriting.active
+        assert [tool.name for tool in rewriting.request_tools()][2:] == list(rewriting.active)

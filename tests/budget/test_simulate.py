@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from toolcalls import Tool, to_tools
+from toolcalls import Tool, render, to_tools
 from toolcalls.budget import Prices, Trace, UsageProfile, choose, simulate
 from toolcalls.budget._simulate import PRICES, STRATEGIES, Turn
 
@@ -113,3 +113,10 @@ def test_the_plan_never_chooses_lazy_where_the_session_costs_more() -> None:
     assert plan.mode != "lazy" and not plan.costs["lazy"].eligible
     kept = choose(GITHUB, budget, session=ISSUE_PROFILE, load="messages")
     assert kept.mode == "lazy"
+
+
+def test_render_prices_the_session_for_its_provider() -> None:
+    rewriting = render(GITHUB, "openai", budget=3000, session=ISSUE_PROFILE)
+    assert rewriting.mode != "lazy"  # Chat Completions: loads rewrite the tools block
+    keeping = render(GITHUB, "anthropic", budget=3000, session=ISSUE_PROFILE)
+    assert keeping.mode == "lazy"  # loads go in the conversation: the cache survives
