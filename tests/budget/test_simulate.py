@@ -120,3 +120,10 @@ def test_render_prices_the_session_for_its_provider() -> None:
     assert rewriting.mode != "lazy"  # Chat Completions: loads rewrite the tools block
     keeping = render(GITHUB, "anthropic", budget=3000, session=ISSUE_PROFILE)
     assert keeping.mode == "lazy"  # loads go in the conversation: the cache survives
+
+
+def test_a_lazy_plan_opens_a_session_that_loads_in_messages() -> None:
+    plan = choose(GITHUB, 3000, session=ISSUE_PROFILE, load="messages")
+    session = plan.session(GITHUB, load="messages")
+    assert session.load == "messages" and plan.session(GITHUB).load == "tools"
+    assert session.request_tools() == list(plan.tools)  # the block sent first, kept after
