@@ -14,7 +14,7 @@ EXPECTED = {
     "stream.py": ["ToolCallEnd(index=0", "reasoning: 'The user wants the weather; I will call"],
     "read_response.py": ["openai (none): [('call_abc'", "anthropic (none): [('toolu_1'",
                          "openai (hermes): [('call_0', 'get_weather', {'city': 'Paris'}, 'text')]"],
-    "budget.py": ["86 tools: 15,085 tokens in full; budget 2,000: lazy mode",
+    "budget.py": ["86 tools: 15,154 tokens in full; budget 2,000: lazy mode",
                   "next request: ['tool_search', 'merge_pull_request']"],
 }
 

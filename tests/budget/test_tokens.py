@@ -234,10 +234,11 @@ def test_namespace_renders_every_schema_construct() -> None:
     schema = {
         "type": "object",
         "properties": {
-            "q": {"type": "string", "description": "Query"},
+            "q": {"type": "string", "description": "Query", "title": "Q"},
+            "path": {"type": "string", "description": "A path.\nTwo lines.", "default": "."},
             "unit": {"type": "string", "enum": ["c", "f"], "default": "c"},
             "tags": {"type": "array", "items": {"type": "string"}},
-            "mixed": {"type": "array", "items": {"anyOf": [{"type": "string"},
+            "mixed": {"type": "array", "items": {"oneOf": [{"type": "string"},
                                                            {"type": "integer"}]}},
             "limit": {"type": ["integer", "null"], "default": 10},
             "opt": {"anyOf": [{"type": "string"}, {"type": "null"}]},
@@ -257,25 +258,27 @@ def test_namespace_renders_every_schema_construct() -> None:
         "namespace functions {\n\n"
         "// Search.\n// Two lines.\n"
         "type search = (_: {\n"
-        "// Query\n"
+        "// Q\n//\n// Query\n"  # the title is kept, as openai-harmony's renderer keeps it
         "q: string,\n"
+        "// A path.\nTwo lines.\n"  # only a property description's first line is commented
+        'path?: string, // default: "."\n'
         'unit?: "c" | "f", // default: c\n'
         "tags?: string[],\n"
         "mixed?: (string | number)[],\n"
         "limit?: number | null, // default: 10\n"
-        "opt?: string | null,\n"
+        "opt?: any,\n"  # the renderer writes every anyOf as any
         "// Filter\n"
-        "filter?: {\n"
-        "  // Owner login\n"
-        "  owner: string,\n"
-        '  state?: "open" | "closed",\n'
-        "},\n"
+        "filter?:     // Filter\n{\n"  # ... and a nested object's description twice
+        "    // Owner login\n"
+        "    owner: string,\n"
+        '    state?: "open" | "closed",\n'
+        "    },\n"
         "node?: {\n"
-        "  next?: any,\n"  # the recursive reference stops at "any"
-        "},\n"
+        "    next?: any,\n"  # the recursive reference stops at "any"
+        "    },\n"
         "flag?: boolean | null,\n"
         "free?: any,\n"
         "}) => any;\n\n"
-        "type now = () => any;\n\n"
+        "type now = (_: {\n}) => any;\n\n"
         "} // namespace functions"
     )

@@ -65,7 +65,7 @@ def test_render_native_prints_the_payload(capsys: pytest.CaptureFixture[str]) ->
     code, out, err = run(capsys, "render", str(path), "--format", "anthropic")
     payload = json.loads(out)
     assert code == 0 and len(payload["tools"]) == 12 and "input_schema" in payload["tools"][0]
-    assert err == "toolcalls: chosen: full mode, 656 tokens; no budget\n"
+    assert err == "toolcalls: chosen: full mode, 753 tokens; no budget\n"
 
 
 def test_render_prompt_format_within_a_budget(capsys: pytest.CaptureFixture[str]) -> None:
@@ -115,8 +115,8 @@ def test_render_and_budget_give_one_verdict(
 
 
 @pytest.mark.parametrize(("budget", "status", "says"), [
-    ("300", 1, "over the budget of 300 by 107: no mode fits, this is the cheapest"),
-    ("1000", 0, "fits the budget of 1,000"),
+    ("300", 1, "over the budget of 300 by 109: no mode fits, this is the cheapest"),
+    ("1200", 0, "fits the budget of 1,200"),
 ])
 @pytest.mark.parametrize("command", ["render", "budget"])
 def test_fail_over_exits_1_over_the_budget_after_printing(
