@@ -2,10 +2,11 @@
 
 ``render(tools, "openai", budget=2000)`` picks a mode with `toolcalls.budget._plan.choose` and
 returns the provider's request payload (native rendering); ``render(tools, "qwen3_coder")``
-returns the tools block of that model's system prompt (prompt rendering). Costs are counted in
-the rendering the model reads: OpenAI's namespace text for native tools (the only provider
-whose rendering is documented, and a fair proxy for the others), the format's own tools block
-for prompt formats.
+returns the tools block of that model's system prompt (prompt rendering). Costs are counted as
+each provider's model reads the tools (`toolcalls.budget._counts.provider_cost`): OpenAI's
+namespace text, Anthropic's tool JSON plus its tool-use system prompt for the model family,
+Gemini's function declarations, the chat template's tools block for Ollama, the format's own
+tools block for prompt formats, each with the model's tokenizer where one is installed.
 
 `budget_report` gives what each mode costs, for the ``toolcalls budget`` command.
 """
@@ -20,10 +21,12 @@ from ..parsing._registry import get_format
 from ..providers._native import render_native
 from ..tools._importers import import_tools
 from ..tools._tool import Tool
-from ._plan import MIN_ACTIVE, MODES, Mode, Plan, ToolsCost, choose, openai_cost
+from ._counts import counter_for, provider_cost
+from ._model_tokens import counter_name
+from ._plan import MIN_ACTIVE, MODES, Mode, Plan, ToolsCost, choose
 from ._profiles import NATIVE_PAYLOADS, PROVIDERS
 from ._session import DEFAULT_MAX_ACTIVE
-from ._tokens import DEFAULT_ENCODING, TokenCounter, count_tokens
+from ._tokens import TokenCounter
 
 if TYPE_CHECKING:
     from ._simulate import Prices, Trace, UsageProfile
@@ -72,12 +75,29 @@ def native_payload(format: str) -> str | None:  # noqa: A002
     return profile.provider if profile is not None and profile.mode == "native" else None
 
 
-def tools_cost(format: str, encoding: str | TokenCounter = DEFAULT_ENCODING) -> ToolsCost:  # noqa: A002
-    """How many tokens a model reads for a tool list sent to ``format``."""
-    if native_payload(format):
-        return openai_cost(encoding)
-    text_format = get_format(format)
-    return lambda tools: count_tokens(text_format.render_tools(tools), encoding) if tools else 0
+def tools_cost(
+    format: str,  # noqa: A002
+    encoding: str | TokenCounter | None = None,
+    *,
+    model: str | None = None,
+) -> ToolsCost:
+    """How many tokens a model reads for a tool list sent to ``format``.
+
+    Counted as that provider reads tools (see `toolcalls.budget._counts`); ``model`` picks the
+    Claude family, the Ollama model's template and the tokenizer; ``encoding`` overrides the
+    tokenizer.
+    """
+    return provider_cost(_count_target(format), model=model, encoding=encoding)
+
+
+def _count_target(format: str) -> str:  # noqa: A002
+    """What `provider_cost` takes: the payload for a provider name, else the format itself."""
+    return native_payload(format) or format
+
+
+def _encoding_label(format: str, model: str | None,  # noqa: A002
+                    encoding: str | TokenCounter | None) -> str:
+    return counter_name(counter_for(_count_target(format), model, encoding))
 
 
 def render(
@@ -85,21 +105,25 @@ def render(
     format: str,  # noqa: A002 - the concept is called "format" everywhere
     *,
     budget: int | None = None,
-    encoding: str | TokenCounter = DEFAULT_ENCODING,
+    encoding: str | TokenCounter | None = None,
     pinned: Iterable[str] = (),
     max_active: int = DEFAULT_MAX_ACTIVE,
     session: Trace | UsageProfile | None = None,
     prices: Prices | str | None = None,
+    model: str | None = None,
 ) -> Rendering:
     """Tools for ``format`` (a provider: openai, responses, anthropic, gemini, ollama; or a
     text format name, alias or model id), in the most useful mode that fits ``budget``.
 
+    The budget is in the provider's tokens (`tools_cost`); ``model`` (a Claude model, an Ollama
+    tag, a Hugging Face id) makes the count that model's, ``encoding`` forces a tokenizer.
     ``session`` (a `Trace` or `UsageProfile`): lazy mode is not chosen where it costs more than
     full over it, at ``prices`` (default: the provider's, `toolcalls.budget._simulate.PRICES`).
     """
     catalog = import_tools(tools)
-    plan = choose(catalog, budget, cost=tools_cost(format, encoding), pinned=pinned,
-                  max_active=max_active, **_session_options(format, session, prices))
+    plan = choose(catalog, budget, cost=tools_cost(format, encoding, model=model),
+                  pinned=pinned, max_active=max_active,
+                  **_session_options(format, session, prices))
     return Rendering(format, render_tools_for(plan.tools, format), plan)
 
 
@@ -196,7 +220,7 @@ class BudgetReport:
 
 def budget_report(
     tools: Any,
-    encoding: str | TokenCounter = DEFAULT_ENCODING,
+    encoding: str | TokenCounter | None = None,
     budget: int | None = None,
     *,
     format: str = "openai",  # noqa: A002
@@ -204,13 +228,15 @@ def budget_report(
     max_active: int = DEFAULT_MAX_ACTIVE,
     session: Trace | UsageProfile | None = None,
     prices: Prices | str | None = None,
+    model: str | None = None,
 ) -> BudgetReport:
-    """Tokens of each mode for ``tools`` sent to ``format`` (default: OpenAI natively);
-    ``session`` and ``prices`` as in `render`."""
+    """Tokens of each mode for ``tools`` sent to ``format`` (default: OpenAI natively), counted
+    as that provider (and ``model``) reads them; ``session`` and ``prices`` as in `render`."""
     catalog = import_tools(tools)
-    plan = choose(catalog, budget, cost=tools_cost(format, encoding), pinned=pinned,
-                  max_active=max_active, **_session_options(format, session, prices))
-    return plan_report(plan, len(catalog), format=format, encoding=encoding)
+    plan = choose(catalog, budget, cost=tools_cost(format, encoding, model=model),
+                  pinned=pinned, max_active=max_active,
+                  **_session_options(format, session, prices))
+    return plan_report(plan, len(catalog), format=format, encoding=encoding, model=model)
 
 
 def plan_report(
@@ -218,14 +244,15 @@ def plan_report(
     tool_count: int,
     *,
     format: str,  # noqa: A002
-    encoding: str | TokenCounter = DEFAULT_ENCODING,
+    encoding: str | TokenCounter | None = None,
+    model: str | None = None,
 ) -> BudgetReport:
     """The report of a plan already chosen (``toolcalls render`` has the rendering's plan)."""
     lazy = plan.costs["lazy"]
     return BudgetReport(
         tool_count=tool_count,
         format=format,
-        encoding=encoding if isinstance(encoding, str) else type(encoding).__name__,
+        encoding=_encoding_label(format, model, encoding),
         budget=plan.budget,
         tokens={mode: plan.costs[mode].tokens for mode in MODES},
         eligible={mode: plan.costs[mode].eligible for mode in MODES},

@@ -243,7 +243,8 @@ def simulate(
     provider: str = "openai",
     prices: Prices | str | None = None,
     load: LoadMode | None = None,
-    encoding: str | TokenCounter = DEFAULT_ENCODING,
+    encoding: str | TokenCounter | None = None,
+    model: str | None = None,
     pinned: Iterable[str] = (),
     strategies: Iterable[Strategy] = STRATEGIES,
     search_limit: int = DEFAULT_SEARCH_LIMIT,
@@ -262,14 +263,15 @@ def simulate(
     from ._render import tools_cost  # noqa: PLC0415 - _render imports the plan, which is light
 
     catalog = import_tools(tools)
-    count = cost or tools_cost(provider, encoding)
+    count = cost or tools_cost(provider, encoding, model=model)
     trace = session.trace(catalog, count) if isinstance(session, UsageProfile) else session
     unknown = sorted(trace.tool_names() - {tool.name for tool in catalog})
     if unknown:
         raise ValueError(f"the trace uses tools not in the catalog: {', '.join(unknown)}")
     mode: LoadMode = load or load_mode_for(provider)
     price = resolve_prices(prices, provider)
-    runner = _Runner(catalog, count, price, encoding, search_limit)
+    # Search results and loaded definitions are text in the conversation: o200k unless told.
+    runner = _Runner(catalog, count, price, encoding or DEFAULT_ENCODING, search_limit)
     pins = (*pinned, *(name for name, _ in Counter(
         name for turn in trace.turns for name in turn.tools).most_common(PINNED_COUNT)))
     costs = {strategy: runner.run(trace, strategy, mode, tuple(dict.fromkeys(pins)))

@@ -214,9 +214,19 @@ billed 101 prompt tokens on gpt-4o and 105 on gpt-4. Its two messages cost 33 (o
 
 ANTHROPIC_TOOL_SYSTEM_PROMPT: Mapping[tuple[str, str], int] = {
     ("claude-sonnet-4-6", "auto"): 497,
-    ("claude-sonnet-4-6", "none"): 497,
     ("claude-sonnet-4-6", "any"): 589,
-    ("claude-sonnet-4-6", "tool"): 589,
+    ("claude-opus-4", "auto"): 346,
+    ("claude-opus-4", "any"): 313,
+    ("claude-sonnet-4", "auto"): 346,
+    ("claude-sonnet-4", "any"): 313,
+    ("claude-haiku-4", "auto"): 346,
+    ("claude-haiku-4", "any"): 313,
+    ("claude-3-7-sonnet", "auto"): 346,
+    ("claude-3-7-sonnet", "any"): 313,
+    ("claude-3-5-sonnet", "auto"): 346,
+    ("claude-3-5-sonnet", "any"): 313,
+    ("claude-3-5-haiku", "auto"): 264,
+    ("claude-3-5-haiku", "any"): 340,
     ("claude-3-opus", "auto"): 530,
     ("claude-3-opus", "any"): 281,
     ("claude-3-sonnet", "auto"): 159,
@@ -226,9 +236,18 @@ ANTHROPIC_TOOL_SYSTEM_PROMPT: Mapping[tuple[str, str], int] = {
 }
 """Tokens of the system prompt Anthropic adds whenever a request carries tools.
 
-Keyed by (model, tool_choice type); ``none`` costs what ``auto`` does and ``tool`` what
-``any`` does. Sonnet 4.6: 497 (auto) and 589 (any), the figures of this project's issue 4.
-Claude 3: Anthropic's "Tool use pricing and tokens" table (docs.anthropic.com).
+Keyed by (model id prefix, tool_choice type); ``none`` costs what ``auto`` does and ``tool``
+what ``any`` does; the longest matching prefix wins. Sources:
+
+- Claude 3 Opus, Sonnet, Haiku: Anthropic's "Tool use pricing and tokens" table
+  (docs.anthropic.com/en/docs/tool-use-pricing-and-tokens).
+- Claude 4 family (Opus 4.x, Sonnet 4.x, Haiku 4.5), Sonnet 3.7 and 3.5 (Oct 2024): 346 with
+  ``auto``/``none``, 313 with ``any``/``tool``; Haiku 3.5 as Haiku 3: the pricing table of
+  Anthropic's tool-use overview (docs.claude.com/en/docs/agents-and-tools/tool-use/overview,
+  "Pricing"), also quoted at claudecodeguides.com/claude-tool-definitions-346-tokens-per-call.
+- Sonnet 4.6: 497 (auto) and 589 (any), the figures of this project's issue 4, which the
+  longest-prefix rule keeps ahead of the 4.x family's 346/313 (the published table has no
+  separate 4.6 row; the two disagree and the issue's figures were kept).
 """
 
 
@@ -268,9 +287,10 @@ def count_anthropic_tools(
     """An APPROXIMATE count of what Anthropic bills for ``tools``.
 
     Claude's tokenizer is not public, so the tool JSON is counted with o200k_base (or the
-    counter given) and is only an estimate; the fixed tool-use system prompt comes from
-    `ANTHROPIC_TOOL_SYSTEM_PROMPT` and is exact for the models listed there. For exact figures
-    ask Anthropic's ``/v1/messages/count_tokens`` endpoint.
+    counter given) and is only an estimate (expected error: a few percent of the definitions,
+    `toolcalls.budget._counts.O200K_ERROR`, more for non-English text); the fixed tool-use
+    system prompt comes from `ANTHROPIC_TOOL_SYSTEM_PROMPT` and is exact for the model families
+    listed there. For exact figures ask Anthropic's ``/v1/messages/count_tokens`` endpoint.
     """
     tool_list = _tool_list(tools)
     if not tool_list:
@@ -282,9 +302,12 @@ def count_anthropic_tools(
 def anthropic_tool_system_prompt(model: str, tool_choice: str = "auto") -> int:
     """Tokens of Anthropic's tool-use system prompt for ``model`` (a dated id is fine)."""
     choice = {"none": "auto", "tool": "any"}.get(tool_choice, tool_choice)
-    for (known_model, known_choice), tokens in ANTHROPIC_TOOL_SYSTEM_PROMPT.items():
-        if model.startswith(known_model) and choice == known_choice:
-            return tokens
+    family = model.rsplit("/", 1)[-1]  # "anthropic/claude-..." as routers write it
+    matches = [(len(known_model), tokens)
+               for (known_model, known_choice), tokens in ANTHROPIC_TOOL_SYSTEM_PROMPT.items()
+               if family.startswith(known_model) and choice == known_choice]
+    if matches:
+        return max(matches)[1]  # the longest, most specific prefix
     known = ", ".join(sorted({name for name, _ in ANTHROPIC_TOOL_SYSTEM_PROMPT}))
     raise ValueError(
         f"no tool-use system prompt figure for model {model!r} with tool_choice {tool_choice!r}; "

@@ -1,8 +1,12 @@
 """The ``render`` and ``budget`` commands of the ``toolcalls`` CLI (wired in `toolcalls.cli._main`).
 
     toolcalls render TOOLS.json --format NAME|openai|anthropic|gemini|ollama [--budget N]
-    toolcalls budget TOOLS.json [--encoding o200k_base] [--budget N] [--json] [--plot FILE]
-                                [--simulate TRACE|TURNSxTOOLS[xTOKENS]] [--prices NAME]
+    toolcalls budget TOOLS.json [--format F] [--model ID] [--encoding o200k_base] [--budget N]
+                     [--json] [--plot FILE] [--simulate TRACE|TURNSxTOOLS[xTOKENS]] [--prices NAME]
+
+Counts are the provider's (`toolcalls.budget._counts`): ``--format anthropic --model
+claude-opus-4-1`` counts Claude's tool-use system prompt for that family, ``--format ollama
+--model qwen3-coder:30b`` the template's tools block with Qwen's tokenizer.
 
 Both end with one verdict, `BudgetReport.verdict` (render on stderr, budget as the table's last
 line): for the same tools, format and budget they say the same. With ``--fail-over`` both exit
@@ -72,8 +76,12 @@ def _common_options(parser: argparse.ArgumentParser) -> None:
                         help="tokens the tool definitions may take")
     parser.add_argument("--fail-over", action="store_true",
                         help="exit with status 1 when no mode fits the budget")
-    parser.add_argument("--encoding", default=DEFAULT_ENCODING,
-                        help=f"tokenizer: {', '.join(ENCODINGS)} (default: {DEFAULT_ENCODING})")
+    parser.add_argument("--encoding", default=None,
+                        help=f"tokenizer: {', '.join(ENCODINGS)} (default: the provider's or "
+                             f"model's own where toolcalls has it, else {DEFAULT_ENCODING})")
+    parser.add_argument("--model", default=None, metavar="ID",
+                        help="count as this model reads the tools: a Claude model, an Ollama "
+                             "tag, a Hugging Face id (its template and tokenizer)")
     parser.add_argument("--pin", action="append", default=[], metavar="NAME",
                         help="a tool lazy mode always sends in full (repeatable)")
     parser.add_argument("--max-active", type=_count(1, "--max-active"),
@@ -97,7 +105,7 @@ def _count(least: int, what: str) -> Callable[[str], int]:
 
 def _checked(args: argparse.Namespace, format: str) -> list[Tool]:  # noqa: A002
     """The tools file's tools, once the options that name things are known to name something."""
-    if args.encoding not in ENCODINGS:
+    if args.encoding is not None and args.encoding not in ENCODINGS:
         raise _OptionError(f"unknown --encoding {args.encoding!r}: toolcalls counts tokens with "
                            f"{', '.join(ENCODINGS)} (default {DEFAULT_ENCODING}, the encoding "
                            "of gpt-4o and later)")
@@ -127,11 +135,12 @@ def _unknown_target(format: str) -> str:  # noqa: A002
 def _render_command(args: argparse.Namespace) -> int:
     tools = _checked(args, args.format)
     rendering = render(tools, args.format, budget=args.budget, encoding=args.encoding,
-                       pinned=args.pin, max_active=args.max_active)
+                       pinned=args.pin, max_active=args.max_active, model=args.model)
     content = rendering.content
     print(content if isinstance(content, str) else json.dumps(content, indent=2,
                                                                 ensure_ascii=False))
-    report = plan_report(rendering.plan, len(tools), format=args.format, encoding=args.encoding)
+    report = plan_report(rendering.plan, len(tools), format=args.format, encoding=args.encoding,
+                         model=args.model)
     sys.stdout.flush()  # the payload, then the verdict, in that order on a terminal
     print(f"toolcalls: {report.verdict()}", file=sys.stderr)
     return _status(args, report)
@@ -152,10 +161,10 @@ def _budget_command(args: argparse.Namespace) -> int:
                                f"not have: {', '.join(unknown)}")
     report = budget_report(tools, args.encoding, args.budget,
                            format=args.format, pinned=args.pin, max_active=args.max_active,
-                           session=session, prices=args.prices)
+                           session=session, prices=args.prices, model=args.model)
     simulation = None if session is None else simulate(
         tools, session, provider=args.format, prices=args.prices, encoding=args.encoding,
-        pinned=args.pin)
+        model=args.model, pinned=args.pin)
     if args.plot:
         name = Path(args.tools).name
         picture = (budget_svg(report, name) if simulation is None
