@@ -253,7 +253,7 @@ def simulate(
 
     Args:
         tools: the catalog (anything `toolcalls.to_tools` takes).
-        cost: tokens of a tools block (default: `tools_cost(provider, encoding)`).
+        cost: tokens of a tools block (default: `tools_cost(provider, encoding, model=model)`).
         provider: a provider or prompt format: its prices and where lazy mode may load.
         prices: `Prices`, or a name in `PRICES` (``"none"``: no caching); default
             ``PRICES[provider]``, OpenAI's for a prompt format.
