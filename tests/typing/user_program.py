@@ -3,7 +3,7 @@ in tests/test_public_api.py): each name must have its real type, not ``object`` 
 
 from __future__ import annotations
 
-from typing import assert_type
+from typing import Any, assert_type
 
 import toolcalls
 from toolcalls.budget import Session, count_tokens
@@ -72,6 +72,12 @@ def rendering() -> None:
     tools = import_tools([TOOL_DICT])
     rendered = toolcalls.render(tools, "hermes", budget=4_000)
     print(rendered.content, rendered.tokens, count_tokens("hello"), Session(tools))
+
+
+def grammars() -> None:
+    rules: str = toolcalls.grammar("hermes", [TOOL_DICT], dialect="gbnf", tool_choice="required")
+    tag: dict[str, Any] = toolcalls.structural_tag("hermes", [TOOL_DICT], legacy=True)
+    print(rules, tag)
 
 
 def errors() -> None:

@@ -1,0 +1,124 @@
+"""`grammar` and `structural_tag`: a format's whole response, for constrained decoding."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from ..parsing._api import ToolsLike, to_tools
+from ..parsing.formats._base import Format
+from ._formats import REGIONS, arguments_schema, build
+
+__all__ = ["Dialect", "grammar", "structural_tag"]
+
+Dialect = Literal["llguidance", "lark", "gbnf"]
+
+
+def grammar(
+    format: str | Format,
+    tools: ToolsLike,
+    *,
+    dialect: Dialect = "llguidance",
+    tool_choice: str = "auto",
+    reasoning: bool = False,
+    parallel: bool = True,
+) -> str:
+    """The grammar of a whole response in ``format`` calling ``tools``, for constrained decoding.
+
+    ``dialect``: ``"llguidance"`` (Lark with ``%json`` schemas and special tokens written as
+    ``<|token|>``: vLLM's guidance backend, llama.cpp with llguidance, SGLang, OpenAI custom
+    tools), ``"lark"`` (plain Lark for the Python ``lark`` package, Earley; JSON values
+    constrained by type, const, enum and fixed objects only) or ``"gbnf"`` (llama.cpp).
+    ``tool_choice``: ``"auto"`` (content, then optionally calls), ``"required"`` (at least one
+    call, no content), or a tool name (exactly one call of that tool). ``reasoning=True``: the
+    response opens with the format's reasoning block. ``parallel=False``: one call at most.
+
+    >>> import toolcalls
+    >>> tools = [{"name": "f", "parameters": {"type": "object", "properties": {}}}]
+    >>> print(toolcalls.grammar("hermes", tools, tool_choice="required").splitlines()[2])
+    start: "<tool_call>" (call ("\\n" "<tool_call>" call)*)
+    """
+    name = format if isinstance(format, str) else format.name
+    return build(
+        name, to_tools(tools), tool_choice=tool_choice, reasoning=reasoning, parallel=parallel
+    ).write(dialect)
+
+
+def structural_tag(
+    format: str | Format,
+    tools: ToolsLike,
+    *,
+    tool_choice: str = "auto",
+    legacy: bool = False,
+) -> dict[str, Any]:
+    """An xgrammar structural tag: each tool's call as begin, JSON-schema content and end,
+    triggered by the format's call opener.
+
+    The current shape (``{"type": "structural_tag", "format": {"type": "triggered_tags",
+    ...}}``), or with ``legacy=True`` the ``{"structures": [...], "triggers": [...]}`` shape
+    SGLang and vLLM accept. Only formats whose arguments are one JSON object between two fixed
+    strings can be written so (hermes, xml, mistral, llama3_json); for the others use
+    `grammar`.
+    """
+    from ..parsing._registry import get_format
+
+    fmt = get_format(format)
+    if fmt.name not in _TAGGED:
+        raise ValueError(
+            f"format {fmt.name!r} cannot be written as a structural tag (its arguments are not "
+            f"one JSON object between fixed strings): use toolcalls.grammar; one of "
+            f"{sorted(_TAGGED)}"
+        )
+    chosen = [
+        tool for tool in to_tools(tools) if tool_choice in ("auto", "required", tool.name)
+    ]
+    if not chosen:
+        raise ValueError(f"tool_choice {tool_choice!r} names no tool of the tool set")
+    trigger, begin, end = _TAGGED[fmt.name]
+    tags = [
+        {
+            "begin": begin.format(name=tool.name, name_json=json.dumps(tool.name)),
+            "schema": arguments_schema(tool),
+            "end": end,
+        }
+        for tool in chosen
+    ]
+    if legacy:
+        return {
+            "type": "structural_tag",
+            "structures": [dict(tag) for tag in tags],
+            "triggers": [trigger],
+        }
+    return {
+        "type": "structural_tag",
+        "format": {
+            "type": "triggered_tags",
+            "triggers": [trigger],
+            "tags": [
+                {
+                    "type": "tag",
+                    "begin": tag["begin"],
+                    "content": {"type": "json_schema", "json_schema": tag["schema"]},
+                    "end": tag["end"],
+                }
+                for tag in tags
+            ],
+            "at_least_one": tool_choice != "auto",
+            "stop_after_first": tool_choice not in ("auto", "required"),
+        },
+    }
+
+
+# trigger, begin (with {name} / {name_json}), end: the same markers `_formats` uses.
+_TAGGED: dict[str, tuple[str, str, str]] = {
+    "hermes": (
+        "<tool_call>",
+        '<tool_call>\n{{"name": {name_json}, "arguments": ',
+        "}\n</tool_call>",
+    ),
+    "xml": ("<tool_call>", "<tool_call>\n<name>{name}</name>\n<arguments>",
+            "</arguments>\n</tool_call>"),
+    "mistral": ("[TOOL_CALLS]", "[TOOL_CALLS]{name}[ARGS]", ""),
+    "llama3_json": ('{"name": ', '{{"name": {name_json}, "parameters": ', "}"),
+}
+assert set(_TAGGED) <= set(REGIONS)

@@ -1,0 +1,198 @@
+"""Whole-response grammars: each format's calls, from the markers its reader uses.
+
+A response is: an optional reasoning block (``reasoning=True``), then, by ``tool_choice``,
+content and/or a call region. The region starts with the format's opener and holds one call,
+or several with ``parallel=True``. Every marker is imported from the format's own module (the
+reader's constants, `XmlTags`), and content may hold none of the markers the format's reader
+opens a block at (`Format.openers`), so the grammar and the reader cannot drift apart: what
+the grammar lets a model write, the reader reads as the same calls with no issue.
+
+Each builder writes the canonical layout the chat template writes (`render_calls`); the blanks
+between tags that readers tolerate are allowed where the template puts a line break.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..parsing._registry import get_format
+from ..parsing.formats import hermes as _hermes
+from ..parsing.formats import llama3_json as _llama3
+from ..parsing.formats import mistral as _mistral
+from ..parsing.formats import qwen3_coder as _qwen3_coder
+from ..parsing.formats import xml as _xml
+from ..tools._tool import Tool
+from ._ir import Free, Grammar, Json, Lit, Node, Opt, Ref, Rep, Until, alt, seq
+
+__all__ = ["CallRegion", "REGIONS", "build"]
+
+
+@dataclass(frozen=True)
+class CallRegion:
+    """How one format writes its calls: ``opener`` begins the region; ``call(tool)`` is one
+    call after it (the opener not included); ``next_call`` goes between two calls."""
+
+    opener: Lit
+    call: Callable[[Tool], Node]
+    next_call: Node
+    close: Node = Lit("")
+
+
+def arguments_schema(tool: Tool) -> dict[str, Any]:
+    """The tool's parameters as a JSON schema closed to other keys (unless it says otherwise):
+    a sampled call must pass `validate` with no ``unknown_argument``."""
+    schema = dict(tool.parameters) or {"type": "object"}
+    schema.setdefault("type", "object")
+    schema.setdefault("properties", {})
+    schema.setdefault("additionalProperties", False)
+    return schema
+
+
+def _properties(tool: Tool) -> tuple[list[tuple[str, Mapping[str, Any]]], set[str]]:
+    schema = tool.parameters
+    properties = schema.get("properties")
+    listed = [
+        (name, sub if isinstance(sub, Mapping) else {})
+        for name, sub in (properties.items() if isinstance(properties, Mapping) else ())
+    ]
+    required = schema.get("required")
+    return listed, set(required) if isinstance(required, list) else set()
+
+
+def _raw_value(schema: Mapping[str, Any], end: str) -> Node | None:
+    """A value the XML-parameter readers keep as a string, written raw up to ``end`` (its
+    close tag); None when it is written as JSON."""
+    choices = schema.get("enum", [schema["const"]] if "const" in schema else None)
+    if isinstance(choices, list):
+        if choices and all(isinstance(choice, str) for choice in choices):
+            return seq(alt(*(Lit(choice) for choice in choices)), Lit(end))
+        return None
+    return Until(end) if schema.get("type") == "string" else None
+
+
+# -- hermes: {"name": ..., "arguments": {...}} in <tool_call> ---------------------------------
+
+
+def _hermes_call(tool: Tool) -> Node:
+    call = {
+        "type": "object",
+        "properties": {"name": {"const": tool.name}, "arguments": arguments_schema(tool)},
+        "required": ["name", "arguments"],
+        "additionalProperties": False,
+    }
+    return seq(Lit("\n"), Json(call), Lit("\n" + _hermes.TOOL_CALL_END))
+
+
+# -- xml: <name>NAME</name><arguments>{...}</arguments> in <tool_call> -----------------------
+
+
+def _xml_call(tool: Tool) -> Node:
+    return seq(
+        Lit(f"\n<name>{tool.name}</name>\n{_xml.ARGUMENTS}"),
+        Json(arguments_schema(tool)),
+        Lit(f"{_xml.ARGUMENTS_CLOSE}\n{_xml.CLOSE}"),
+    )
+
+
+# -- qwen3_coder: <function=NAME><parameter=KEY>VALUE</parameter>... ------------------------
+
+
+def _qwen3_coder_call(tool: Tool) -> Node:
+    tags = _qwen3_coder.TAGS
+    listed, required = _properties(tool)
+    parts: list[Node] = [Lit(f"\n{tags.call_open}{tool.name}>\n")]
+    for name, sub in listed:
+        head = Lit(f"{tags.param_open}{name}>\n")
+        end = f"\n{tags.param_close}\n"
+        # A string is written raw up to its close tag; anything else as JSON.
+        value = _raw_value(sub, end) or seq(Json(sub), Lit(end))
+        parts.append(seq(head, value) if name in required else Opt(seq(head, value)))
+    parts.append(Lit(f"{tags.call_close}\n{_qwen3_coder.TOOL_CALL_END}"))
+    return seq(*parts)
+
+
+# -- llama3_json: bare {"name": ..., "parameters": {...}} ------------------------------------
+
+
+def _llama3_call(tool: Tool) -> Node:
+    call = {
+        "type": "object",
+        "properties": {"name": {"const": tool.name}, "parameters": arguments_schema(tool)},
+        "required": ["name", "parameters"],
+        "additionalProperties": False,
+    }
+    return Json(call)
+
+
+# -- mistral (v11+): [TOOL_CALLS]NAME[ARGS]{...} ---------------------------------------------
+
+
+def _mistral_call(tool: Tool) -> Node:
+    return seq(Lit(tool.name), Lit(_mistral.ARGS, special=True), Json(arguments_schema(tool)))
+
+
+REGIONS: dict[str, CallRegion] = {
+    "hermes": CallRegion(Lit(_hermes.TOOL_CALL_START), _hermes_call, Lit("\n")),
+    "xml": CallRegion(Lit(_xml.OPEN), _xml_call, Lit("\n")),
+    "qwen3_coder": CallRegion(
+        Lit(_qwen3_coder.TOOL_CALL_START), _qwen3_coder_call, Lit("\n")
+    ),
+    "llama3_json": CallRegion(Lit(""), _llama3_call, Lit(_llama3.CALL_SEPARATOR)),
+    "mistral": CallRegion(Lit(_mistral.TOOL_CALLS, special=True), _mistral_call, Lit("")),
+}
+"""The formats with a whole-response grammar, by registry name."""
+
+
+def build(
+    format_name: str,
+    tools: Sequence[Tool],
+    *,
+    tool_choice: str = "auto",
+    reasoning: bool = False,
+    parallel: bool = True,
+) -> Grammar:
+    """The whole-response grammar of ``format_name`` for ``tools`` (see `toolcalls.grammar`)."""
+    fmt = get_format(format_name)
+    region = REGIONS.get(fmt.name)
+    if region is None:
+        raise ValueError(
+            f"no whole-response grammar for format {fmt.name!r} yet: one of {sorted(REGIONS)}"
+        )
+    chosen = list(tools)
+    if tool_choice not in ("auto", "required"):
+        chosen = [tool for tool in tools if tool.name == tool_choice]
+        if not chosen:
+            raise ValueError(f"tool_choice {tool_choice!r} names no tool of the tool set")
+        parallel = False
+    if not chosen:
+        raise ValueError("a grammar of calls needs at least one tool")
+    markers = tuple(sorted(m for m in fmt.openers() if m))
+    rules: dict[str, Node] = {}
+    rules["call"] = alt(*(region.call(tool) for tool in chosen))
+    more = Rep(seq(region.next_call, region.opener, Ref("call"))) if parallel else None
+    calls = seq(Ref("call"), *([more] if more else []), region.close)
+    start: list[Node] = []
+    if reasoning:
+        if fmt.reasoning_tags is None:
+            raise ValueError(f"format {fmt.name!r} has no reasoning block")
+        begin, end = fmt.reasoning_tags
+        start += [Lit(begin), Until(end), Opt(Lit("\n\n"))]
+    opener = region.opener
+    if tool_choice == "auto":
+        if len(opener.text) > 1 and not opener.token:
+            # Content up to and including the opener: one lazy piece (see `_ir.Until`).
+            others = tuple(m for m in markers if m != opener.text)
+            with_calls = seq(Until(opener.text, others), calls)
+        else:
+            # A special token or one character ends greedy content by itself.
+            with_calls = seq(Opt(Free(markers)), opener, calls) if opener.text else seq(
+                Opt(Free(markers)), calls
+            )
+        start.append(Opt(alt(Free(markers), with_calls)))
+    else:
+        start.append(seq(opener, calls) if opener.text else calls)
+    rules["start"] = seq(*start)
+    rules = {"start": rules.pop("start"), **rules}
+    return Grammar(rules)

@@ -1,0 +1,318 @@
+"""A small grammar description, written out as llguidance Lark, plain Lark or GBNF.
+
+The whole-format grammars (`_formats`) are built from these nodes, so one description gives
+every dialect. Free text is the hard part of a tool-call grammar: the content before a call
+must not hold the call's opener, or the model could never stop writing content. Two nodes say
+so, each written as its engine can express it:
+
+* `Free`: text holding none of ``exclude`` (to the end of the response, or before a one-character
+  opener such as ``{``, where a greedy token stops by itself);
+* `Until`: text holding none of ``exclude``, up to and including the first ``end`` (the content
+  before a multi-character opener, a raw parameter value before its close tag). llguidance
+  writes it as a lazy lexeme, Lark as a regex with a negative lookahead, GBNF as the states of
+  a string-matching automaton (`_automaton`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "Alt",
+    "Free",
+    "Grammar",
+    "Json",
+    "Lit",
+    "Node",
+    "Opt",
+    "Ref",
+    "Rep",
+    "Seq",
+    "Until",
+    "Ws",
+]
+
+
+@dataclass(frozen=True)
+class Lit:
+    """A literal; ``special``: one special token of the model's tokenizer (``<|python_tag|>``)."""
+
+    text: str
+    special: bool = False
+
+    @property
+    def token(self) -> bool:
+        """Written as one special token in llguidance, which names special tokens only in the
+        ``<|...|>`` spelling; others (Mistral's ``[TOOL_CALLS]``) are written as their text
+        (the tokenizer-specific ``<[id]>`` would tie the grammar to one tokenizer)."""
+        return self.special and self.text.startswith("<") and self.text.endswith(">")
+
+
+@dataclass(frozen=True)
+class Json:
+    """A JSON value valid against ``schema``."""
+
+    schema: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Free:
+    """Text (at least one character) holding none of ``exclude``."""
+
+    exclude: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Until:
+    """Text holding none of ``exclude``, then ``end`` (its first occurrence)."""
+
+    end: str
+    exclude: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Ws:
+    """Optional blanks (spaces, tabs, line breaks)."""
+
+
+@dataclass(frozen=True)
+class Ref:
+    name: str
+
+
+@dataclass(frozen=True)
+class Seq:
+    items: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class Alt:
+    items: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class Rep:
+    """``item`` at least ``least`` (0 or 1) times."""
+
+    item: Node
+    least: int = 0
+
+
+@dataclass(frozen=True)
+class Opt:
+    item: Node
+
+
+Node = Lit | Json | Free | Until | Ws | Ref | Seq | Alt | Rep | Opt
+
+
+def seq(*items: Node) -> Node:
+    """A sequence, without its empty literals."""
+    kept = tuple(item for item in items if item != Lit(""))
+    return kept[0] if len(kept) == 1 else Seq(kept)
+
+
+def alt(*items: Node) -> Node:
+    return items[0] if len(items) == 1 else Alt(tuple(items))
+
+
+@dataclass
+class Grammar:
+    """Named rules; ``start`` is the whole response."""
+
+    rules: dict[str, Node] = field(default_factory=dict)
+
+    def write(self, dialect: str) -> str:
+        writer = _WRITERS.get(dialect)
+        if writer is None:
+            raise ValueError(f"unknown grammar dialect {dialect!r}: one of {sorted(_WRITERS)}")
+        return writer(self)
+
+
+# -- shared helpers ---------------------------------------------------------------------------
+
+_REGEX_META = set("\\.+*?()|[]{}^$#&-~/")
+
+
+def regex_escape(text: str) -> str:
+    """Escapes only what is special in both Python's and Rust's regex syntax (and ``/``, the
+    Lark delimiter): Rust refuses some of the escapes `re.escape` writes."""
+    out = []
+    for char in text:
+        if char in _REGEX_META:
+            out.append("\\" + char)
+        elif char == "\n":
+            out.append("\\n")
+        elif char == "\r":
+            out.append("\\r")
+        elif char == "\t":
+            out.append("\\t")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+def lark_string(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+class _Namer:
+    """Helper rules made while writing (one per JSON value, lazy text...), numbered."""
+
+    def __init__(self) -> None:
+        self.extra: list[str] = []
+        self.count = 0
+        self.seen: dict[str, str] = {}
+
+    def add(self, prefix: str, body: str, make: Callable[[str, str], str]) -> str:
+        key = prefix + "\0" + body
+        if key in self.seen:
+            return self.seen[key]
+        self.count += 1
+        name = f"{prefix}_{self.count}"
+        self.seen[key] = name
+        self.extra.append(make(name, body))
+        return name
+
+
+def _walk(
+    node: Node, write_leaf: Callable[[Node], str], join_alt: str = " | "
+) -> str:
+    if isinstance(node, Seq):
+        return " ".join(_group(item, write_leaf) for item in node.items)
+    if isinstance(node, Alt):
+        return join_alt.join(_walk(item, write_leaf) for item in node.items)
+    if isinstance(node, Rep):
+        return _group(node.item, write_leaf) + ("+" if node.least else "*")
+    if isinstance(node, Opt):
+        return _group(node.item, write_leaf) + "?"
+    return write_leaf(node)
+
+
+def _group(node: Node, write_leaf: Callable[[Node], str]) -> str:
+    text = _walk(node, write_leaf)
+    return f"({text})" if isinstance(node, Seq | Alt) else text
+
+
+def _any_of(texts: Sequence[str]) -> str:
+    return "|".join(regex_escape(text) for text in sorted(set(texts), key=lambda t: (-len(t), t)))
+
+
+# -- llguidance -------------------------------------------------------------------------------
+
+
+def _write_llguidance(grammar: Grammar) -> str:
+    namer = _Namer()
+
+    def leaf(node: Node) -> str:
+        if isinstance(node, Lit):
+            if node.token:
+                return node.text
+            return lark_string(node.text)
+        if isinstance(node, Ref):
+            return node.name
+        if isinstance(node, Ws):
+            return namer.add("WS", "", lambda name, _: f"{name}: /[ \\t\\r\\n]+/")  + "?"
+        if isinstance(node, Json):
+            body = json.dumps(node.schema, ensure_ascii=False, sort_keys=False)
+            return namer.add("json", body, lambda name, b: f"{name}: %json {b}")
+        if isinstance(node, Free):
+            body = "/(?s:.+)/" + _not_containing(node.exclude)
+            return namer.add("FREE", body, lambda name, b: f"{name}: {b}")
+        if isinstance(node, Until):
+            body = f"/(?s:.*){regex_escape(node.end)}/" + _not_containing(node.exclude)
+            return namer.add("until", body, lambda name, b: f"{name}[lazy]: {b}")
+        raise TypeError(node)
+
+    lines = [f"{name}: {_walk(node, leaf)}" for name, node in grammar.rules.items()]
+    return "%llguidance {}\n\n" + "\n".join(lines + [""] + namer.extra) + "\n"
+
+
+def _not_containing(exclude: tuple[str, ...]) -> str:
+    if not exclude:
+        return ""
+    return f" & ~/(?s:.*)({_any_of(exclude)})(?s:.*)/"
+
+
+# -- plain Lark (Python lark, Earley) ---------------------------------------------------------
+
+
+def _write_lark(grammar: Grammar) -> str:
+    from ._json_rules import JsonRules
+
+    namer = _Namer()
+    json_rules = JsonRules("lark")
+
+    def leaf(node: Node) -> str:
+        if isinstance(node, Lit):
+            return lark_string(node.text)
+        if isinstance(node, Ref):
+            return node.name
+        if isinstance(node, Ws):
+            return "WS?"
+        if isinstance(node, Json):
+            return json_rules.rule(node.schema)
+        if isinstance(node, Free):
+            body = f"/(?:(?!{_any_of(node.exclude)})[\\s\\S])+/" if node.exclude else r"/[\s\S]+/"
+            return namer.add("FREE", body, lambda name, b: f"{name}: {b}")
+        if isinstance(node, Until):
+            stops = _any_of((*node.exclude, node.end))
+            body = f"/(?:(?!{stops})[\\s\\S])*{regex_escape(node.end)}/"
+            return namer.add("UNTIL", body, lambda name, b: f"{name}: {b}")
+        raise TypeError(node)
+
+    lines = [f"{name}: {_walk(node, leaf)}" for name, node in grammar.rules.items()]
+    tail = ["WS: /[ \\t\\r\\n]+/", *namer.extra, *json_rules.lines]
+    return "\n".join(lines + [""] + tail) + "\n"
+
+
+# -- GBNF (llama.cpp) -------------------------------------------------------------------------
+
+
+def _write_gbnf(grammar: Grammar) -> str:
+    from ._automaton import text_rules
+    from ._json_rules import JsonRules, gbnf_string
+
+    json_rules = JsonRules("gbnf")
+    extra: list[str] = []
+    made: dict[tuple[str, tuple[str, ...]], str] = {}
+
+    def text_rule(end: str, exclude: tuple[str, ...], nonempty: bool) -> str:
+        key = (end, exclude)
+        if key not in made:
+            name = f"text{len(made) + 1}"
+            made[key] = name
+            extra.extend(text_rules(name, exclude, end, nonempty))
+        return made[key]
+
+    def leaf(node: Node) -> str:
+        if isinstance(node, Lit):
+            return gbnf_string(node.text)
+        if isinstance(node, Ref):
+            return node.name.replace("_", "-")
+        if isinstance(node, Ws):
+            return "ws"
+        if isinstance(node, Json):
+            return json_rules.rule(node.schema)
+        if isinstance(node, Free):
+            return text_rule("", node.exclude, True)
+        if isinstance(node, Until):
+            return text_rule(node.end, node.exclude, False)
+        raise TypeError(node)
+
+    lines = [
+        f"{'root' if name == 'start' else name.replace('_', '-')} ::= {_walk(node, leaf)}"
+        for name, node in grammar.rules.items()
+    ]
+    tail = ['ws ::= [ \\t\\r\\n]*', *extra, *json_rules.lines]
+    return "\n".join(lines + tail) + "\n"
+
+
+_WRITERS: dict[str, Callable[[Grammar], str]] = {
+    "llguidance": _write_llguidance,
+    "lark": _write_lark,
+    "gbnf": _write_gbnf,
+}
