@@ -24,7 +24,7 @@ from ..parsing.formats import mistral as _mistral
 from ..parsing.formats import qwen3_coder as _qwen3_coder
 from ..parsing.formats import xml as _xml
 from ..tools._tool import Tool
-from ._ir import Free, Grammar, Json, Lit, Node, Opt, Ref, Rep, Until, alt, seq
+from ._ir import Free, Grammar, Json, Lit, Node, Opt, Ref, Rep, Until, Ws, alt, seq
 
 __all__ = ["CallRegion", "REGIONS", "build"]
 
@@ -67,7 +67,7 @@ def _raw_value(schema: Mapping[str, Any], end: str) -> Node | None:
     choices = schema.get("enum", [schema["const"]] if "const" in schema else None)
     if isinstance(choices, list):
         if choices and all(isinstance(choice, str) for choice in choices):
-            return seq(alt(*(Lit(choice) for choice in choices)), Lit(end))
+            return seq(Ws(), alt(*(Lit(choice) for choice in choices)), Ws(), Lit(end))
         return None
     return Until(end) if schema.get("type") == "string" else None
 
@@ -82,7 +82,8 @@ def _hermes_call(tool: Tool) -> Node:
         "required": ["name", "arguments"],
         "additionalProperties": False,
     }
-    return seq(Lit("\n"), Json(call), Lit("\n" + _hermes.TOOL_CALL_END))
+    # The template writes a line break on each side of the JSON; the reader takes any blanks.
+    return seq(Ws(), Json(call), Ws(), Lit(_hermes.TOOL_CALL_END))
 
 
 # -- xml: <name>NAME</name><arguments>{...}</arguments> in <tool_call> -----------------------
@@ -90,9 +91,9 @@ def _hermes_call(tool: Tool) -> Node:
 
 def _xml_call(tool: Tool) -> Node:
     return seq(
-        Lit(f"\n<name>{tool.name}</name>\n{_xml.ARGUMENTS}"),
+        Ws(), Lit(f"<name>{tool.name}</name>"), Ws(), Lit(_xml.ARGUMENTS),
         Json(arguments_schema(tool)),
-        Lit(f"{_xml.ARGUMENTS_CLOSE}\n{_xml.CLOSE}"),
+        Lit(_xml.ARGUMENTS_CLOSE), Ws(), Lit(_xml.CLOSE),
     )
 
 
@@ -102,14 +103,17 @@ def _xml_call(tool: Tool) -> Node:
 def _qwen3_coder_call(tool: Tool) -> Node:
     tags = _qwen3_coder.TAGS
     listed, required = _properties(tool)
-    parts: list[Node] = [Lit(f"\n{tags.call_open}{tool.name}>\n")]
+    # The template puts each tag and value on lines of their own; the reader takes any blanks
+    # between tags (indentation included) and around a value.
+    parts: list[Node] = [Ws(), Lit(f"{tags.call_open}{tool.name}>")]
     for name, sub in listed:
-        head = Lit(f"{tags.param_open}{name}>\n")
-        end = f"\n{tags.param_close}\n"
+        head = seq(Ws(), Lit(f"{tags.param_open}{name}>"))
         # A string is written raw up to its close tag; anything else as JSON.
-        value = _raw_value(sub, end) or seq(Json(sub), Lit(end))
+        value = _raw_value(sub, tags.param_close) or seq(
+            Ws(), Json(sub), Ws(), Lit(tags.param_close)
+        )
         parts.append(seq(head, value) if name in required else Opt(seq(head, value)))
-    parts.append(Lit(f"{tags.call_close}\n{_qwen3_coder.TOOL_CALL_END}"))
+    parts.append(seq(Ws(), Lit(tags.call_close), Ws(), Lit(_qwen3_coder.TOOL_CALL_END)))
     return seq(*parts)
 
 
@@ -123,7 +127,8 @@ def _llama3_call(tool: Tool) -> Node:
         "required": ["name", "parameters"],
         "additionalProperties": False,
     }
-    return Json(call)
+    # <|python_tag|> may stand before each call (Llama 3.1, SGLang's Llama 3.2 tests).
+    return seq(Opt(seq(Lit(_llama3.PYTHON_TAG, special=True), Ws())), Json(call))
 
 
 # -- mistral (v11+): [TOOL_CALLS]NAME[ARGS]{...} ---------------------------------------------
@@ -134,12 +139,12 @@ def _mistral_call(tool: Tool) -> Node:
 
 
 REGIONS: dict[str, CallRegion] = {
-    "hermes": CallRegion(Lit(_hermes.TOOL_CALL_START), _hermes_call, Lit("\n")),
-    "xml": CallRegion(Lit(_xml.OPEN), _xml_call, Lit("\n")),
-    "qwen3_coder": CallRegion(
-        Lit(_qwen3_coder.TOOL_CALL_START), _qwen3_coder_call, Lit("\n")
+    "hermes": CallRegion(Lit(_hermes.TOOL_CALL_START), _hermes_call, Ws()),
+    "xml": CallRegion(Lit(_xml.OPEN), _xml_call, Ws()),
+    "qwen3_coder": CallRegion(Lit(_qwen3_coder.TOOL_CALL_START), _qwen3_coder_call, Ws()),
+    "llama3_json": CallRegion(
+        Lit(""), _llama3_call, seq(Ws(), Lit(_llama3.CALL_SEPARATOR.strip()), Ws())
     ),
-    "llama3_json": CallRegion(Lit(""), _llama3_call, Lit(_llama3.CALL_SEPARATOR)),
     "mistral": CallRegion(Lit(_mistral.TOOL_CALLS, special=True), _mistral_call, Lit("")),
 }
 """The formats with a whole-response grammar, by registry name."""
@@ -181,18 +186,19 @@ def build(
         start += [Lit(begin), Until(end), Opt(Lit("\n\n"))]
     opener = region.opener
     if tool_choice == "auto":
+        # Text after the calls is content. It starts with no blank and not as the opener does:
+        # blanks then the opener are the next call (llguidance's lexer does not backtrack).
+        after = seq(Ws(), Opt(Free(markers, first_not=" \t\r\n" + opener.text[:1])))
         if len(opener.text) > 1 and not opener.token:
             # Content up to and including the opener: one lazy piece (see `_ir.Until`).
             others = tuple(m for m in markers if m != opener.text)
-            with_calls = seq(Until(opener.text, others), calls)
+            with_calls = seq(Until(opener.text, others), calls, after)
         else:
             # A special token or one character ends greedy content by itself.
-            with_calls = seq(Opt(Free(markers)), opener, calls) if opener.text else seq(
-                Opt(Free(markers)), calls
-            )
+            with_calls = seq(Opt(Free(markers)), opener, calls, after)
         start.append(Opt(alt(Free(markers), with_calls)))
     else:
-        start.append(seq(opener, calls) if opener.text else calls)
+        start.append(seq(Ws(), opener, calls, Ws()))
     rules["start"] = seq(*start)
     rules = {"start": rules.pop("start"), **rules}
     return Grammar(rules)

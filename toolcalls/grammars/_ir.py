@@ -60,9 +60,11 @@ class Json:
 
 @dataclass(frozen=True)
 class Free:
-    """Text (at least one character) holding none of ``exclude``."""
+    """Text (at least one character) holding none of ``exclude``, whose first character is
+    none of ``first_not``."""
 
     exclude: tuple[str, ...]
+    first_not: str = ""
 
 
 @dataclass(frozen=True)
@@ -197,6 +199,13 @@ def _group(node: Node, write_leaf: Callable[[Node], str]) -> str:
     return f"({text})" if isinstance(node, Seq | Alt) else text
 
 
+def _class_escape(chars: str) -> str:
+    return "".join(
+        {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(c, "\\" + c if c in "]\\^-[/" else c)
+        for c in chars
+    )
+
+
 def _any_of(texts: Sequence[str]) -> str:
     return "|".join(regex_escape(text) for text in sorted(set(texts), key=lambda t: (-len(t), t)))
 
@@ -220,7 +229,8 @@ def _write_llguidance(grammar: Grammar) -> str:
             body = json.dumps(node.schema, ensure_ascii=False, sort_keys=False)
             return namer.add("json", body, lambda name, b: f"{name}: %json {b}")
         if isinstance(node, Free):
-            body = "/(?s:.+)/" + _not_containing(node.exclude)
+            first = f"[^{_class_escape(node.first_not)}]" if node.first_not else "."
+            body = f"/(?s:{first}.*)/" + _not_containing(node.exclude)
             return namer.add("FREE", body, lambda name, b: f"{name}: {b}")
         if isinstance(node, Until):
             body = f"/(?s:.*){regex_escape(node.end)}/" + _not_containing(node.exclude)
@@ -256,7 +266,9 @@ def _write_lark(grammar: Grammar) -> str:
         if isinstance(node, Json):
             return json_rules.rule(node.schema)
         if isinstance(node, Free):
-            body = f"/(?:(?!{_any_of(node.exclude)})[\\s\\S])+/" if node.exclude else r"/[\s\S]+/"
+            char = f"(?:(?!{_any_of(node.exclude)})[\\s\\S])" if node.exclude else r"[\s\S]"
+            first = f"(?![{_class_escape(node.first_not)}])" if node.first_not else ""
+            body = f"/{first}{char}+/"
             return namer.add("FREE", body, lambda name, b: f"{name}: {b}")
         if isinstance(node, Until):
             stops = _any_of((*node.exclude, node.end))
@@ -298,7 +310,10 @@ def _write_gbnf(grammar: Grammar) -> str:
         if isinstance(node, Json):
             return json_rules.rule(node.schema)
         if isinstance(node, Free):
-            return text_rule("", node.exclude, True)
+            rule = text_rule("", node.exclude, True)
+            if node.first_not:  # an approximation: the first character restarts the watch
+                return f"[^{_class_escape(node.first_not)}] {rule}-s0"
+            return rule
         if isinstance(node, Until):
             return text_rule(node.end, node.exclude, False)
         raise TypeError(node)

@@ -1,163 +1,169 @@
 """A random "model" under a grammar's mask: the verification without a GPU (tests, bench).
 
-Needs llguidance (a dev dependency). The tokenizer is o200k from the shipped tiktoken files,
-with the format's special tokens added past its vocabulary, as the model's own tokenizer has
-them (``<|python_tag|>``, ``[TOOL_CALLS]``): nothing is downloaded.
+Needs llguidance and numpy (dev dependencies). The tokenizer is o200k from the shipped
+tiktoken files, with any special tokens asked for added past its vocabulary, as a model's own
+tokenizer has them: nothing is downloaded.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import random
+import re
 from typing import Any
 
-__all__ = ["accepts", "sample", "tokenizer"]
+__all__ = ["Vocabulary", "accepts", "sample", "special_tokens", "vocabulary"]
 
 _CLOSING = ('"', "}", "]", ">", "\n")
 
 
+class Vocabulary:
+    """o200k (plus special tokens) for tiktoken and llguidance, with the token classes the
+    random model weighs: blanks (JSON lets any number stand anywhere: 1 pick in 10) and short
+    closing pieces (preferred once a sample is long, so samples end)."""
+
+    def __init__(self, specials: tuple[str, ...]) -> None:
+        import llguidance.tiktoken
+        import numpy as np
+        import tiktoken
+
+        from ..budget._tokens import get_encoding
+
+        base = get_encoding("o200k_base")
+        special_tokens = dict(base._special_tokens)
+        for text in specials:
+            special_tokens.setdefault(text, base.n_vocab + len(special_tokens))
+        self.encoding = tiktoken.Encoding(
+            name="o200k_toolcalls",
+            pat_str=base._pat_str,
+            mergeable_ranks=base._mergeable_ranks,
+            special_tokens=special_tokens,
+        )
+        self.eos = base.eot_token
+        self.llguidance = llguidance.tiktoken.lltokenizer_from_encoding(
+            self.encoding, eos_token=self.eos
+        )
+        size = self.encoding.n_vocab
+        self.blank = np.zeros(size, dtype=bool)
+        self.closing = np.zeros(size, dtype=bool)
+        for token in range(size):
+            try:
+                piece = self.encoding.decode_single_token_bytes(token)
+            except KeyError:
+                continue
+            text = piece.decode("utf-8", "ignore")
+            self.blank[token] = not piece.strip()
+            self.closing[token] = len(text) <= 3 and any(c in text for c in _CLOSING)
+
+    def matcher(self, grammar: str) -> Any:
+        import llguidance
+
+        matcher = llguidance.LLMatcher(
+            self.llguidance, llguidance.LLMatcher.grammar_from_lark(grammar)
+        )
+        if matcher.is_error():
+            raise ValueError(matcher.get_error())
+        return matcher
+
+
 @functools.cache
-def tokenizer(specials: tuple[str, ...] = ()) -> tuple[Any, Any]:
-    """(tiktoken encoding, llguidance tokenizer): o200k plus ``specials``."""
-    import llguidance.tiktoken
-    import tiktoken
-
-    from ..budget._tokens import get_encoding
-
-    base = get_encoding("o200k_base")
-    special_tokens = dict(base._special_tokens)
-    for text in specials:
-        special_tokens.setdefault(text, base.n_vocab + len(special_tokens))
-    encoding = tiktoken.Encoding(
-        name="o200k_toolcalls",
-        pat_str=base._pat_str,
-        mergeable_ranks=base._mergeable_ranks,
-        special_tokens=special_tokens,
-    )
-    return encoding, llguidance.tiktoken.lltokenizer_from_encoding(
-        encoding, eos_token=base.eot_token
-    )
+def vocabulary(specials: tuple[str, ...] = ()) -> Vocabulary:
+    return Vocabulary(specials)
 
 
-def _matcher(grammar: str, specials: tuple[str, ...]) -> Any:
-    import llguidance
-
-    _, lltok = tokenizer(specials)
-    matcher = llguidance.LLMatcher(lltok, llguidance.LLMatcher.grammar_from_lark(grammar))
-    if matcher.is_error():
-        raise ValueError(matcher.get_error())
-    return matcher
+def special_tokens(grammar: str) -> tuple[str, ...]:
+    """The special tokens an llguidance grammar names (bare ``<|...|>``, outside strings)."""
+    rules = [line.split(":", 1)[1] for line in grammar.splitlines() if ":" in line]
+    bare = (re.sub(r'"(?:[^"\\\n]|\\.)*"|/[^/\n]*/', "", rule) for rule in rules)
+    return tuple(sorted({t for rule in bare for t in re.findall(r"<\|[^|\s]+\|>", rule)}))
 
 
-def accepts(grammar: str, text: str, specials: tuple[str, ...] = ()) -> str | None:
+def accepts(grammar: str, text: str, specials: tuple[str, ...] | None = None) -> str | None:
     """None when the matcher accepts ``text`` whole, else why not."""
-    encoding, _ = tokenizer(specials)
-    matcher = _matcher(grammar, specials)
-    tokens = encoding.encode(text, allowed_special="all")
+    vocab = vocabulary(special_tokens(grammar) if specials is None else specials)
+    matcher = vocab.matcher(grammar)
+    tokens = vocab.encoding.encode(text, allowed_special="all")
     taken = matcher.try_consume_tokens(tokens)
     if taken != len(tokens):
-        return f"refused at {encoding.decode(tokens[:taken])[-40:]!r}: {matcher.get_error()}"
+        return f"refused after {vocab.encoding.decode(tokens[:taken])[-60:]!r}: " + str(
+            matcher.get_error()
+        )
     if not matcher.is_accepting():
         return "accepted a prefix only"
     return None
 
 
 def sample(
-    grammar: str, rng: random.Random, specials: tuple[str, ...] = (), budget: int = 48
+    grammar: str, rng: random.Random, specials: tuple[str, ...] | None = None, budget: int = 48
 ) -> tuple[str, bool]:
-    """One response the mask allows, token by token at random; past ``budget`` tokens the
-    "model" prefers stopping, the grammar's literals and closing characters, so samples end.
-    The flag: whether the response is complete (the matcher accepts it); an unfinished one
-    (cut at ``8 * budget`` tokens) proves nothing."""
+    """One response the mask allows, token by token at random. Past ``budget`` tokens the
+    "model" prefers stopping, the grammar's literals (close tags) and closing characters.
+    The flag: whether the response is complete (the matcher accepts it); one cut at
+    ``8 * budget`` tokens proves nothing."""
     import numpy as np
 
-    encoding, _ = tokenizer(specials)
-    matcher = _matcher(grammar, specials)
-    eos = encoding.eot_token
+    vocab = vocabulary(special_tokens(grammar) if specials is None else specials)
+    matcher = vocab.matcher(grammar)
+    literals = [
+        tokens for tokens in (vocab.encoding.encode(t, allowed_special="all")
+                              for t in _literals(grammar)) if tokens
+    ]
+    size = vocab.encoding.n_vocab
     out: list[int] = []
-    finished = False
     for step in range(budget * 8):
         if matcher.is_stopped():
-            break
-        bits = np.frombuffer(matcher.compute_bitmask(), dtype=np.uint32)
-        allowed = np.flatnonzero(np.unpackbits(bits.view(np.uint8), bitorder="little"))
-        allowed = allowed[allowed < encoding.n_vocab]
-        if step >= budget:
-            if eos in allowed:
-                finished = True
-                break
-            if _force_literal(matcher, encoding, grammar, allowed, rng, out):
-                continue
-            closing = [t for t in allowed[:20000].tolist() if _closes(encoding, t)]
-            token = rng.choice(closing) if closing and rng.random() < 0.8 else _pick(
-                encoding, allowed.tolist(), rng
-            )
-        else:
-            token = _pick(encoding, allowed.tolist(), rng)
-        if token == eos:
-            finished = True
-            break
+            return vocab.encoding.decode(out), True
+        bits = np.frombuffer(matcher.compute_bitmask(), dtype=np.uint8)
+        allowed = np.flatnonzero(np.unpackbits(bits, bitorder="little")[:size])
+        late = step >= budget
+        if late and vocab.eos in allowed or len(allowed) == 1 and allowed[0] == vocab.eos:
+            return vocab.encoding.decode(out), True
+        allowed = allowed[allowed != vocab.eos] if rng.random() > 0.02 else allowed
+        if late and _write_literal(matcher, literals, allowed, rng, out):
+            continue
+        token = _pick(vocab, allowed, rng, late)
+        if token == vocab.eos:
+            return vocab.encoding.decode(out), True
         if not matcher.consume_token(token):
             raise AssertionError(matcher.get_error())
         out.append(token)
-    return encoding.decode(out), finished or matcher.is_stopped()
+    return vocab.encoding.decode(out), matcher.is_accepting()
 
 
-def _pick(encoding: Any, allowed: list[int], rng: random.Random) -> int:
-    """Uniform, except that blanks (JSON lets any number stand anywhere) are 1 pick in 10."""
-    if rng.random() < 0.1:
-        return int(rng.choice(allowed))
-    for _ in range(20):
-        token = int(rng.choice(allowed))
-        if not _blank(encoding, token):
-            return token
-    return token
-
-
-def _blank(encoding: Any, token: int) -> bool:
-    try:
-        return not encoding.decode_single_token_bytes(token).strip()
-    except KeyError:
-        return False
+def _pick(vocab: Vocabulary, allowed: Any, rng: random.Random, late: bool) -> int:
+    if late and rng.random() < 0.8:
+        closing = allowed[vocab.closing[allowed]]
+        if len(closing):
+            return int(closing[rng.randrange(len(closing))])
+    if rng.random() >= 0.1:
+        solid = allowed[~vocab.blank[allowed]]
+        if len(solid):
+            return int(solid[rng.randrange(len(solid))])
+    return int(allowed[rng.randrange(len(allowed))])
 
 
 def _literals(grammar: str) -> list[str]:
-    import json
-    import re
-
-    rules = [line for line in grammar.splitlines() if "%json" not in line]
-    found = re.findall(r'"(?:[^"\\\n]|\\.)+"', "\n".join(rules))
-    return [json.loads(m) for m in found]
+    """The quoted literals of the grammar's rules (not of its ``%json`` schemas)."""
+    rules = "\n".join(line for line in grammar.splitlines() if "%json" not in line)
+    return [json.loads(found) for found in re.findall(r'"(?:[^"\\\n]|\\.)+"', rules)]
 
 
-def _force_literal(
-    matcher: Any, encoding: Any, grammar: str, allowed: Any, rng: random.Random, out: list[int]
+def _write_literal(
+    matcher: Any, literals: list[list[int]], allowed: Any, rng: random.Random, out: list[int]
 ) -> bool:
-    """Past the budget: write one of the grammar's literals (a close tag) where it may start."""
-    options = []
-    allowed_set = set(allowed.tolist())
-    for literal in _literals(grammar):
-        try:
-            tokens = encoding.encode(literal, allowed_special="all")
-        except ValueError:
-            continue
-        if tokens and tokens[0] in allowed_set:
-            options.append(tokens)
+    """Writes one of the grammar's literals where it may start (4 times in 5)."""
+    allowed_set = set(allowed.tolist()) if len(allowed) < 5000 else None
+    options = [
+        tokens for tokens in literals
+        if (tokens[0] in allowed_set if allowed_set is not None else bool(
+            (allowed == tokens[0]).any()))
+    ]
     if not options or rng.random() < 0.2:
         return False
     tokens = rng.choice(options)
     valid = matcher.validate_tokens(tokens)  # llguidance may force another tokenization
-    if not valid:
-        return False
     for token in tokens[:valid]:
         matcher.consume_token(token)
         out.append(token)
-    return True
-
-
-def _closes(encoding: Any, token: int) -> bool:
-    try:
-        piece = encoding.decode_single_token_bytes(token).decode("utf-8", "ignore")
-    except KeyError:
-        return False
-    return len(piece) <= 3 and any(c in piece for c in _CLOSING)
+    return valid > 0
