@@ -23,8 +23,9 @@ from ..parsing.formats import llama3_json as _llama3
 from ..parsing.formats import mistral as _mistral
 from ..parsing.formats import qwen3_coder as _qwen3_coder
 from ..parsing.formats import xml as _xml
+from ..parsing.formats._xmlparams import XmlTags
 from ..tools._tool import Tool
-from ._ir import Free, Grammar, Json, Lit, Node, Opt, Ref, Rep, Until, Ws, alt, seq
+from ._ir import Free, Grammar, Json, Lit, Node, Opt, Ref, Rep, Seq, Until, Ws, alt, seq
 
 __all__ = ["CallRegion", "REGIONS", "build"]
 
@@ -38,6 +39,9 @@ class CallRegion:
     call: Callable[[Tool], Node]
     next_call: Node
     close: Node = Lit("")
+    alternatives: Callable[[Sequence[Tool], bool], Node] | None = None
+    """Other shapes of the whole call region after the opener (Mistral's JSON array), given
+    the tools and ``parallel``."""
 
 
 def arguments_schema(tool: Tool) -> dict[str, Any]:
@@ -61,15 +65,57 @@ def _properties(tool: Tool) -> tuple[list[tuple[str, Mapping[str, Any]]], set[st
     return listed, set(required) if isinstance(required, list) else set()
 
 
-def _raw_value(schema: Mapping[str, Any], end: str) -> Node | None:
+# A JSON value between XML-parameter tags ends at the first close tag or section tag, even
+# inside one of its strings (the reader cannot tell), so strings there hold no "<" (found by
+# sampling: "</parameter>" and "<tool_call>" inside an array's string).
+_NO_CLOSE_TAG = "^[^<]*$"
+
+
+def _without_close_tags(schema: Any) -> Any:
+    """``schema`` with every string (that has no pattern of its own) barred from ``<``."""
+    if not isinstance(schema, Mapping):
+        return schema
+    fixed = dict(schema)
+    if isinstance(schema.get("properties"), Mapping):
+        fixed["properties"] = {
+            key: _without_close_tags(sub) for key, sub in schema["properties"].items()
+        }
+    for key in ("items", "additionalProperties"):
+        if isinstance(schema.get(key), Mapping):
+            fixed[key] = _without_close_tags(schema[key])
+    for key in ("anyOf", "oneOf", "allOf"):
+        if isinstance(schema.get(key), list):
+            fixed[key] = [_without_close_tags(sub) for sub in schema[key]]
+    kinds = schema.get("type")
+    stringy = kinds == "string" or isinstance(kinds, list) and "string" in kinds or (
+        kinds is None and not any(k in schema for k in ("properties", "items", "enum", "const",
+                                                         "anyOf", "oneOf", "allOf", "$ref")))
+    if stringy and "pattern" not in schema:
+        fixed["pattern"] = _NO_CLOSE_TAG
+    return fixed
+
+
+def _structural(tags: XmlTags) -> tuple[str, ...]:
+    """The tags a raw value may not hold: the reader takes each as the value's end (a close
+    tag gone missing), so a value holding one would lose its tail."""
+    found = (tags.call_open, tags.call_close, tags.param_open, *tags.section_opens,
+             *tags.section_closes)
+    return tuple(sorted({tag for tag in found if tag}))
+
+
+def _raw_value(
+    schema: Mapping[str, Any], end: str, exclude: tuple[str, ...] = ()
+) -> Node | None:
     """A value the XML-parameter readers keep as a string, written raw up to ``end`` (its
     close tag); None when it is written as JSON."""
     choices = schema.get("enum", [schema["const"]] if "const" in schema else None)
     if isinstance(choices, list):
         if choices and all(isinstance(choice, str) for choice in choices):
-            return seq(Ws(), alt(*(Lit(choice) for choice in choices)), Ws(), Lit(end))
+            # The reader strips one line break on each side of a raw value, no other blank.
+            newline = Opt(alt(Lit("\r\n"), Lit("\n")))
+            return seq(newline, alt(*(Lit(choice) for choice in choices)), newline, Lit(end))
         return None
-    return Until(end) if schema.get("type") == "string" else None
+    return Until(end, exclude) if schema.get("type") == "string" else None
 
 
 # -- hermes: {"name": ..., "arguments": {...}} in <tool_call> ---------------------------------
@@ -109,8 +155,8 @@ def _qwen3_coder_call(tool: Tool) -> Node:
     for name, sub in listed:
         head = seq(Ws(), Lit(f"{tags.param_open}{name}>"))
         # A string is written raw up to its close tag; anything else as JSON.
-        value = _raw_value(sub, tags.param_close) or seq(
-            Ws(), Json(sub), Ws(), Lit(tags.param_close)
+        value = _raw_value(sub, tags.param_close, _structural(tags)) or seq(
+            Ws(), Json(_without_close_tags(sub)), Ws(), Lit(tags.param_close)
         )
         parts.append(seq(head, value) if name in required else Opt(seq(head, value)))
     parts.append(seq(Ws(), Lit(tags.call_close), Ws(), Lit(_qwen3_coder.TOOL_CALL_END)))
@@ -120,13 +166,18 @@ def _qwen3_coder_call(tool: Tool) -> Node:
 # -- llama3_json: bare {"name": ..., "parameters": {...}} ------------------------------------
 
 
-def _llama3_call(tool: Tool) -> Node:
-    call = {
+def _named_object(tool: Tool, key: str) -> dict[str, Any]:
+    return {
         "type": "object",
-        "properties": {"name": {"const": tool.name}, "parameters": arguments_schema(tool)},
-        "required": ["name", "parameters"],
+        "properties": {"name": {"const": tool.name}, key: arguments_schema(tool)},
+        "required": ["name", key],
         "additionalProperties": False,
     }
+
+
+def _llama3_call(tool: Tool) -> Node:
+    # The template writes "parameters"; the reader takes "arguments" too (vLLM's tests).
+    call = {"anyOf": [_named_object(tool, "parameters"), _named_object(tool, "arguments")]}
     # <|python_tag|> may stand before each call (Llama 3.1, SGLang's Llama 3.2 tests).
     return seq(Opt(seq(Lit(_llama3.PYTHON_TAG, special=True), Ws())), Json(call))
 
@@ -138,6 +189,18 @@ def _mistral_call(tool: Tool) -> Node:
     return seq(Lit(tool.name), Lit(_mistral.ARGS, special=True), Json(arguments_schema(tool)))
 
 
+def _mistral_array(tools: Sequence[Tool], parallel: bool) -> Node:
+    """v11+: ``NAME[ARGS]{...}`` after each ``[TOOL_CALLS]``; before v11 (Mistral 7B v0.3,
+    Nemo, Small 3.1): one JSON array of ``{"name", "arguments"}`` objects."""
+    array = {
+        "type": "array",
+        "items": {"anyOf": [_named_object(tool, "arguments") for tool in tools]},
+        "minItems": 1,
+        **({} if parallel else {"maxItems": 1}),
+    }
+    return seq(Ws(), Json(array))
+
+
 REGIONS: dict[str, CallRegion] = {
     "hermes": CallRegion(Lit(_hermes.TOOL_CALL_START), _hermes_call, Ws()),
     "xml": CallRegion(Lit(_xml.OPEN), _xml_call, Ws()),
@@ -145,9 +208,21 @@ REGIONS: dict[str, CallRegion] = {
     "llama3_json": CallRegion(
         Lit(""), _llama3_call, seq(Ws(), Lit(_llama3.CALL_SEPARATOR.strip()), Ws())
     ),
-    "mistral": CallRegion(Lit(_mistral.TOOL_CALLS, special=True), _mistral_call, Lit("")),
+    "mistral": CallRegion(
+        Lit(_mistral.TOOL_CALLS, special=True), _mistral_call, Lit(""),
+        alternatives=_mistral_array,
+    ),
 }
 """The formats with a whole-response grammar, by registry name."""
+
+
+def _first_char(node: Node) -> str:
+    """The first character of the first literal in ``node`` (a separator such as ``;``)."""
+    if isinstance(node, Lit):
+        return node.text[:1]
+    if isinstance(node, Seq):
+        return "".join(_first_char(item) for item in node.items)[:1]
+    return ""
 
 
 def build(
@@ -178,6 +253,8 @@ def build(
     rules["call"] = alt(*(region.call(tool) for tool in chosen))
     more = Rep(seq(region.next_call, region.opener, Ref("call"))) if parallel else None
     calls = seq(Ref("call"), *([more] if more else []), region.close)
+    if region.alternatives is not None:
+        calls = alt(calls, region.alternatives(chosen, parallel))
     start: list[Node] = []
     if reasoning:
         if fmt.reasoning_tags is None:
@@ -188,7 +265,8 @@ def build(
     if tool_choice == "auto":
         # Text after the calls is content. It starts with no blank and not as the opener does:
         # blanks then the opener are the next call (llguidance's lexer does not backtrack).
-        after = seq(Ws(), Opt(Free(markers, first_not=" \t\r\n" + opener.text[:1])))
+        starts = " \t\r\n" + opener.text[:1] + _first_char(region.next_call)
+        after = seq(Ws(), Opt(Free(markers, first_not=starts)))
         if len(opener.text) > 1 and not opener.token:
             # Content up to and including the opener: one lazy piece (see `_ir.Until`).
             others = tuple(m for m in markers if m != opener.text)

@@ -117,7 +117,9 @@ def sample(
         bits = np.frombuffer(matcher.compute_bitmask(), dtype=np.uint8)
         allowed = np.flatnonzero(np.unpackbits(bits, bitorder="little")[:size])
         late = step >= budget
-        if late and vocab.eos in allowed or len(allowed) == 1 and allowed[0] == vocab.eos:
+        only_eos = len(allowed) == 1 and allowed[0] == vocab.eos
+        # Past the budget, stop where it may (half the time: content may still open a call).
+        if only_eos or late and vocab.eos in allowed and rng.random() < 0.5:
             return vocab.encoding.decode(out), True
         allowed = allowed[allowed != vocab.eos] if rng.random() > 0.02 else allowed
         if late and _write_literal(matcher, literals, allowed, rng, out):
@@ -146,7 +148,14 @@ def _pick(vocab: Vocabulary, allowed: Any, rng: random.Random, late: bool) -> in
 def _literals(grammar: str) -> list[str]:
     """The quoted literals of the grammar's rules (not of its ``%json`` schemas)."""
     rules = "\n".join(line for line in grammar.splitlines() if "%json" not in line)
-    return [json.loads(found) for found in re.findall(r'"(?:[^"\\\n]|\\.)+"', rules)]
+    quoted = [json.loads(found) for found in re.findall(r'"(?:[^"\\\n]|\\.)+"', rules)]
+    # and the end of each lazy text (a reasoning end tag, a call opener after content)
+    ends = re.findall(r"\[lazy\]: /\(\?s:\.\*\)((?:[^/\\]|\\.)+)/", rules)
+    return quoted + [_unescape(end) for end in ends]
+
+
+def _unescape(pattern: str) -> str:
+    return re.sub(r"\\(.)", lambda m: {"n": "\n", "r": "\r", "t": "\t"}.get(m[1], m[1]), pattern)
 
 
 def _write_literal(
@@ -166,4 +175,4 @@ def _write_literal(
     for token in tokens[:valid]:
         matcher.consume_token(token)
         out.append(token)
-    return valid > 0
+    return bool(valid > 0)
