@@ -56,12 +56,14 @@ class Vocabulary:
             self.blank[token] = not piece.strip()
             self.closing[token] = len(text) <= 3 and any(c in text for c in _CLOSING)
 
-    def matcher(self, grammar: str) -> Any:
+    def matcher(self, grammar: str, dialect: str = "llguidance") -> Any:
         import llguidance
 
-        matcher = llguidance.LLMatcher(
-            self.llguidance, llguidance.LLMatcher.grammar_from_lark(grammar)
+        compiled = (
+            llguidance.grammar_from("gbnf", grammar) if dialect == "gbnf"
+            else llguidance.LLMatcher.grammar_from_lark(grammar)
         )
+        matcher = llguidance.LLMatcher(self.llguidance, compiled)
         if matcher.is_error():
             raise ValueError(matcher.get_error())
         return matcher
@@ -79,10 +81,13 @@ def special_tokens(grammar: str) -> tuple[str, ...]:
     return tuple(sorted({t for rule in bare for t in re.findall(r"<\|[^|\s]+\|>", rule)}))
 
 
-def accepts(grammar: str, text: str, specials: tuple[str, ...] | None = None) -> str | None:
-    """None when the matcher accepts ``text`` whole, else why not."""
+def accepts(
+    grammar: str, text: str, specials: tuple[str, ...] | None = None, dialect: str = "llguidance"
+) -> str | None:
+    """None when the matcher accepts ``text`` whole, else why not (``dialect="gbnf"``: through
+    llguidance's own GBNF reader)."""
     vocab = vocabulary(special_tokens(grammar) if specials is None else specials)
-    matcher = vocab.matcher(grammar)
+    matcher = vocab.matcher(grammar, dialect)
     tokens = vocab.encoding.encode(text, allowed_special="all")
     taken = matcher.try_consume_tokens(tokens)
     if taken != len(tokens):
