@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import random
 from typing import Any
@@ -17,6 +16,10 @@ from toolcalls import (
     ToolCallFailed,
     ToolCallStart,
 )
+from toolcalls.testing import split_at
+
+__all__ = ["assert_events_consistent", "assert_lossless", "checked", "random_chunks",
+           "split_at", "stream_chunks"]
 
 
 def assert_lossless(text: str, result: ParseResult) -> None:
@@ -45,11 +48,6 @@ def stream_chunks(fmt: str, chunks: list[str], **options: Any) -> tuple[list[Any
         events.extend(parser.feed(chunk))
     events.extend(parser.close())
     return events, parser.result()
-
-
-def split_at(text: str, cuts: list[int]) -> list[str]:
-    bounds = [0, *sorted(set(c for c in cuts if 0 < c < len(text))), len(text)]
-    return [text[a:b] for a, b in itertools.pairwise(bounds)]
 
 
 def random_chunks(text: str, seed: int) -> list[str]:

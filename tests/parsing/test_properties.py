@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 from corpus import load_cases
-from helpers import assert_events_consistent, assert_lossless, split_at, stream_chunks
+from helpers import assert_events_consistent, assert_lossless, stream_chunks
 from hypothesis import given
 from hypothesis import strategies as st
 
 import toolcalls
+from toolcalls.testing import chunkings, mutations, strings
 
 FORMATS = toolcalls.list_formats()
 CASES = load_cases()
@@ -20,15 +21,16 @@ def _markers(fmt: str) -> list[str]:
 
 
 def texts_for(fmt: str) -> st.SearchStrategy[str]:
-    """Arbitrary text, texts built from the format's own markers, and mutated real outputs."""
-    pieces = st.sampled_from(_markers(fmt) + ['{"name": "f", "arguments": {"a": 1}}', "\n", '"', "}", "]"])
-    built = st.lists(st.one_of(pieces, st.text(max_size=8)), max_size=12).map("".join)
+    """Arbitrary text, texts built from the format's own markup, and mutated real outputs."""
     samples = SAMPLES.get(fmt) or ["hello"]
-    mutated = st.tuples(st.sampled_from(samples), st.integers(0, 10_000), st.integers(0, 40),
-                        st.text(max_size=5)).map(
-        lambda t: t[0][: t[1] % (len(t[0]) + 1)] + t[3] + t[0][t[1] % (len(t[0]) + 1) + t[2]:]
-    )
-    return st.one_of(st.text(max_size=60), built, mutated, st.sampled_from(samples))
+    mutated = st.sampled_from(samples).flatmap(lambda sample: mutations(sample, format=fmt))
+    return st.one_of(st.text(max_size=60), strings(fmt, max_pieces=12), mutated,
+                     st.sampled_from(samples))
+
+
+def chunked(fmt: str) -> st.SearchStrategy[tuple[str, list[str]]]:
+    """A text of `texts_for`, and a way a stream cuts it."""
+    return texts_for(fmt).flatmap(lambda text: chunkings(text).map(lambda cut: (text, cut)))
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -43,10 +45,11 @@ def test_parse_never_raises_and_loses_nothing(fmt: str) -> None:
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_any_chunking_streams_to_the_batch_result(fmt: str) -> None:
-    @given(texts_for(fmt), st.lists(st.integers(0, 400), max_size=8))
-    def check(text: str, cuts: list[int]) -> None:
+    @given(chunked(fmt))
+    def check(drawn: tuple[str, list[str]]) -> None:
+        text, chunks = drawn
         batch = toolcalls.parse(text, fmt)
-        events, streamed = stream_chunks(fmt, split_at(text, cuts))
+        events, streamed = stream_chunks(fmt, chunks)
         assert streamed == batch
         assert_events_consistent(events, streamed)
 

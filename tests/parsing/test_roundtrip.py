@@ -15,8 +15,6 @@ set aside, and `test_markup_values_are_representable` keeps that escape hatch na
 from __future__ import annotations
 
 import re
-import string
-from typing import Any
 
 import pytest
 from helpers import assert_lossless, random_chunks, stream_chunks
@@ -26,6 +24,7 @@ from hypothesis import strategies as st
 import toolcalls
 from toolcalls import Tool, ToolCall
 from toolcalls.parsing.formats._base import Format
+from toolcalls.testing import calls, prose, strings, tools
 
 # Every format renders (tests/parsing/test_format_contract.py checks a round trip exists).
 FORMATS = toolcalls.list_formats()
@@ -83,52 +82,17 @@ MARKUP = sorted(
     }
 )
 
-NAMES = st.from_regex(r"[a-z][a-z0-9_]{0,11}", fullmatch=True)
-TEXT = st.lists(st.one_of(st.sampled_from(MARKUP), st.text(max_size=5)), max_size=6).map("".join)
-JSON = st.recursive(
-    st.none() | st.booleans() | st.integers(-(10**9), 10**9) | TEXT,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TEXT, inner, max_size=3),
-    max_leaves=6,
-)
-FINITE = st.floats(allow_nan=False, allow_infinity=False)
-# Schema of a property, with the strategy of its values.
-KINDS: list[tuple[dict[str, Any], st.SearchStrategy[Any]]] = [
-    ({"type": "string"}, TEXT),
-    ({"type": "integer"}, st.integers(-(10**12), 10**12)),
-    ({"type": "number"}, FINITE),
-    ({"type": "boolean"}, st.booleans()),
-    ({"type": "array", "items": {"type": "string"}}, st.lists(TEXT, max_size=3)),
-    ({"type": "array", "items": {"type": "integer"}}, st.lists(st.integers(), max_size=3)),
-    ({"type": "object"}, st.dictionaries(TEXT, JSON, max_size=3)),
-]
-# Prose before the calls: no markup, no surrounding blanks (templates trim them).
-CONTENT = st.text(
-    alphabet=string.ascii_letters + string.digits + " .,;:!?'-éü日本", max_size=30
-).map(str.strip)
+# Tools and calls come from toolcalls.testing: arguments fit their schemas, strings hold every
+# format's markup (`strings()`: MARKUP and more), content is plain prose.
+TEXT = strings()
+CONTENT = prose()
 
 
 @st.composite
 def tools_and_calls(draw: st.DrawFn) -> tuple[list[Tool], list[ToolCall]]:
     """One to three tools, and one to three calls of them whose values fit the schemas."""
-    names = draw(st.lists(NAMES, min_size=1, max_size=3, unique=True))
-    kinds: dict[str, dict[str, int]] = {}
-    tools = []
-    for name in names:
-        params = draw(st.dictionaries(NAMES, st.integers(0, len(KINDS) - 1), max_size=4))
-        kinds[name] = params
-        properties = {key: KINDS[kind][0] for key, kind in params.items()}
-        tools.append(Tool(name=name, parameters={"type": "object", "properties": properties}))
-    calls = []
-    for index in range(draw(st.integers(1, 3))):
-        name = draw(st.sampled_from(names))
-        chosen = draw(
-            st.lists(st.sampled_from(sorted(kinds[name])), unique=True)
-            if kinds[name]
-            else st.just([])
-        )
-        arguments = {key: draw(KINDS[kinds[name][key]][1]) for key in chosen}
-        calls.append(ToolCall(id=f"call{index:05d}", name=name, arguments=arguments, span=(0, 0)))
-    return tools, calls
+    offered = draw(tools())
+    return offered, draw(calls(offered))
 
 
 def _rendered(fmt: Format, calls: list[ToolCall], content: str) -> str:

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 from hypothesis import given
-from schema_strategies import object_schemas
 
+from toolcalls.testing import schemas
 from toolcalls.tools._gemini import gemini_schema, json_schema_from_gemini
 
 
@@ -50,7 +50,7 @@ def test_gemini_schema_subset(schema: dict[str, Any], expected: dict[str, Any]) 
 
 
 
-@given(object_schemas(2))
+@given(schemas(2))
 def test_gemini_schema_conversion_is_reversible_on_the_common_subset(
     schema: dict[str, Any],
 ) -> None:
