@@ -8,13 +8,15 @@ tools and count their tokens.
     toolcalls budget TOOLS.json [--encoding o200k_base] [--budget N] [--json] [--plot FILE]
     toolcalls serve --upstream URL [--format auto|NAME] [--model-format MODEL=FORMAT ...]
                     [--mode prompt|repair|auto] [--budget N] [--host H] [--port P] [--config F]
+    toolcalls fuzz --format NAME --against MODULE:CALLABLE [--seconds N] [--out FILE] [--stream]
     toolcalls --version
 
 No input makes it print a traceback: every failure is one line on stderr, after whatever stdout
 already holds, and an exit status (`EXIT_STATUSES`, also in ``toolcalls --help``):
 
     0    done (warnings, such as invalid UTF-8 read as U+FFFD, go to stderr)
-    1    --fail-over was given and no rendering fits the budget (the output is still printed)
+    1    --fail-over was given and no rendering fits the budget (the output is still printed);
+         fuzz found disagreements
     2    bad usage or input: an unknown option or format, a file that cannot be read or
          written, a binary file
     70   a bug in toolcalls: the line says what to report (TOOLCALLS_TRACEBACK=1 shows it)
@@ -39,6 +41,7 @@ from ..parsing._registry import get_format, list_formats
 from ..tools._importers import load_tools
 from ..tools._tool import Tool
 from ._budget import add_commands as add_budget_commands
+from ._fuzz import add_commands as add_fuzz_commands
 from ._input import InputError, TextDecoder, input_name, open_input, read_input
 from ._serve import add_command as add_serve_command
 
@@ -127,6 +130,7 @@ def _parser() -> argparse.ArgumentParser:
     f.set_defaults(run=_formats)
     add_budget_commands(commands)
     add_serve_command(commands)
+    add_fuzz_commands(commands)
     return parser
 
 

@@ -1,0 +1,102 @@
+"""``toolcalls fuzz``: another parser against toolcalls on generated responses.
+
+    toolcalls fuzz --format F --against MODULE:CALLABLE [--seconds N] [--out FILE] [--stream]
+
+MODULE is a module importable from the current directory (``bench.fuzz_peers``) or a path to a
+Python file (``bench/fuzz_peers.py``). The summary goes to stdout: responses tried,
+disagreements per class, then one shrunk reproducer per class; the reproducers (up to
+--per-class of each) go to --out as JSON lines. The exit status is 1 when they disagreed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import json
+import os
+import sys
+from typing import Any
+
+from ..parsing._registry import get_format
+from ._input import InputError
+
+__all__ = ["add_commands"]
+
+
+def add_commands(commands: Any) -> None:
+    f = commands.add_parser("fuzz", help="fuzz another tool-call parser against toolcalls and "
+                            "write the disagreements, shrunk, as JSONL reproducers (needs "
+                            "toolcalls[testing])")
+    f.add_argument("--format", "-f", required=True, help="format name, alias or model id")
+    f.add_argument("--against", "-a", required=True, metavar="MODULE:CALLABLE",
+                   help="the other parser: a callable taking the response text (a list of "
+                   "deltas with --stream), and optionally format= and tools= keywords, and "
+                   "returning its calls")
+    f.add_argument("--seconds", "-s", type=float, default=60.0, help="how long to fuzz "
+                   "(default: 60)")
+    f.add_argument("--out", "-o", help="JSONL file for the shrunk reproducers")
+    f.add_argument("--stream", action="store_true", help="feed the other parser deltas")
+    f.add_argument("--per-class", type=int, default=3, help="reproducers kept per class "
+                   "(default: 3)")
+    f.set_defaults(run=_fuzz)
+
+
+def load_callable(spec: str) -> Any:
+    """The callable `spec` names: ``module.path:name`` or ``path/to/file.py:name``."""
+    module_name, _, attribute = spec.rpartition(":")
+    if not module_name or not attribute:
+        raise InputError(f"--against {spec!r}: expected MODULE:CALLABLE")
+    try:
+        if module_name.endswith(".py") or os.sep in module_name:
+            location = importlib.util.spec_from_file_location(
+                os.path.splitext(os.path.basename(module_name))[0], module_name)
+            if location is None or location.loader is None or not os.path.exists(module_name):
+                raise InputError(f"--against {spec!r}: no file {module_name!r}")
+            sys.path.insert(0, os.path.dirname(os.path.abspath(module_name)))
+            module = importlib.util.module_from_spec(location)
+            location.loader.exec_module(module)
+        else:
+            sys.path.insert(0, os.getcwd())
+            module = importlib.import_module(module_name)
+    except InputError:
+        raise
+    except Exception as error:  # its import failed: the user's module, not toolcalls
+        raise InputError(f"--against {spec!r}: cannot import {module_name!r} "
+                         f"({type(error).__name__}: {error})") from None
+    found = getattr(module, attribute, None)
+    if not callable(found):
+        raise InputError(f"--against {spec!r}: {module_name!r} has no callable {attribute!r}")
+    return found
+
+
+def _fuzz(args: argparse.Namespace) -> int:
+    try:
+        from ..testing import fuzz
+    except ImportError as missing:
+        raise InputError(f"toolcalls fuzz needs hypothesis ({missing}): "
+                         "pip install 'toolcalls[testing]'") from None
+    if args.seconds <= 0:
+        raise InputError("--seconds must be positive")
+    fmt = get_format(args.format).name
+    against = load_callable(args.against)
+    if args.out is not None:
+        try:
+            open(args.out, "w").close()
+        except OSError as error:
+            raise InputError(f"cannot write {args.out!r}: {error.strerror}") from None
+    report = fuzz(fmt, against, seconds=args.seconds, stream=args.stream,
+                  per_class=args.per_class, out=args.out)
+    print(report.summary())
+    shown: set[str] = set()
+    for found in report.reproducers:
+        if found.kind not in shown:
+            shown.add(found.kind)
+            print(f"{found.kind}: {json.dumps(found.text, ensure_ascii=False)}")
+            print(f"    toolcalls: {json.dumps(found.toolcalls, ensure_ascii=False)}")
+            other = found.error if found.other is None else json.dumps(found.other,
+                                                                       ensure_ascii=False)
+            print(f"    other:     {other}")
+    if args.out is not None:
+        print(f"{len(report.reproducers)} reproducers written to {args.out}")
+    return 1 if report.counts else 0
