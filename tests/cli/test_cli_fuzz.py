@@ -45,7 +45,8 @@ def test_disagreements_are_summarized_and_written(work: Path) -> None:
     assert "missed_calls" in done.stdout and "reproducers written to found.jsonl" in done.stdout
     lines = [json.loads(line) for line in (work / "found.jsonl").read_text().splitlines()]
     assert lines and all(line["kind"] == "missed_calls" for line in lines)
-    assert all(line["format"] == "hermes" and line["other"] == [] for line in lines)
+    assert all(line["format"] == "hermes" and line["other"] == line["toolcalls"][:-1]
+               for line in lines)
 
 
 def test_agreement_exits_0_and_a_file_path_works(work: Path) -> None:

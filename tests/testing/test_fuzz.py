@@ -32,16 +32,20 @@ def test_missed_calls_are_found_and_shrunk(tmp_path: Path) -> None:
     out = tmp_path / "found.jsonl"
     report = fuzz("hermes", drops_the_last_call, seconds=20, max_examples=80, per_class=2,
                   out=str(out))
-    assert set(report.counts) == {"missed_calls"}
+    assert {counted.split()[0] for counted in report.counts} == {"missed_calls"}
+    assert "missed_calls (clean)" in report.counts
     found = report.reproducers[0]
     assert found.kind == "missed_calls" and len(found.toolcalls) == 1 and found.other == []
     assert len(found.text) <= len(found.original)
-    # 1-minimal: removing any one character loses the call (or the disagreement)
+    # 1-minimal: removing any one character loses the call or changes its name
+    names = [call["name"] for call in found.toolcalls]
     for at in range(len(found.text)):
         shorter = found.text[:at] + found.text[at + 1:]
-        assert len(toolcalls.parse(shorter, "hermes").calls) != 1 or shorter == found.text
+        assert [c.name for c in toolcalls.parse(shorter, "hermes").calls] != names
     lines = [json.loads(line) for line in out.read_text().splitlines()]
-    assert len(lines) == len(report.reproducers) <= 2
+    assert len(lines) == len(report.reproducers) <= 2 * len(report.counts)
+    assert {line["origin"] for line in lines} <= {"clean", "hostile", "truncated", "appended",
+                                                    "mutated"}
     assert lines[0]["format"] == "hermes" and lines[0]["text"] == found.text
 
 
@@ -56,7 +60,7 @@ def test_type_slips_and_raises_get_their_own_class() -> None:
 
     report = fuzz("qwen3_coder", strings_every_value, tools=NUMBERED, seconds=30,
                   max_examples=150)
-    assert {"argument_types", "raised"} <= set(report.counts)
+    assert {"argument_types", "raised"} <= {counted.split()[0] for counted in report.counts}
     raised = next(r for r in report.reproducers if r.kind == "raised")
     assert raised.other is None and "cannot read labels" in (raised.error or "")
 

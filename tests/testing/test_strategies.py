@@ -78,7 +78,8 @@ def test_clean_responses_parse_back_to_their_calls(fmt: str) -> None:
     @given(tools().flatmap(lambda offered: st.tuples(
         st.just(offered), _strategies._cases(fmt, offered, True, True, False))))
     def check(drawn: tuple[list[Tool], tuple[str, list]]) -> None:
-        offered, (text, intended) = drawn
+        offered, (text, intended, origin) = drawn
+        assert origin == "clean"
         result = toolcalls.parse(text, fmt, tools=offered)
         assert [(c.name, c.arguments) for c in result.calls] == [
             (c.name, c.arguments) for c in intended], text

@@ -90,9 +90,10 @@ def _fuzz(args: argparse.Namespace) -> int:
     print(report.summary())
     shown: set[str] = set()
     for found in report.reproducers:
-        if found.kind not in shown:
-            shown.add(found.kind)
-            print(f"{found.kind}: {json.dumps(found.text, ensure_ascii=False)}")
+        label = f"{found.kind} ({found.origin})"
+        if label not in shown:
+            shown.add(label)
+            print(f"{label}: {json.dumps(found.text, ensure_ascii=False)}")
             print(f"    toolcalls: {json.dumps(found.toolcalls, ensure_ascii=False)}")
             other = found.error if found.other is None else json.dumps(found.other,
                                                                        ensure_ascii=False)

@@ -36,7 +36,8 @@ KINDS: dict[str, str] = {
     "wrong_arguments": "same names, other arguments",
 }
 """The classes of disagreement. With ``toolcalls_wrong:`` before one, the response was a clean
-rendering of known calls and the other parser, not toolcalls, gave them back."""
+rendering of known calls and the other parser, not toolcalls, gave them back. Counts and
+reproducers go by class and origin of the response: ``missed_calls (truncated)``."""
 
 Against = Callable[..., Any]
 _SHRINK_CALLS = 2000
@@ -58,6 +59,10 @@ class Disagreement:
     intended: list[dict[str, Any]] | None = None
     """The calls the unshrunk response was rendered from, when it was a clean rendering."""
     original: str = ""
+    origin: str = ""
+    """How the unshrunk response was made: ``clean`` (rendered from `intended`), ``hostile``
+    (the format's markup inside values and prose), ``truncated``, ``appended`` (prose after
+    the calls), ``mutated`` (edited: `mutations`)."""
     tools: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self, format: str) -> str:
@@ -186,18 +191,29 @@ def _definitions(offered: Sequence[Tool]) -> list[dict[str, Any]]:
         for tool in offered]
 
 
-def _shrink(runner: _Runner, kind: str, text: str, cuts: list[int], tools: Sequence[Tool],
+def _names(calls: list[dict[str, Any]] | None) -> list[Any] | None:
+    return None if calls is None else [call["name"] for call in calls]
+
+
+def _shrink(runner: _Runner, text: str, cuts: list[int], tools: Sequence[Tool],
             definitions: list[dict[str, Any]], deadline: float) -> tuple[str, list[int]]:
     """Delta debugging: drop slices of `text` (cuts move with it), then cuts, while the
-    disagreement keeps its class."""
+    disagreement keeps its class and both sides keep the names of the calls they read (so a
+    call is not whittled down to ``{"name": ""}``)."""
     budget = [_SHRINK_CALLS]
+
+    def signature(candidate: str, candidate_cuts: list[int]) -> tuple[Any, ...]:
+        ours = runner.ours(candidate, tools)
+        other, _ = runner.other(candidate, split_at(candidate, candidate_cuts), definitions)
+        return classify(ours, other), _names(ours), _names(other)
+
+    wanted = signature(text, cuts)
 
     def still(candidate: str, candidate_cuts: list[int]) -> bool:
         if budget[0] <= 0 or time.monotonic() > deadline:
             return False
         budget[0] -= 1
-        other, _ = runner.other(candidate, split_at(candidate, candidate_cuts), definitions)
-        return classify(runner.ours(candidate, tools), other) == kind
+        return signature(candidate, candidate_cuts) == wanted
 
     granularity = 2
     while len(text) >= 1 and budget[0] > 0:
@@ -252,29 +268,30 @@ def fuzz(format: str, against: Against, *, seconds: float = 60.0, stream: bool =
     offered = st.just(fixed) if fixed else tool_lists(min_size=1, max_size=3)
 
     @st.composite
-    def case(draw: st.DrawFn) -> tuple[str, list[int], list[Tool], list[dict[str, Any]] | None]:
+    def case(draw: st.DrawFn) -> tuple[str, list[int], list[Tool], list[dict[str, Any]] | None,
+                                       str]:
         chosen = draw(offered)
         hostile = draw(st.booleans())
-        text, intended = draw(_cases(name, chosen, draw(st.booleans()), True, hostile))
+        text, intended, origin = draw(_cases(name, chosen, draw(st.booleans()), True, hostile))
         if hostile and draw(st.booleans()):
-            text, intended = draw(mutations(text, format=name)), None
+            text, intended, origin = draw(mutations(text, format=name)), None, "mutated"
         pieces = draw(chunkings(text)) if stream else [text]
         cuts = [sum(len(piece) for piece in pieces[:index]) for index in range(1, len(pieces))]
         expected = None if intended is None else [
             {"name": call.name, "arguments": call.arguments} for call in intended]
-        return text, cuts, chosen, expected
+        return text, cuts, chosen, expected, origin
 
     @settings(max_examples=max_examples or 10**9, deadline=None, database=None,
               phases=[Phase.generate], verbosity=Verbosity.quiet,
               suppress_health_check=list(HealthCheck))
     @given(case())
-    def run(drawn: tuple[str, list[int], list[Tool], list[dict[str, Any]] | None]) -> None:
+    def run(drawn: tuple[str, list[int], list[Tool], list[dict[str, Any]] | None, str]) -> None:
         if not clock:
             clock.append(time.monotonic())
         deadline = clock[0] + seconds
         if time.monotonic() > deadline:
             raise _TimeUp
-        text, cuts, chosen, intended = drawn
+        text, cuts, chosen, intended, origin = drawn
         report.examples += 1
         definitions = _definitions(chosen)
         ours = runner.ours(text, chosen)
@@ -285,17 +302,18 @@ def fuzz(format: str, against: Against, *, seconds: float = 60.0, stream: bool =
         label = kind
         if intended is not None and ours != intended and other == intended:
             label = "toolcalls_wrong:" + kind
-        report.counts[label] = report.counts.get(label, 0) + 1
-        if kept.get(label, 0) >= per_class:
+        counted = f"{label} ({origin})"
+        report.counts[counted] = report.counts.get(counted, 0) + 1
+        if kept.get(counted, 0) >= per_class:
             return
-        kept[label] = kept.get(label, 0) + 1
-        small, small_cuts = _shrink(runner, kind, text, cuts, chosen, definitions,
-                                    deadline + 30.0)
+        kept[counted] = kept.get(counted, 0) + 1
+        small, small_cuts = _shrink(runner, text, cuts, chosen, definitions, deadline + 30.0)
         small_other, small_error = runner.other(small, split_at(small, small_cuts), definitions)
         report.reproducers.append(Disagreement(
             kind=label, text=small, deltas=split_at(small, small_cuts) if stream else None,
             toolcalls=runner.ours(small, chosen), other=small_other,
-            error=small_error or error, intended=intended, original=text, tools=definitions))
+            error=small_error or error, intended=intended, original=text, origin=origin,
+            tools=definitions))
 
     try:
         run()

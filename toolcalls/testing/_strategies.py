@@ -307,8 +307,10 @@ def calls(tools: Sequence[Tool], *, min_size: int = 1, max_size: int = 3,
 
 @st.composite
 def _cases(draw: st.DrawFn, format: str, tools: Sequence[Tool], with_reasoning: bool,
-           with_prose: bool, hostile: bool) -> tuple[str, list[ToolCall] | None]:
-    """A response and the calls it was rendered from (None once hostile edits changed it)."""
+           with_prose: bool, hostile: bool) -> tuple[str, list[ToolCall] | None, str]:
+    """A response, the calls it was rendered from (None once hostile edits changed them), and
+    where it comes from: ``clean``, ``hostile`` (markup in values and prose), ``truncated``,
+    ``appended`` (prose after the calls)."""
     fmt = get_format(format)
     values = strings(format) if hostile else st.text(alphabet=_PROSE, max_size=20)
     drawn = draw(calls(tools, text=values))
@@ -322,12 +324,13 @@ def _cases(draw: st.DrawFn, format: str, tools: Sequence[Tool], with_reasoning: 
         start, end = fmt.reasoning_tags
         text = f"{start}{draw(prose(format))}{end}\n\n{text}"
     intended: list[ToolCall] | None = drawn
+    origin = "hostile" if hostile else "clean"
     if hostile and draw(st.booleans()):
         cut = draw(st.integers(0, len(text)))
-        text, intended = text[:cut], None  # truncated: the stream stopped mid-response
-    if hostile and draw(st.booleans()):
-        text, intended = text + draw(prose(format, hostile=True)), None
-    return text, intended
+        text, intended, origin = text[:cut], None, "truncated"  # the stream stopped mid-way
+    elif hostile and draw(st.booleans()):
+        text, intended, origin = text + draw(prose(format, hostile=True)), None, "appended"
+    return text, intended, origin
 
 
 def responses(format: str, tools: Sequence[Tool], *, reasoning: bool = False,
