@@ -103,3 +103,12 @@ def test_calls_are_read_in_every_shape() -> None:
     assert normalize_calls(shapes) == [{"name": "f", "arguments": {"a": 1}}] * 5
     assert normalize_calls([{"name": "f", "arguments": "{oops"}]) == [
         {"name": "f", "arguments": "{oops"}]
+
+
+def test_a_reproducer_is_one_line_whatever_its_text_holds() -> None:
+    from toolcalls.testing import Disagreement
+
+    found = Disagreement(kind="missed_calls", text="a\u2028b\nc\u0085", deltas=None,
+                         toolcalls=[], other=[])
+    line = found.to_json("hermes")
+    assert len(line.splitlines()) == 1 and json.loads(line)["text"] == found.text

@@ -66,7 +66,9 @@ class Disagreement:
     tools: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self, format: str) -> str:
-        return json.dumps({"format": format, **asdict(self)}, ensure_ascii=False)
+        """One JSONL line: ASCII, since U+2028 and other line breaks would split the line for
+        readers that split on them (Python's str.splitlines)."""
+        return json.dumps({"format": format, **asdict(self)})
 
 
 @dataclass
