@@ -37,11 +37,13 @@ def test_missed_calls_are_found_and_shrunk(tmp_path: Path) -> None:
     found = report.reproducers[0]
     assert found.kind == "missed_calls" and len(found.toolcalls) == 1 and found.other == []
     assert len(found.text) <= len(found.original)
-    # 1-minimal: removing any one character loses the call or changes its name
-    names = [call["name"] for call in found.toolcalls]
+    # 1-minimal: removing any one character loses the call, changes its name or the issues
+    def read(text: str) -> tuple[list[str], set[str]]:
+        result = toolcalls.parse(text, "hermes")
+        return [c.name for c in result.calls], {issue.kind for issue in result.issues}
+
     for at in range(len(found.text)):
-        shorter = found.text[:at] + found.text[at + 1:]
-        assert [c.name for c in toolcalls.parse(shorter, "hermes").calls] != names
+        assert read(found.text[:at] + found.text[at + 1:]) != read(found.text)
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(lines) == len(report.reproducers) <= 2 * len(report.counts)
     assert {line["origin"] for line in lines} <= {"clean", "hostile", "truncated", "appended",

@@ -169,8 +169,13 @@ class _Runner:
         self.pass_tools = "tools" in accepted
 
     def ours(self, text: str, tools: Sequence[Tool]) -> list[dict[str, Any]]:
-        return [{"name": call.name, "arguments": call.arguments}
-                for call in parse(text, self.format, tools=tools).calls]
+        return self.read(text, tools)[0]
+
+    def read(self, text: str, tools: Sequence[Tool]) -> tuple[list[dict[str, Any]], list[str]]:
+        """toolcalls' calls, and the kinds of the issues it reports."""
+        result = parse(text, self.format, tools=tools)
+        calls = [{"name": call.name, "arguments": call.arguments} for call in result.calls]
+        return calls, sorted({issue.kind for issue in result.issues})
 
     def other(self, text: str, deltas: list[str], tools: list[dict[str, Any]]
               ) -> tuple[list[dict[str, Any]] | None, str | None]:
@@ -200,14 +205,15 @@ def _names(calls: list[dict[str, Any]] | None) -> list[Any] | None:
 def _shrink(runner: _Runner, text: str, cuts: list[int], tools: Sequence[Tool],
             definitions: list[dict[str, Any]], deadline: float) -> tuple[str, list[int]]:
     """Delta debugging: drop slices of `text` (cuts move with it), then cuts, while the
-    disagreement keeps its class and both sides keep the names of the calls they read (so a
-    call is not whittled down to ``{"name": ""}``)."""
+    disagreement keeps its class, both sides keep the names of the calls they read (so a call
+    is not whittled down to ``{"name": ""}``) and toolcalls the kinds of issues it reports (so
+    a well-formed response does not shrink into a broken one)."""
     budget = [_SHRINK_CALLS]
 
     def signature(candidate: str, candidate_cuts: list[int]) -> tuple[Any, ...]:
-        ours = runner.ours(candidate, tools)
+        ours, issues = runner.read(candidate, tools)
         other, _ = runner.other(candidate, split_at(candidate, candidate_cuts), definitions)
-        return classify(ours, other), _names(ours), _names(other)
+        return classify(ours, other), _names(ours), _names(other), issues
 
     wanted = signature(text, cuts)
 
