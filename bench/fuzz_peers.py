@@ -8,7 +8,8 @@ moves it), so each (peer, format) runs in one long-lived subprocess of that venv
 as ``python fuzz_peers.py --serve PEER FORMAT``, answers one JSON line per request with
 ``peer_parse.py``'s own drivers (the entry points each peer's OpenAI server uses; see its
 docstring). Streamed, the deltas come from the fuzzer's chunking, except that a cut inside one
-of the format's special tokens is dropped: a real server sends those whole, with their token id.
+of the format's special tokens is dropped and each special token is a delta of its own: a real
+server sends those whole, with their token id.
 Not a dependency of the package: bench only.
 """
 
@@ -125,8 +126,10 @@ def _serve(peer: str, fmt: str) -> None:
                 deltas = _whole_specials(request["deltas"], specials)
                 if getattr(runner, "harmony", False):
                     pieces = runner.tokenizer.split("".join(deltas), "4")
-                else:
-                    pieces = [(d, [runner.tokenizer.piece_id(d)]) for d in deltas if d]
+                else:  # each special token its own delta, with its id, as a server sends it
+                    pieces = [(piece, [runner.tokenizer.piece_id(piece)])
+                              for delta in deltas if delta
+                              for piece, _ in runner.tokenizer.segment(delta, "chars", len(delta))]
                 outcome = runner.stream(pieces, context)
                 answer = peer_parse.normalize(outcome.content, outcome.calls)
             else:
