@@ -44,6 +44,8 @@ def test_missed_calls_are_found_and_shrunk(tmp_path: Path) -> None:
 
     for at in range(len(found.text)):
         assert read(found.text[:at] + found.text[at + 1:]) != read(found.text)
+    texts = [(one.kind, one.text) for one in report.reproducers]
+    assert len(set(texts)) == len(texts), "a reproducer was kept twice"
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(lines) == len(report.reproducers) <= 2 * len(report.counts)
     assert {line["origin"] for line in lines} <= {"clean", "hostile", "truncated", "appended",

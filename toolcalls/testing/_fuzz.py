@@ -316,6 +316,9 @@ def fuzz(format: str, against: Against, *, seconds: float = 60.0, stream: bool =
             return
         kept[counted] = kept.get(counted, 0) + 1
         small, small_cuts = _shrink(runner, text, cuts, chosen, definitions, deadline + 30.0)
+        if any(kept_one.text == small and kept_one.kind == label
+               for kept_one in report.reproducers):
+            return  # shrunk to one already kept
         small_other, small_error = runner.other(small, split_at(small, small_cuts), definitions)
         report.reproducers.append(Disagreement(
             kind=label, text=small, deltas=split_at(small, small_cuts) if stream else None,
