@@ -97,6 +97,19 @@ def test_serve_with_an_unknown_format_says_so(capsys) -> None:
     assert "format: unknown format 'nope'" in capsys.readouterr().err
 
 
+def test_serve_stream_calls_flag_is_live_or_whole(capsys, monkeypatch) -> None:
+    from toolcalls.serve import _app
+
+    served = []
+    monkeypatch.setattr(_app, "serve", served.append)
+    assert main(["serve", "--upstream", "http://127.0.0.1:1/v1", "--stream-calls", "whole"]) == 0
+    assert main(["serve", "--upstream", "http://127.0.0.1:1/v1"]) == 0
+    assert [config.stream_calls for config in served] == ["whole", "live"]
+    with pytest.raises(SystemExit):
+        main(["serve", "--upstream", "http://127.0.0.1:1/v1", "--stream-calls", "half"])
+    assert "invalid choice: 'half'" in capsys.readouterr().err
+
+
 def test_serve_without_the_extra_says_what_to_install(capsys, monkeypatch) -> None:
     import importlib.util
 

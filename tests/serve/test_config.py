@@ -27,6 +27,16 @@ def test_flags_over_environment_over_file(tmp_path) -> None:
     assert config.model_formats == {"qwen*": "hermes"}
 
 
+def test_stream_calls_live_by_default_whole_by_flag_environment_or_file(tmp_path) -> None:
+    assert load_config({"upstream": "http://u/v1"}, {}, None).stream_calls == "live"
+    toml = tmp_path / "serve.toml"
+    toml.write_text('upstream = "http://u/v1"\nstream_calls = "whole"\n')
+    assert load_config({}, {}, toml).stream_calls == "whole"
+    environ = {"TOOLCALLS_SERVE_STREAM_CALLS": "whole"}
+    assert load_config({"upstream": "http://u/v1"}, environ, None).stream_calls == "whole"
+    assert load_config({"stream_calls": "live"}, environ, toml).stream_calls == "live"
+
+
 def test_model_formats_from_the_environment() -> None:
     config = load_config({}, {"TOOLCALLS_SERVE_UPSTREAM": "http://u/v1",
                               "TOOLCALLS_SERVE_MODEL_FORMATS": "qwen*=hermes, llama*=xml"}, None)
@@ -38,6 +48,7 @@ def test_model_formats_from_the_environment() -> None:
     ({"upstream": "127.0.0.1:8080"}, "upstream: expected an http(s) URL"),
     ({"upstream": "http://u", "mode": "magic"}, "mode: expected one of"),
     ({"upstream": "http://u", "budget": 0}, "budget: expected a positive"),
+    ({"upstream": "http://u", "stream_calls": "bits"}, "stream_calls: expected live or whole"),
     ({"upstream": "http://u", "port": "eighty"}, "port: cannot use 'eighty'"),
     ({"upstream": "http://u", "format": "nope"}, "format: unknown format 'nope'"),
     ({"upstream": "http://u", "model_formats": ["qwen"]}, "expected MODEL=FORMAT"),

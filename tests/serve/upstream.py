@@ -6,8 +6,10 @@ model output, `corpus_rows`) as the assistant content, whole or as SSE chat chun
 sizes (seeded) with usage; or native ``tool_calls``; or a fault: ``"status_500"``, ``"hang"``
 (answers nothing for `HANG_SECONDS`), ``"disconnect"`` (streams half the text, then drops the
 connection), ``"error_body"`` (an error object with status 200, or after half the stream),
-``"slow"`` (streams a chunk every 20 ms until the client goes away). It records every request
-body it got, and whether the last stream was closed by its client.
+``"slow"`` (streams a chunk every 20 ms until the client goes away). A ``gate`` (a
+`threading.Event`) stops a stream halfway until the test's client opens it (or `GATE_SECONDS`
+pass; `gate_opened` says which): what the client read by then came before the rest was sent.
+It records every request body it got, and whether the last stream was closed by its client.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from starlette.routing import Route
 
 CORPUS = Path(__file__).resolve().parents[2] / "fixtures" / "corpus"
 HANG_SECONDS = 5.0
+GATE_SECONDS = 1.0
 USAGE = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
 
 
@@ -50,9 +53,11 @@ class FakeUpstream:
 
     def script(self, text: str = "", *, fault: str | None = None,
                native_calls: list[dict[str, Any]] | None = None, seed: int = 0,
-               finish_reason: str = "stop", then: tuple[str, ...] = ()) -> None:
+               finish_reason: str = "stop", then: tuple[str, ...] = (),
+               gate: threading.Event | None = None) -> None:
         """Answer `text`, then (one request each) the texts of `then`, the last one again."""
         self.text, self.fault, self.native_calls = text, fault, native_calls
+        self.gate, self.gate_opened = gate, False
         self.then = list(then)
         self.seed, self.finish_reason = seed, finish_reason
         self.requests.clear()
@@ -112,6 +117,8 @@ class FakeUpstream:
                     yield self._chunk(model, {"content": "."})
             pieces = list(self._pieces())
             for number, piece in enumerate(pieces):
+                if self.gate is not None and number == len(pieces) // 2:
+                    self.gate_opened = await asyncio.to_thread(self.gate.wait, GATE_SECONDS)
                 if self.fault == "disconnect" and number >= len(pieces) // 2:
                     raise ConnectionAbortedError("the fake upstream drops the connection")
                 if self.fault == "error_body" and number >= len(pieces) // 2:

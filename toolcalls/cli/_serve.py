@@ -38,6 +38,9 @@ def add_command(commands: Any) -> None:
                    "and calls left in the text are moved out; auto: prompt for the models a "
                    "format is configured for, repair for the others (default: auto)")
     s.add_argument("--budget", type=int, help="token budget for the tools in the prompt")
+    s.add_argument("--stream-calls", choices=["live", "whole"],
+                   help="streamed calls: live (arguments stream as they are read) or whole "
+                   "(each call written once complete) (default: live)")
     s.add_argument("--host", help="address to listen on (default: 127.0.0.1, loopback only)")
     s.add_argument("--port", type=int, help="port to listen on (default: 8000)")
     s.add_argument("--timeout", type=float, help="seconds to wait for the upstream "
@@ -61,7 +64,8 @@ def _serve(args: argparse.Namespace) -> int:
             "upstream": args.upstream, "format": args.format, "mode": args.mode,
             "model_formats": parse_model_formats(args.model_format)
             if args.model_format else None,
-            "budget": args.budget, "host": args.host, "port": args.port,
+            "budget": args.budget, "stream_calls": args.stream_calls,
+            "host": args.host, "port": args.port,
             "timeout": args.timeout, "max_body_bytes": args.max_body_bytes,
             "log_bodies": args.log_bodies,
         }

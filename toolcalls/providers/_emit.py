@@ -10,13 +10,33 @@ chunk is a JSON object; `wire_message` puts one on the wire, `wire_done` ends th
 What every writer does, whatever the API:
 
 - text and reasoning are written as they come;
-- a call is held until its `ToolCallEnd`, then written whole (its start and all its arguments
-  at once): a client never sees half a call, and what it assembles is what `write_response`
-  writes for the whole result. A call that fails (`ToolCallFailed`) is never written, as
-  `write_response` writes no incomplete call; nor is one still open at `finish` or `fail`;
-- calls are numbered 0, 1... in the order they are written (the order they completed), and
-  each goes out under ``call_id(index, id)`` (default: the id its event carries; the proxy
-  gives text calls fresh unique ids, as ``call_0`` is not unique across turns);
+- calls, in one of two modes (``calls=``):
+
+  - ``"whole"`` (the default): a call is held until its `ToolCallEnd`, then written whole (its
+    start and all its arguments at once): a client never sees half a call, and what it
+    assembles is what `write_response` writes for the whole result. A call that fails
+    (`ToolCallFailed`) is never written, as `write_response` writes no incomplete call; nor is
+    one still open at `finish` or `fail`. The price: a call's arguments do not stream (a
+    17.5K-character ``write_file`` arrives after all its text did, in one piece);
+  - ``"live"``: a call is written at its `ToolCallStart` (id, name, empty arguments) and each
+    `ArgumentsDelta` goes out at once (Chat Completions: ``tool_calls`` deltas; Messages: a
+    ``tool_use`` block, ``input_json_delta`` events, its ``content_block_stop`` at `ToolCallEnd`).
+    What a client assembles is the whole result (the fragments join to JSON that decodes to
+    the call's arguments; the string may be spaced otherwise than `write_response`'s). The
+    trade-off: a call that fails after it started cannot be taken back on the wire. It is left
+    open (Messages: its block is never closed; Chat Completions has no close), and the turn is
+    no longer a tool-calls turn, even with other calls complete: the finish reason is the one
+    the upstream gave (``length`` for a turn cut in a call, the common case: 27 of the 521
+    corpus rows with calls, streamed in random pieces), never "tool calls", so no client takes
+    the half call for a complete one to run, though it does see its start and its arguments
+    so far. Messages streams one block at a time: while a call's block is open,
+    whatever else comes (text, another call) is held and written when it ends. The APIs
+    whose calls come whole (Gemini, Ollama) and Responses (not yet) write calls whole in
+    either mode (`live_calls`);
+- calls are numbered 0, 1... in the order they are written (whole: the order they completed;
+  live: the order they started), and each goes out under ``call_id(index, id)`` (default: the
+  id its event carries; the proxy gives text calls fresh unique ids, as ``call_0`` is not
+  unique across turns);
 - `finish` says "tool calls" when calls were written, else the reason given (as any provider
   spells it) in the API's own words (`_wire.finish_kind`); usage in the API's own shape is
   written as it came, any other provider's as its token counts (`_wire.token_counts`);
@@ -33,9 +53,17 @@ import dataclasses
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
-from ..parsing._events import Event, ReasoningDelta, TextDelta, ToolCallEnd
+from ..parsing._events import (
+    ArgumentsDelta,
+    Event,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallEnd,
+    ToolCallFailed,
+    ToolCallStart,
+)
 from ..parsing._models import ParseResult, ToolCall
 from . import _anthropic_write, _openai_chat_write
 from ._provider import Message, by_provider
@@ -43,12 +71,15 @@ from ._wire import WriteOptions, reasoning_blocks, sse
 from ._write import WRITERS
 
 __all__ = [
-    "CallId", "ChatStreamWriter", "MessagesStreamWriter", "StreamWriter", "stream_writer",
-    "wire_done", "wire_message", "write_result", "writers",
+    "CALLS_MODES", "CallId", "CallsMode", "ChatStreamWriter", "MessagesStreamWriter",
+    "StreamWriter", "stream_writer", "wire_done", "wire_message", "write_result", "writers",
 ]
 
 CallId = Callable[[int, str], str]
 """A call's id on the wire, from its written index and the id its event carries."""
+CallsMode = Literal["live", "whole"]
+"""How calls are written: "live" (as they stream) or "whole" (once complete); see above."""
+CALLS_MODES: tuple[CallsMode, ...] = ("live", "whole")
 
 _NEW, _OPEN, _ENDED = 0, 1, 2
 
@@ -61,9 +92,15 @@ class StreamWriter:
     """The API it writes, by its name in `toolcalls.providers.PROVIDERS`."""
     id_prefix: ClassVar[str] = ""
     """How the API's response ids begin."""
+    live_calls: ClassVar[bool] = False
+    """Whether this writer streams a call's arguments (``calls="live"``); else calls are
+    written whole in either mode."""
 
     def __init__(self, *, model: str, id: str | None = None,  # noqa: A002 - the API's word
-                 created: int | None = None, call_id: CallId | None = None) -> None:
+                 created: int | None = None, call_id: CallId | None = None,
+                 calls: CallsMode = "whole") -> None:
+        if calls not in CALLS_MODES:
+            raise ValueError(f"calls: expected 'live' or 'whole', got {calls!r}")
         self.id = f"{self.id_prefix}{uuid.uuid4().hex}" if id is None else id
         self.model = model
         self.created = int(time.time()) if created is None else created
@@ -74,6 +111,15 @@ class StreamWriter:
         here, where the API has a place for it."""
         self._call_id = call_id
         self._state = _NEW
+        self._live = calls == "live" and self.live_calls
+        self._numbered = 0
+        """Calls numbered on the wire so far: the next call's index."""
+        self._started: dict[int, tuple[int, str]] = {}
+        """Live calls written but not ended: event index -> (index on the wire, id on it)."""
+        self._filled: set[int] = set()
+        """Live calls (by index on the wire) some arguments were written for."""
+        self._broken = False
+        """Whether a live call failed after it was started on the wire."""
 
     def start(self) -> list[Message]:
         """The opening chunk (the role chunk, message_start...); [] once started."""
@@ -85,6 +131,10 @@ class StreamWriter:
     def feed(self, event: Event) -> list[Message]:
         """The chunks `event` gives now (after the opening ones, if `start` was not called)."""
         out = self._open()
+        self._feed_event(event, out)
+        return out
+
+    def _feed_event(self, event: Event, out: list[Message]) -> None:
         if isinstance(event, TextDelta):
             if event.text:
                 self._text(event.text, out)
@@ -92,10 +142,30 @@ class StreamWriter:
             if event.text:
                 self._reasoning(event.text, out)
         elif isinstance(event, ToolCallEnd):
-            self._written(event.call, out)
-        # ToolCallStart and ArgumentsDelta: the call is held until it ends (its ToolCallEnd
-        # carries it whole); ToolCallFailed: it is never written.
-        return out
+            self._ended(event, out)
+        elif self._live:
+            self._live_event(event, out)
+        # whole: ToolCallStart and ArgumentsDelta are held until the call ends (its
+        # ToolCallEnd carries it whole); ToolCallFailed: it is never written.
+
+    def _live_event(self, event: Event, out: list[Message]) -> None:
+        """A live call's start, arguments or failure, written at once."""
+        if isinstance(event, ToolCallStart):
+            index = self._numbered
+            self._numbered += 1
+            ident = event.id if self._call_id is None else self._call_id(index, event.id)
+            self._started[event.index] = (index, ident)
+            self._call_start(index, ident, event.name, out)
+        elif isinstance(event, ArgumentsDelta):
+            started = self._started.get(event.index)
+            if started is not None and event.fragment:
+                self._filled.add(started[0])
+                self._call_arguments(started[0], event.fragment, out)
+        elif isinstance(event, ToolCallFailed) and event.index is not None:
+            started = self._started.pop(event.index, None)
+            if started is not None:  # written so far, never closed, not counted
+                self._broken = True
+                self._call_failed(started[0], out)
 
     def finish(self, finish_reason: str | None = None,
                usage: Mapping[str, Any] | None = None) -> list[Message]:
@@ -118,6 +188,12 @@ class StreamWriter:
     def ended(self) -> bool:
         return self._state == _ENDED
 
+    @property
+    def tool_turn(self) -> bool:
+        """Whether the turn ends as a tool-calls turn: calls were written, and no live call
+        was left half written."""
+        return bool(self.calls) and not self._broken and not self._started
+
     # -- the shared steps ---------------------------------------------------------------------
 
     def _open(self) -> list[Message]:
@@ -125,14 +201,24 @@ class StreamWriter:
             raise RuntimeError("this stream has ended: a new response needs a new writer")
         return self.start()
 
-    def _written(self, call: ToolCall, out: list[Message]) -> None:
-        index = len(self.calls)
-        if self._call_id is not None:
-            ident = self._call_id(index, call.id)
-            if ident != call.id:
-                call = call.model_copy(update={"id": ident})
+    def _ended(self, event: ToolCallEnd, out: list[Message]) -> None:
+        call = event.call
+        started = self._started.pop(event.index, None) if self._live else None
+        if started is None:  # whole, or a call whose start this writer never saw
+            index = self._numbered
+            self._numbered += 1
+            ident = call.id if self._call_id is None else self._call_id(index, call.id)
+        else:
+            index, ident = started
+        if ident != call.id:
+            call = call.model_copy(update={"id": ident})
         self.calls.append(call)
-        self._call(index, call, out)
+        if started is None:
+            self._call(index, call, out)
+            return
+        if index not in self._filled:  # nothing streamed (no fragment came): the whole now
+            self._call_arguments(index, call.arguments_json(), out)
+        self._call_end(index, call, out)
 
     def _finish(self, options: WriteOptions) -> list[Message]:
         out = self._open()
@@ -169,6 +255,20 @@ class StreamWriter:
     def _call(self, index: int, call: ToolCall, out: list[Message]) -> None:
         raise NotImplementedError
 
+    # live calls (where `live_calls`): started, filled, ended, or failed
+
+    def _call_start(self, index: int, ident: str, name: str, out: list[Message]) -> None:
+        raise NotImplementedError
+
+    def _call_arguments(self, index: int, fragment: str, out: list[Message]) -> None:
+        raise NotImplementedError
+
+    def _call_end(self, index: int, call: ToolCall, out: list[Message]) -> None:
+        """The end of a live call whose arguments were all written."""
+
+    def _call_failed(self, index: int, out: list[Message]) -> None:
+        """A live call that will not end: nothing is written (see the module docstring)."""
+
     def _closing(self, options: WriteOptions, out: list[Message]) -> None:
         raise NotImplementedError
 
@@ -183,11 +283,13 @@ class StreamWriter:
 class ChatStreamWriter(StreamWriter):
     """OpenAI Chat Completions: ``chat.completion.chunk``s (`_openai_chat_write`). The role
     chunk has content null (as OpenAI's first chunk of a turn with calls; text deltas add to
-    it); a call is two chunks, its id, type and name, then its arguments whole; the
-    finish_reason in a chunk of its own, the usage in a last one with no choices."""
+    it); a call is a chunk with its id, type and name, then its arguments (whole, or live
+    each fragment in a chunk of its own); the finish_reason in a chunk of its own, the usage
+    in a last one with no choices."""
 
     provider = "openai"
     id_prefix = "chatcmpl-"
+    live_calls = True
 
     def _chunk(self, delta: Message, finish_reason: str | None = None) -> Message:
         return _openai_chat_write._chunk(self._options, delta, finish_reason)
@@ -207,14 +309,20 @@ class ChatStreamWriter(StreamWriter):
             out.append(self._chunk(reasoning))
 
     def _call(self, index: int, call: ToolCall, out: list[Message]) -> None:
+        self._call_start(index, call.id, call.name, out)
+        self._call_arguments(index, call.arguments_json(), out)
+
+    def _call_start(self, index: int, ident: str, name: str, out: list[Message]) -> None:
         out.append(self._chunk({"tool_calls": [
-            {"index": index, "id": call.id, "type": "function",
-             "function": {"name": call.name, "arguments": ""}}]}))
+            {"index": index, "id": ident, "type": "function",
+             "function": {"name": name, "arguments": ""}}]}))
+
+    def _call_arguments(self, index: int, fragment: str, out: list[Message]) -> None:
         out.append(self._chunk({"tool_calls": [
-            {"index": index, "function": {"arguments": call.arguments_json()}}]}))
+            {"index": index, "function": {"arguments": fragment}}]}))
 
     def _closing(self, options: WriteOptions, out: list[Message]) -> None:
-        out.append(self._chunk({}, options.finish(bool(self.calls))))
+        out.append(self._chunk({}, options.finish(self.tool_turn)))
         usage = _openai_chat_write._usage(options)
         if usage is not None:
             out.append({**self._chunk({}), "choices": [], "usage": usage})
@@ -231,19 +339,58 @@ class MessagesStreamWriter(StreamWriter):
     """Anthropic Messages: stream events (`_anthropic_write`). message_start (its usage 0
     until the end is known), then blocks: text and thinking deltas go to the open block of
     their kind (a new block when the kind changes), a call is a tool_use block opened, filled
-    with its arguments and closed at once; message_delta (stop_reason, the usage) and
-    message_stop."""
+    with its arguments and closed at once (live: opened at its start, an input_json_delta per
+    fragment, closed at its end; what comes meanwhile is held, as one block streams at a
+    time); message_delta (stop_reason, the usage) and message_stop."""
 
     provider = "anthropic"
     id_prefix = "msg_"
+    live_calls = True
 
     def __init__(self, *, model: str, id: str | None = None,  # noqa: A002 - the API's word
-                 created: int | None = None, call_id: CallId | None = None) -> None:
-        super().__init__(model=model, id=id, created=created, call_id=call_id)
+                 created: int | None = None, call_id: CallId | None = None,
+                 calls: CallsMode = "whole") -> None:
+        super().__init__(model=model, id=id, created=created, call_id=call_id, calls=calls)
         self._blocks = 0
         """Blocks opened so far: the next block's index."""
         self._open_kind = ""
-        """The type of the block still open ("text", "thinking"), or ""."""
+        """The type of the block still open ("text", "thinking", "tool_use"), or ""."""
+        self._holder: int | None = None
+        """The event index of the live call whose block is open, if any."""
+        self._held: list[Event] = []
+        """Events that came while a live call's block was open (not its own), in order."""
+
+    def feed(self, event: Event) -> list[Message]:
+        out = self._open()
+        if self._holder is None or _call_index(event) == self._holder:
+            self._feed_event(event, out)
+            if self._holder is None and self._held:
+                self._release(out)
+        else:
+            self._held.append(event)
+        return out
+
+    def _feed_event(self, event: Event, out: list[Message]) -> None:
+        super()._feed_event(event, out)
+        if self._open_kind != "tool_use":
+            self._holder = None
+        elif isinstance(event, ToolCallStart):
+            self._holder = event.index
+
+    def _release(self, out: list[Message]) -> None:
+        """The held events written in order, up to the next live call that opens a block
+        (its own events pass the others still held: they are written when it ends)."""
+        at = 0
+        while at < len(self._held):
+            event = self._held[at]
+            if self._holder is not None and _call_index(event) != self._holder:
+                at += 1
+                continue
+            del self._held[at]
+            holder = self._holder
+            self._feed_event(event, out)
+            if holder is not None and self._holder is None:
+                at = 0
 
     def _opening(self) -> list[Message]:
         return [{"type": "message_start",
@@ -278,6 +425,23 @@ class MessagesStreamWriter(StreamWriter):
         self._whole_block({"type": "tool_use", "id": call.id, "name": call.name,
                            "input": call.arguments}, out)
 
+    def _call_start(self, index: int, ident: str, name: str, out: list[Message]) -> None:
+        self._close_block(out)
+        out.append({"type": "content_block_start", "index": self._blocks, "content_block": {
+            "type": "tool_use", "id": ident, "name": name, "input": {}}})
+        self._blocks += 1
+        self._open_kind = "tool_use"
+
+    def _call_arguments(self, index: int, fragment: str, out: list[Message]) -> None:
+        out.append({"type": "content_block_delta", "index": self._blocks - 1,
+                    "delta": {"type": "input_json_delta", "partial_json": fragment}})
+
+    def _call_end(self, index: int, call: ToolCall, out: list[Message]) -> None:
+        self._close_block(out)
+
+    def _call_failed(self, index: int, out: list[Message]) -> None:
+        self._open_kind = ""  # never closed: no client reads it as a complete call
+
     def _whole_block(self, block: Message, out: list[Message]) -> None:
         self._close_block(out)
         index = self._blocks
@@ -294,8 +458,14 @@ class MessagesStreamWriter(StreamWriter):
             self._open_kind = ""
 
     def _closing(self, options: WriteOptions, out: list[Message]) -> None:
+        while self._held:  # a live call still open at the end: left open, what waited written
+            self._call_failed(-1, out)
+            self._holder = None
+            self._release(out)
+        if self._open_kind == "tool_use":
+            self._call_failed(-1, out)
         self._close_block(out)
-        stop_reason = _anthropic_write._STOP_REASONS[options.finish(bool(self.calls))]
+        stop_reason = _anthropic_write._STOP_REASONS[options.finish(self.tool_turn)]
         usage = _anthropic_write._usage(options)
         if self._options.usage is not None:  # message_start said it all but the output count
             usage = {"output_tokens": usage["output_tokens"]}
@@ -311,6 +481,13 @@ class MessagesStreamWriter(StreamWriter):
 
     def _own_usage(self, usage: Mapping[str, Any]) -> bool:
         return "input_tokens" in usage and "total_tokens" not in usage  # not Responses'
+
+
+def _call_index(event: Event) -> int | None:
+    """The call an event belongs to, by its index; None for text and reasoning."""
+    if isinstance(event, ToolCallStart | ArgumentsDelta | ToolCallEnd | ToolCallFailed):
+        return event.index
+    return None
 
 
 def writers() -> dict[str, type[StreamWriter]]:
@@ -330,7 +507,8 @@ def stream_writer(provider: str, **options: Any) -> StreamWriter:
     Completions, "openai_responses", "anthropic" for Messages, "gemini", "ollama").
     ``options``: ``model`` (required), ``id`` (the response id; a fresh one prefixed as the
     API's are if None), ``created`` (Unix seconds; now if None), ``call_id`` (``(index, id) ->
-    id`` on the wire; the event's id if None)."""
+    id`` on the wire; the event's id if None), ``calls`` ("whole", the default, or "live": see
+    the module docstring)."""
     return by_provider(writers(), provider, "streams are written for")(**options)
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..parsing._models import ParseResult, ToolCall
 from . import _openai_responses_write as written
-from ._emit import CallId, StreamWriter
+from ._emit import CallId, CallsMode, StreamWriter
 from ._provider import Message
 from ._wire import WriteOptions, reasoning_blocks
 
@@ -31,8 +31,9 @@ class ResponsesStreamWriter(StreamWriter):
     id_prefix = "resp_"
 
     def __init__(self, *, model: str, id: str | None = None,  # noqa: A002 - the API's word
-                 created: int | None = None, call_id: CallId | None = None) -> None:
-        super().__init__(model=model, id=id, created=created, call_id=call_id)
+                 created: int | None = None, call_id: CallId | None = None,
+                 calls: CallsMode = "whole") -> None:
+        super().__init__(model=model, id=id, created=created, call_id=call_id, calls=calls)
         self._items: list[Message] = []
         """Every item so far, in output order; the open one last."""
         self._open_kind = ""

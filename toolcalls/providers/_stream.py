@@ -310,6 +310,11 @@ class ProviderStream:
             calls.append(call if ident is None else call.model_copy(update={"id": ident}))
         return _assemble(self._native, self.provider, text, self._tools, calls)
 
+    def text_call(self, index: int) -> bool:
+        """Whether call `index` (as the events number it) was read from the text, not sent
+        natively by the provider (known from its `ToolCallStart` on)."""
+        return index in self._text_index.values()
+
     @property
     def closed(self) -> bool:
         return self._closed

@@ -14,10 +14,13 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
-__all__ = ["ConfigError", "Mode", "ServeConfig", "load_config", "parse_model_formats"]
+__all__ = ["ConfigError", "Mode", "ServeConfig", "StreamCalls", "load_config",
+           "parse_model_formats"]
 
 Mode = Literal["prompt", "repair", "auto"]
 _MODES: tuple[Mode, ...] = ("prompt", "repair", "auto")
+StreamCalls = Literal["live", "whole"]
+_STREAM_CALLS: tuple[StreamCalls, ...] = ("live", "whole")
 ENV_PREFIX = "TOOLCALLS_SERVE_"
 
 
@@ -42,6 +45,11 @@ class ServeConfig:
     format is configured for (`model_formats`, or a named `format`), repair for the others."""
     budget: int | None = None
     """Token budget for the tools block in prompt mode (None: no limit)."""
+    stream_calls: StreamCalls = "live"
+    """How a streamed answer's calls go out: live (each argument fragment as it is read, so
+    a long call streams) or whole (once the call is complete: a client never sees half a
+    call; a call cut off is never shown). In live mode a call that fails after it started
+    stays open on the wire and the finish reason is the upstream's (`providers._emit`)."""
     host: str = "127.0.0.1"
     port: int = 8000
     timeout: float = 600.0
@@ -58,6 +66,8 @@ class ServeConfig:
             raise ConfigError(f"upstream: expected an http(s) URL, got {self.upstream!r}")
         if self.mode not in _MODES:
             raise ConfigError(f"mode: expected one of {', '.join(_MODES)}, got {self.mode!r}")
+        if self.stream_calls not in _STREAM_CALLS:
+            raise ConfigError(f"stream_calls: expected live or whole, got {self.stream_calls!r}")
         if self.budget is not None and self.budget <= 0:
             raise ConfigError(f"budget: expected a positive number of tokens, got {self.budget}")
         if not 0 <= self.port <= 65535:

@@ -19,6 +19,11 @@ framework answers it with its own "unknown tool" result. Calls read from the tex
 ids (``call_<24 hex>``, or ``toolu_<24 hex>`` for Anthropic clients): the engine numbers them
 ``call_0``... in every turn, and a client keeps ids across turns. ``parallel_tool_calls:
 false`` keeps the first call.
+
+Streamed calls go out live (``--stream-calls live``, the default: each argument fragment as
+it is read, so a long call's arguments stream as the model writes them) or whole (once the
+call is complete); see `toolcalls.providers._emit` for what a call that fails after it
+started looks like in live mode (left open, the upstream's finish reason).
 """
 
 from __future__ import annotations
@@ -35,9 +40,9 @@ from ..parsing._events import ArgumentsDelta, Event, ToolCallEnd, ToolCallFailed
 from ..parsing._models import ParseResult, ToolCall
 from ..parsing._registry import get_format
 from ..parsing.formats._base import Format
-from ..providers._emit import StreamWriter, stream_writer, wire_done, wire_message
+from ..providers._emit import CallsMode, StreamWriter, stream_writer, wire_done, wire_message
 from ..providers._read import read_response
-from ..providers._stream import read_stream
+from ..providers._stream import ProviderStream, read_stream
 from ..providers._write import write_response
 from ..tools._importers import import_tools
 from ._budget import MAX_SEARCH_ROUNDS, ToolBudget
@@ -77,6 +82,8 @@ class Plan:
     body: dict[str, Any]
     """The request sent upstream."""
     budget: ToolBudget | None = None
+    stream_calls: CallsMode = "live"
+    """How streamed calls are written: live (as they are read) or whole (once complete)."""
     calls: int = 0
     """Calls answered (for the access log)."""
     ids: dict[int, str] = field(default_factory=dict)
@@ -120,7 +127,8 @@ def plan(api: Api, body: object, config: ServeConfig) -> Plan:
         budget = ToolBudget(chat, tools, fmt.name, config.budget)
         tools = budget.parse_tools()
     planned = Plan(api, model, mode, fmt, parse_format, tools, bool(chat.get("stream")),
-                   chat.get("parallel_tool_calls") is not False, chat, {}, budget)
+                   chat.get("parallel_tool_calls") is not False, chat, {}, budget,
+                   config.stream_calls)
     planned.body = planned.upstream_body(chat)
     return planned
 
@@ -202,13 +210,14 @@ async def answer_stream(
 ) -> AsyncIterator[str]:
     """The client's stream (its wire text, piece by piece) for the upstream's stream.
 
-    Text and reasoning pass on as they arrive; a call is written whole once complete (the
-    writer holds it). When reading the upstream raises, `failed(error)` says why in words, the
-    stream ends with the API's error event, and the calls still open are never reported.
+    Text and reasoning pass on as they arrive; a call as it is read (live: its start, then
+    each argument fragment) or whole once complete (`plan.stream_calls`). When reading the
+    upstream raises, `failed(error)` says why in words, the stream ends with the API's error
+    event, and the calls still open are never reported complete.
     A round whose calls are all ``tool_search`` (lazy budget) is answered here and continued
     with a new upstream stream (`reopen`), into the same client stream.
     """
-    writer = stream_writer(plan.api, model=plan.model)
+    writer = stream_writer(plan.api, model=plan.model, calls=plan.stream_calls)
     yield _wire(plan, writer.start())
     chunks, usage = first, None
     for round_ in range(MAX_SEARCH_ROUNDS + 1):
@@ -218,10 +227,12 @@ async def answer_stream(
             async for chunk in chunks:
                 # all this chunk gives in one write: one send to the client per upstream chunk
                 if written := _wire(plan, [message for event in reader.feed(chunk)
-                                           for message in _write(plan, writer, event, rounds)]):
+                                           for message in _write(plan, writer, reader, event,
+                                                                 rounds)]):
                     yield written
             if written := _wire(plan, [message for event in reader.close()
-                                       for message in _write(plan, writer, event, rounds)]):
+                                       for message in _write(plan, writer, reader, event,
+                                                             rounds)]):
                 yield written
             result = reader.result()
             if said := upstream_error(result):  # the upstream ended its stream with an error
@@ -251,9 +262,11 @@ class _Round:
         self.others = False
 
 
-def _write(plan: Plan, writer: StreamWriter, event: Event, round_: _Round) -> list[dict[str, Any]]:
-    """`event` written, its call renamed (text calls), held (a ``tool_search`` call, which
-    the proxy answers) or dropped (a second call when ``parallel_tool_calls`` is false)."""
+def _write(plan: Plan, writer: StreamWriter, reader: ProviderStream, event: Event,
+           round_: _Round) -> list[dict[str, Any]]:
+    """`event` written, its call renamed at its start (text calls), held (a ``tool_search``
+    call, which the proxy answers) or dropped (a second call when ``parallel_tool_calls`` is
+    false)."""
     if isinstance(event, ToolCallStart | ArgumentsDelta | ToolCallEnd | ToolCallFailed):
         if plan.budget and plan.budget.session and event.index is not None:
             if isinstance(event, ToolCallStart) and event.name == TOOL_SEARCH:
@@ -267,14 +280,18 @@ def _write(plan: Plan, writer: StreamWriter, event: Event, round_: _Round) -> li
         if not plan.parallel and plan.ids and event.index not in plan.ids:
             return []
         if isinstance(event, ToolCallStart):
-            plan.ids[event.index] = event.id
+            ident = _fresh_id(plan.api) if reader.text_call(event.index) else event.id
+            plan.ids[event.index] = ident
+            event = ToolCallStart(event.index, ident, event.name)
         if isinstance(event, ToolCallEnd):
-            event = ToolCallEnd(event.index, _renamed(plan, event.call))
+            event = ToolCallEnd(event.index, _renamed(plan, event.call,
+                                                      plan.ids.get(event.index)))
             plan.ids[event.index] = event.call.id
             plan.calls += 1
     return writer.feed(event)
 
 
-def _renamed(plan: Plan, call: ToolCall) -> ToolCall:
-    return call if call.source == "native" else call.model_copy(update={
-        "id": _fresh_id(plan.api)})
+def _renamed(plan: Plan, call: ToolCall, started: str | None) -> ToolCall:
+    """`call` under the id its start went out with (a fresh one for a text call)."""
+    ident = started or (call.id if call.source == "native" else _fresh_id(plan.api))
+    return call if ident == call.id else call.model_copy(update={"id": ident})
