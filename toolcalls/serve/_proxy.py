@@ -45,15 +45,11 @@ from ..providers._read import read_response
 from ..providers._stream import ProviderStream, read_stream
 from ..providers._write import write_response
 from ..tools._importers import import_tools
+from ._anthropic_request import chat_request_from_messages
 from ._budget import MAX_SEARCH_ROUNDS, ToolBudget
 from ._config import ServeConfig
-from ._requests import (
-    RequestError,
-    chat_request_from_messages,
-    format_for,
-    prompt_request,
-    validate_chat_request,
-)
+from ._prompt import prompt_request
+from ._requests import RequestError, format_for, validate_chat_request
 from ._upstream import UpstreamError
 
 __all__ = ["Api", "Plan", "answer_stream", "answer_whole", "plan"]

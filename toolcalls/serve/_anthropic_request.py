@@ -1,0 +1,258 @@
+"""Anthropic Messages requests: checked as `_requests` checks Chat Completions ones (a wrong
+field is a `RequestError` naming it) and translated into the equivalent Chat Completions
+request (`chat_request_from_messages`), so one path serves both APIs.
+
+A pure function of JSON-decoded values: no HTTP, no starlette.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ..tools._importers import from_openai
+from ._requests import (
+    RequestError,
+    _at,
+    _boolean,
+    _integer,
+    _list,
+    _number,
+    _object,
+    _one_of,
+    _required,
+    _string,
+)
+
+__all__ = ["chat_request_from_messages"]
+
+
+_ANTHROPIC_CHOICES = ("auto", "any", "tool", "none")
+_USER_BLOCKS = ("text", "image", "tool_result", "document")
+_ASSISTANT_BLOCKS = ("text", "tool_use", "thinking", "redacted_thinking")
+_RESULT_BLOCKS = ("text", "image")
+# Sampling fields with the same name and meaning in both APIs (top_k: llama.cpp and vLLM
+# take it beside the OpenAI fields).
+_SAMPLING: Mapping[str, Callable[[Any, str], Any]] = {
+    "temperature": _number, "top_p": _number, "top_k": _integer,
+}
+
+
+def chat_request_from_messages(body: object) -> dict[str, Any]:
+    """An Anthropic Messages request, checked, as the equivalent Chat Completions request.
+
+    Checked (`RequestError` names the field): ``model``, ``max_tokens`` (required),
+    ``messages`` (roles user and assistant; blocks text, image, tool_use, tool_result,
+    thinking, redacted_thinking), ``system`` (a string or text blocks), ``tools`` (with
+    ``input_schema``), ``tool_choice``, ``stop_sequences``, ``temperature``, ``top_p``,
+    ``top_k``, ``stream``, ``metadata``. Other fields (``thinking``, ``service_tier``...) have
+    no Chat Completions twin and are left out.
+
+    Translated: ``system`` -> a first system message; ``tool_use`` blocks -> the assistant's
+    ``tool_calls`` (ids kept, ``input`` as a JSON string); ``tool_result`` blocks -> ``tool``
+    messages, their text prefixed ``Error: `` when ``is_error``; images -> ``image_url`` parts
+    with ``data:`` URLs (an image in a tool result goes in a user message right after the
+    results, as tool messages take text only); ``tool_choice`` any -> ``"required"``, tool ->
+    the named function, ``disable_parallel_tool_use`` -> ``parallel_tool_calls: false``;
+    ``stop_sequences`` -> ``stop``; ``metadata.user_id`` -> ``user``.
+    """
+    request = _object(body, "")
+    chat: dict[str, Any] = {
+        "model": _string(_required(request, "model", ""), "model", empty=False),
+        "messages": _system(request.get("system")),
+        "max_tokens": _integer(_required(request, "max_tokens", ""), "max_tokens", minimum=1),
+    }
+    messages = _list(_required(request, "messages", ""), "messages", empty=False)
+    known: set[str] = set()  # tool_use ids so far: a tool_result must answer one
+    for index, message in enumerate(messages):
+        chat["messages"] += _anthropic_message(message, f"messages[{index}]", known)
+    if request.get("tools") is not None:
+        chat["tools"] = _anthropic_tools(request["tools"])
+    if request.get("tool_choice") is not None:
+        names = [tool["function"]["name"] for tool in chat.get("tools", [])]
+        chat.update(_anthropic_choice(request["tool_choice"], names))
+    if request.get("stop_sequences") is not None:
+        stops = _list(request["stop_sequences"], "stop_sequences")
+        chat["stop"] = [_string(stop, f"stop_sequences[{i}]") for i, stop in enumerate(stops)]
+    for key, check in _SAMPLING.items():
+        if request.get(key) is not None:
+            check(request[key], key)
+            chat[key] = request[key]
+    if request.get("stream") is not None:
+        chat["stream"] = _boolean(request["stream"], "stream")
+    if request.get("metadata") is not None:
+        metadata = _object(request["metadata"], "metadata")
+        if metadata.get("user_id") is not None:
+            chat["user"] = _string(metadata["user_id"], "metadata.user_id")
+    return chat
+
+
+def _system(value: Any) -> list[dict[str, Any]]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [{"role": "system", "content": value}] if value else []
+    blocks = _list(value, "system")
+    texts = [_text_block(block, f"system[{i}]") for i, block in enumerate(blocks)]
+    return [{"role": "system", "content": "\n".join(texts)}] if texts else []
+
+
+def _text_block(value: Any, field: str) -> str:
+    block = _object(value, field)
+    _one_of(_required(block, "type", field), _at(field, "type"), ("text",))
+    return _string(_required(block, "text", field), _at(field, "text"))
+
+
+def _anthropic_message(value: Any, field: str, known: set[str]) -> list[dict[str, Any]]:
+    message = _object(value, field)
+    role = _one_of(_required(message, "role", field), _at(field, "role"), ("user", "assistant"))
+    content = _required(message, "content", field)
+    if isinstance(content, str):
+        return [{"role": role, "content": content}]
+    blocks = _list(content, _at(field, "content"))
+    if role == "assistant":
+        return [_assistant(blocks, _at(field, "content"), known)]
+    return _user(blocks, _at(field, "content"), known)
+
+
+def _assistant(blocks: list[Any], field: str, known: set[str]) -> dict[str, Any]:
+    texts: list[str] = []
+    calls: list[dict[str, Any]] = []
+    for index, value in enumerate(blocks):
+        at = _at(field, index)
+        block = _object(value, at)
+        kind = _one_of(_required(block, "type", at), _at(at, "type"), _ASSISTANT_BLOCKS)
+        if kind == "text":
+            texts.append(_string(_required(block, "text", at), _at(at, "text")))
+        elif kind == "tool_use":
+            calls.append(_tool_use(block, at))
+            known.add(calls[-1]["id"])
+        elif kind == "thinking":
+            _string(_required(block, "thinking", at), _at(at, "thinking"))
+        else:
+            _string(_required(block, "data", at), _at(at, "data"))
+        # Thinking blocks are dropped: they carry Anthropic's signatures, which no upstream
+        # can verify, and a Chat Completions request has no place for earlier reasoning.
+    message: dict[str, Any] = {"role": "assistant", "content": "".join(texts)}
+    if calls:
+        message["tool_calls"] = calls
+    return message
+
+
+def _tool_use(block: Mapping[str, Any], field: str) -> dict[str, Any]:
+    id_ = _string(_required(block, "id", field), _at(field, "id"), empty=False)
+    name = _string(_required(block, "name", field), _at(field, "name"), empty=False)
+    arguments = _object(_required(block, "input", field), _at(field, "input"))
+    function = {"name": name, "arguments": json.dumps(arguments, ensure_ascii=False)}
+    return {"id": id_, "type": "function", "function": function}
+
+
+def _user(blocks: list[Any], field: str, known: set[str]) -> list[dict[str, Any]]:
+    """Tool results become tool messages; the rest, in order, one user message after them."""
+    messages: list[dict[str, Any]] = []
+    parts: list[dict[str, Any]] = []
+    for index, value in enumerate(blocks):
+        at = _at(field, index)
+        block = _object(value, at)
+        kind = _one_of(_required(block, "type", at), _at(at, "type"), _USER_BLOCKS)
+        if kind == "tool_result":
+            message, images = _tool_result(block, at, known)
+            messages.append(message)
+            parts += images
+        elif kind == "document":
+            raise RequestError(_at(at, "type"), "document blocks are not supported by the proxy")
+        else:
+            parts.append(_part_of(block, at))
+    if parts:
+        only_text = len(parts) == 1 and parts[0]["type"] == "text"
+        messages.append({"role": "user", "content": parts[0]["text"] if only_text else parts})
+    return messages
+
+
+def _part_of(block: Mapping[str, Any], field: str) -> dict[str, Any]:
+    """A text or image block as a Chat Completions content part."""
+    if block["type"] == "text":
+        return {"type": "text", "text": _string(_required(block, "text", field),
+                                                 _at(field, "text"))}
+    source = _object(_required(block, "source", field), _at(field, "source"))
+    at = _at(field, "source")
+    kind = _one_of(_required(source, "type", at), _at(at, "type"), ("base64", "url"))
+    if kind == "url":
+        url = _string(_required(source, "url", at), _at(at, "url"), empty=False)
+    else:
+        media = _string(_required(source, "media_type", at), _at(at, "media_type"), empty=False)
+        data = _string(_required(source, "data", at), _at(at, "data"), empty=False)
+        url = f"data:{media};base64,{data}"
+    return {"type": "image_url", "image_url": {"url": url}}
+
+
+def _tool_result(block: Mapping[str, Any], field: str, known: set[str]
+                 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A tool message, and the images of the result (a tool message takes text only)."""
+    id_ = _string(_required(block, "tool_use_id", field), _at(field, "tool_use_id"), empty=False)
+    if id_ not in known:
+        raise RequestError(_at(field, "tool_use_id"), f"no earlier tool_use block has id {id_!r}")
+    content = block.get("content", "")
+    texts: list[str] = []
+    images: list[dict[str, Any]] = []
+    if isinstance(content, str):
+        texts.append(content)
+    else:
+        for index, value in enumerate(_list(content, _at(field, "content"))):
+            at = _at(_at(field, "content"), index)
+            part = _object(value, at)
+            _one_of(_required(part, "type", at), _at(at, "type"), _RESULT_BLOCKS)
+            converted = _part_of(part, at)
+            if converted["type"] == "text":
+                texts.append(converted["text"])
+            else:
+                images.append(converted)
+    text = "\n".join(texts)
+    if block.get("is_error") is not None and _boolean(block["is_error"], _at(field, "is_error")):
+        text = f"Error: {text}"
+    return {"role": "tool", "tool_call_id": id_, "content": text}, images
+
+
+def _anthropic_tools(value: Any) -> list[dict[str, Any]]:
+    tools: list[dict[str, Any]] = []
+    for index, item in enumerate(_list(value, "tools")):
+        at = f"tools[{index}]"
+        tool = _object(item, at)
+        if "input_schema" not in tool:
+            kind = tool.get("type", "?")
+            raise RequestError(_at(at, "input_schema"),
+                               f"is required (a server tool of type {kind!r} runs at "
+                               "Anthropic, not behind this proxy)")
+        function: dict[str, Any] = {
+            "name": _string(_required(tool, "name", at), _at(at, "name"), empty=False),
+            "parameters": _object(tool["input_schema"], _at(at, "input_schema")),
+        }
+        if tool.get("description") is not None:
+            function["description"] = _string(tool["description"], _at(at, "description"))
+        converted = {"type": "function", "function": function}
+        try:
+            from_openai(converted)
+        except ValueError as error:  # ToolDefinitionError: a schema Tool refuses
+            raise RequestError(_at(at, "input_schema"),
+                               str(error).removeprefix("tool #0: ")) from None
+        if any(known["function"]["name"] == function["name"] for known in tools):
+            raise RequestError(_at(at, "name"), f"two tools are named {function['name']!r}")
+        tools.append(converted)
+    return tools
+
+
+def _anthropic_choice(value: Any, names: Sequence[str]) -> dict[str, Any]:
+    choice = _object(value, "tool_choice")
+    kind = _one_of(_required(choice, "type", "tool_choice"), "tool_choice.type",
+                   _ANTHROPIC_CHOICES)
+    fields: dict[str, Any] = {"tool_choice": {"any": "required"}.get(kind, kind)}
+    if kind == "tool":
+        name = _string(_required(choice, "name", "tool_choice"), "tool_choice.name", empty=False)
+        if name not in names:
+            raise RequestError("tool_choice.name", f"no tool named {name!r} in tools")
+        fields["tool_choice"] = {"type": "function", "function": {"name": name}}
+    flag = choice.get("disable_parallel_tool_use")
+    if flag is not None and _boolean(flag, "tool_choice.disable_parallel_tool_use"):
+        fields["parallel_tool_calls"] = False
+    return fields
