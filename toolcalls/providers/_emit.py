@@ -37,9 +37,10 @@ What every writer does, whatever the API:
   live: the order they started), and each goes out under ``call_id(index, id)`` (default: the
   id its event carries; the proxy gives text calls fresh unique ids, as ``call_0`` is not
   unique across turns);
-- `finish` says "tool calls" when calls were written, else the reason given (as any provider
-  spells it) in the API's own words (`_wire.finish_kind`); usage in the API's own shape is
-  written as it came, any other provider's as its token counts (`_wire.token_counts`);
+- `finish` says "tool calls" when calls were written (and, live, none was left half written:
+  `tool_turn`), else the reason given (as any provider spells it) in the API's own words
+  (`_wire.finish_kind`); usage in the API's own shape is written as it came, any other
+  provider's as its token counts (`_wire.token_counts`);
 - `fail` ends the stream with the API's in-stream error object; a block left open is not
   closed, so nothing half written is ever reported complete.
 
