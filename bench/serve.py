@@ -241,14 +241,29 @@ def wait_ready(url: str, process: subprocess.Popen[bytes], seconds: float) -> No
     raise RuntimeError(f"{url}: not ready after {seconds:.0f} s")
 
 
+def family(pid: int) -> list[int]:
+    """`pid` and its children (LiteLLM may run workers)."""
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    return [pid, *(int(child) for child in children.read_text().split())] \
+        if children.exists() else [pid]
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of `pid` and its children so far."""
+    ticks = 0
+    for one in family(pid):
+        try:
+            fields = Path(f"/proc/{one}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        ticks += int(fields[11]) + int(fields[12])  # utime, stime (fields 14, 15)
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
 def memory_kb(pid: int) -> tuple[int, int]:
     """VmRSS and VmHWM (peak) of `pid` and its children, in kB."""
     rss = hwm = 0
-    pids = [pid]
-    children = Path(f"/proc/{pid}/task/{pid}/children")
-    if children.exists():
-        pids += [int(child) for child in children.read_text().split()]
-    for one in pids:
+    for one in family(pid):
         try:
             status = Path(f"/proc/{one}/status").read_text()
         except OSError:
@@ -355,8 +370,11 @@ def phases(args: argparse.Namespace, name: str, url: str,
            process: subprocess.Popen[bytes] | None) -> dict[str, Any]:
     single = run_phase(url, 1, args.single_seconds, args.chunks)
     print(f"{name:16} 1 client: {json.dumps(single)}", flush=True)
+    cpu = cpu_seconds(process.pid) if process is not None else 0.0
     many = run_phase(url, args.clients, args.seconds, args.chunks)
     if process is not None:
+        # CPU per chunk: what waiting for a core on a shared machine does not inflate
+        many["cpu_us_per_chunk"] = (cpu_seconds(process.pid) - cpu) / many["chunks"] * 1e6
         many["rss_kb"], many["hwm_kb"] = memory_kb(process.pid)
     print(f"{name:16} {args.clients} clients: {json.dumps(many)}", flush=True)
     return {"single": single, "load": many}
@@ -367,10 +385,10 @@ def table(results: dict[str, Any]) -> str:
     direct = targets["direct"]
     rows = ["| target | 1 client: added first chunk p50 | added per chunk p50 / p99 "
             f"| {results['clients']} clients: added per chunk p50 / p99 | chunks/s | errors "
-            "| RSS (peak) |", "|---|---:|---:|---:|---:|---:|---:|"]
+            "| proxy CPU per chunk | RSS (peak) |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for name, got in sorted(targets.items(), key=lambda item: item[0] != "direct"):
         if "failed" in got:
-            rows.append(f"| {name} | could not run: {got['failed']} | | | | | |")
+            rows.append(f"| {name} | could not run: {got['failed']} | | | | | | |")
             continue
         s, m, ds, dm = got["single"], got["load"], direct["single"], direct["load"]
 
@@ -381,10 +399,11 @@ def table(results: dict[str, Any]) -> str:
 
         memory = (f"{m['rss_kb'] / 1024:.0f} MB ({m['hwm_kb'] / 1024:.0f} MB)"
                   if "rss_kb" in m else "")
+        cpu = f"{m['cpu_us_per_chunk']:.0f} us" if "cpu_us_per_chunk" in m else ""
         rows.append(f"| {name} | {added(s, ds, 'first_p50_us')} ms | "
                     f"{added(s, ds, 'p50_us')} / {added(s, ds, 'p99_us')} ms | "
                     f"{added(m, dm, 'p50_us')} / {added(m, dm, 'p99_us')} ms | "
-                    f"{m['chunks_per_s']:.0f} | {sum(m['errors'].values())} | {memory} |")
+                    f"{m['chunks_per_s']:.0f} | {sum(m['errors'].values())} | {cpu} | {memory} |")
     return "\n".join(rows)
 
 
