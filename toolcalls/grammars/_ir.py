@@ -142,19 +142,17 @@ _REGEX_META = set("\\.+*?()|[]{}^$#&-~/")
 def regex_escape(text: str) -> str:
     """Escapes only what is special in both Python's and Rust's regex syntax (and ``/``, the
     Lark delimiter): Rust refuses some of the escapes `re.escape` writes."""
-    out = []
-    for char in text:
-        if char in _REGEX_META:
-            out.append("\\" + char)
-        elif char == "\n":
-            out.append("\\n")
-        elif char == "\r":
-            out.append("\\r")
-        elif char == "\t":
-            out.append("\\t")
-        else:
-            out.append(char)
-    return "".join(out)
+    return escape_chars(text, _REGEX_META)
+
+
+_CONTROL_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def escape_chars(text: str, special: str | set[str]) -> str:
+    """``text`` with a backslash before each ``special`` character and newline, carriage
+    return and tab written as escapes: the quoting shared by regexes and GBNF strings."""
+    return "".join("\\" + char if char in special else _CONTROL_ESCAPES.get(char, char)
+                   for char in text)
 
 
 def lark_string(text: str) -> str:

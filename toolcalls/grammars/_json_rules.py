@@ -12,6 +12,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from ._ir import escape_chars
+
 __all__ = ["JsonRules", "gbnf_string"]
 
 _LARK_BASE = [
@@ -37,19 +39,7 @@ _GBNF_BASE = [
 
 
 def gbnf_string(text: str) -> str:
-    out = []
-    for char in text:
-        if char in '"\\':
-            out.append("\\" + char)
-        elif char == "\n":
-            out.append("\\n")
-        elif char == "\r":
-            out.append("\\r")
-        elif char == "\t":
-            out.append("\\t")
-        else:
-            out.append(char)
-    return '"' + "".join(out) + '"'
+    return '"' + escape_chars(text, '"\\') + '"'
 
 
 class JsonRules:
