@@ -45,8 +45,9 @@ def chat_whole(client: openai.OpenAI, **request: Any) -> dict[str, Any]:
             "finish": response.choices[0].finish_reason, "usage": usage}
 
 
-def chat_streamed(client: openai.OpenAI, **request: Any) -> dict[str, Any]:
-    """A streamed answer, accumulated as the SDK's chunks give it, in `chat_whole`'s shape."""
+def chat_stream_raw(client: openai.OpenAI, **request: Any) -> dict[str, Any]:
+    """A streamed answer as the SDK's chunks give it: content, finish, usage, and each call as
+    (id, name, arguments text), the text as it came (it may not be JSON for a call cut off)."""
     content, finish, usage = "", None, None
     calls: dict[int, list[str]] = {}
     with client.chat.completions.create(stream=True, **request) as stream:
@@ -62,8 +63,14 @@ def chat_streamed(client: openai.OpenAI, **request: Any) -> dict[str, Any]:
                     parts[1] += call.function.name or "" if call.function else ""
                     parts[2] += call.function.arguments or "" if call.function else ""
     return {"content": content, "finish": finish, "usage": usage,
-            "calls": [(i, n, json.loads(a or "{}")) for i, n, a in
-                      (calls[index] for index in sorted(calls))]}
+            "calls": [tuple(calls[index]) for index in sorted(calls)]}
+
+
+def chat_streamed(client: openai.OpenAI, **request: Any) -> dict[str, Any]:
+    """A streamed answer, accumulated as the SDK's chunks give it, in `chat_whole`'s shape."""
+    answer = chat_stream_raw(client, **request)
+    answer["calls"] = [(i, n, json.loads(a or "{}")) for i, n, a in answer["calls"]]
+    return answer
 
 
 def expected(text: str, fmt: str, tools: Any) -> tuple[str, list[tuple[str, dict[str, Any]]]]:

@@ -8,7 +8,14 @@ import threading
 from typing import Any
 
 import pytest
-from clients import anthropic_client, chat_streamed, chat_whole, named, openai_client
+from clients import (
+    anthropic_client,
+    chat_stream_raw,
+    chat_streamed,
+    chat_whole,
+    named,
+    openai_client,
+)
 from upstream import FakeUpstream, corpus_rows
 
 WRITE_FILE = {"type": "function", "function": {
@@ -112,18 +119,8 @@ CUT_TEXT = CUT_ROW["text"][:CUT_ROW["text"].rindex("<parameter=") + 14]
 
 def _chat_lenient(client: Any, **request: Any) -> tuple[list[tuple[str, str, str]], Any]:
     """A streamed answer's calls as (id, name, arguments text) and its finish_reason."""
-    calls: dict[int, list[str]] = {}
-    finish = None
-    with client.chat.completions.create(stream=True, **request) as stream:
-        for chunk in stream:
-            for choice in chunk.choices:
-                finish = choice.finish_reason or finish
-                for call in choice.delta.tool_calls or []:
-                    parts = calls.setdefault(call.index, ["", "", ""])
-                    parts[0] += call.id or ""
-                    parts[1] += call.function.name or "" if call.function else ""
-                    parts[2] += call.function.arguments or "" if call.function else ""
-    return [(i, n, a) for i, n, a in (calls[index] for index in sorted(calls))], finish
+    answer = chat_stream_raw(client, **request)
+    return answer["calls"], answer["finish"]
 
 
 @pytest.mark.parametrize("calls", ["live", "whole"])
