@@ -13,9 +13,7 @@ between tags that readers tolerate are allowed where the template puts a line br
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Sequence
 
 from ..parsing._registry import get_format
 from ..parsing.formats import hermes as _hermes
@@ -23,99 +21,19 @@ from ..parsing.formats import llama3_json as _llama3
 from ..parsing.formats import mistral as _mistral
 from ..parsing.formats import qwen3_coder as _qwen3_coder
 from ..parsing.formats import xml as _xml
-from ..parsing.formats._xmlparams import XmlTags
 from ..tools._tool import Tool
 from ._ir import Free, Grammar, Json, Lit, Node, Opt, Ref, Rep, Seq, Until, Ws, alt, seq
+from ._region import (
+    CallRegion,
+    arguments_schema,
+    named_object,
+    properties_of,
+    raw_value,
+    structural_tags,
+    without_close_tags,
+)
 
-__all__ = ["CallRegion", "REGIONS", "build"]
-
-
-@dataclass(frozen=True)
-class CallRegion:
-    """How one format writes its calls: ``opener`` begins the region; ``call(tool)`` is one
-    call after it (the opener not included); ``next_call`` goes between two calls."""
-
-    opener: Lit
-    call: Callable[[Tool], Node]
-    next_call: Node
-    close: Node = Lit("")
-    alternatives: Callable[[Sequence[Tool], bool], Node] | None = None
-    """Other shapes of the whole call region after the opener (Mistral's JSON array), given
-    the tools and ``parallel``."""
-
-
-def arguments_schema(tool: Tool) -> dict[str, Any]:
-    """The tool's parameters as a JSON schema closed to other keys (unless it says otherwise):
-    a sampled call must pass `validate` with no ``unknown_argument``."""
-    schema = dict(tool.parameters) or {"type": "object"}
-    schema.setdefault("type", "object")
-    schema.setdefault("properties", {})
-    schema.setdefault("additionalProperties", False)
-    return schema
-
-
-def _properties(tool: Tool) -> tuple[list[tuple[str, Mapping[str, Any]]], set[str]]:
-    schema = tool.parameters
-    properties = schema.get("properties")
-    listed = [
-        (name, sub if isinstance(sub, Mapping) else {})
-        for name, sub in (properties.items() if isinstance(properties, Mapping) else ())
-    ]
-    required = schema.get("required")
-    return listed, set(required) if isinstance(required, list) else set()
-
-
-# A JSON value between XML-parameter tags ends at the first close tag or section tag, even
-# inside one of its strings (the reader cannot tell), so strings there hold no "<" (found by
-# sampling: "</parameter>" and "<tool_call>" inside an array's string).
-_NO_CLOSE_TAG = "^[^<]*$"
-
-
-def _without_close_tags(schema: Any) -> Any:
-    """``schema`` with every string (that has no pattern of its own) barred from ``<``."""
-    if not isinstance(schema, Mapping):
-        return schema
-    fixed = dict(schema)
-    if isinstance(schema.get("properties"), Mapping):
-        fixed["properties"] = {
-            key: _without_close_tags(sub) for key, sub in schema["properties"].items()
-        }
-    for key in ("items", "additionalProperties"):
-        if isinstance(schema.get(key), Mapping):
-            fixed[key] = _without_close_tags(schema[key])
-    for key in ("anyOf", "oneOf", "allOf"):
-        if isinstance(schema.get(key), list):
-            fixed[key] = [_without_close_tags(sub) for sub in schema[key]]
-    kinds = schema.get("type")
-    stringy = kinds == "string" or isinstance(kinds, list) and "string" in kinds or (
-        kinds is None and not any(k in schema for k in ("properties", "items", "enum", "const",
-                                                         "anyOf", "oneOf", "allOf", "$ref")))
-    if stringy and "pattern" not in schema:
-        fixed["pattern"] = _NO_CLOSE_TAG
-    return fixed
-
-
-def _structural(tags: XmlTags) -> tuple[str, ...]:
-    """The tags a raw value may not hold: the reader takes each as the value's end (a close
-    tag gone missing), so a value holding one would lose its tail."""
-    found = (tags.call_open, tags.call_close, tags.param_open, *tags.section_opens,
-             *tags.section_closes)
-    return tuple(sorted({tag for tag in found if tag}))
-
-
-def _raw_value(
-    schema: Mapping[str, Any], end: str, exclude: tuple[str, ...] = ()
-) -> Node | None:
-    """A value the XML-parameter readers keep as a string, written raw up to ``end`` (its
-    close tag); None when it is written as JSON."""
-    choices = schema.get("enum", [schema["const"]] if "const" in schema else None)
-    if isinstance(choices, list):
-        if choices and all(isinstance(choice, str) for choice in choices):
-            # The reader strips one line break on each side of a raw value, no other blank.
-            newline = Opt(alt(Lit("\r\n"), Lit("\n")))
-            return seq(newline, alt(*(Lit(choice) for choice in choices)), newline, Lit(end))
-        return None
-    return Until(end, exclude) if schema.get("type") == "string" else None
+__all__ = ["REGIONS", "arguments_schema", "build"]
 
 
 # -- hermes: {"name": ..., "arguments": {...}} in <tool_call> ---------------------------------
@@ -148,15 +66,15 @@ def _xml_call(tool: Tool) -> Node:
 
 def _qwen3_coder_call(tool: Tool) -> Node:
     tags = _qwen3_coder.TAGS
-    listed, required = _properties(tool)
+    listed, required = properties_of(tool)
     # The template puts each tag and value on lines of their own; the reader takes any blanks
     # between tags (indentation included) and around a value.
     parts: list[Node] = [Ws(), Lit(f"{tags.call_open}{tool.name}>")]
     for name, sub in listed:
         head = seq(Ws(), Lit(f"{tags.param_open}{name}>"))
         # A string is written raw up to its close tag; anything else as JSON.
-        value = _raw_value(sub, tags.param_close, _structural(tags)) or seq(
-            Ws(), Json(_without_close_tags(sub)), Ws(), Lit(tags.param_close)
+        value = raw_value(sub, tags.param_close, structural_tags(tags)) or seq(
+            Ws(), Json(without_close_tags(sub)), Ws(), Lit(tags.param_close)
         )
         parts.append(seq(head, value) if name in required else Opt(seq(head, value)))
     parts.append(seq(Ws(), Lit(tags.call_close), Ws(), Lit(_qwen3_coder.TOOL_CALL_END)))
@@ -166,18 +84,9 @@ def _qwen3_coder_call(tool: Tool) -> Node:
 # -- llama3_json: bare {"name": ..., "parameters": {...}} ------------------------------------
 
 
-def _named_object(tool: Tool, key: str) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": {"name": {"const": tool.name}, key: arguments_schema(tool)},
-        "required": ["name", key],
-        "additionalProperties": False,
-    }
-
-
 def _llama3_call(tool: Tool) -> Node:
     # The template writes "parameters"; the reader takes "arguments" too (vLLM's tests).
-    call = {"anyOf": [_named_object(tool, "parameters"), _named_object(tool, "arguments")]}
+    call = {"anyOf": [named_object(tool, "parameters"), named_object(tool, "arguments")]}
     # <|python_tag|> may stand before each call (Llama 3.1, SGLang's Llama 3.2 tests).
     return seq(Opt(seq(Lit(_llama3.PYTHON_TAG, special=True), Ws())), Json(call))
 
@@ -194,7 +103,7 @@ def _mistral_array(tools: Sequence[Tool], parallel: bool) -> Node:
     Nemo, Small 3.1): one JSON array of ``{"name", "arguments"}`` objects."""
     array = {
         "type": "array",
-        "items": {"anyOf": [_named_object(tool, "arguments") for tool in tools]},
+        "items": {"anyOf": [named_object(tool, "arguments") for tool in tools]},
         "minItems": 1,
         **({} if parallel else {"maxItems": 1}),
     }

@@ -1,0 +1,114 @@
+"""What every format's call region is built from: `CallRegion`, and the schema and value
+helpers that the per-format builders share (`_formats` and the ``_regions_*`` modules)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..parsing.formats._xmlparams import XmlTags
+from ..tools._tool import Tool
+from ._ir import Lit, Node, Opt, Until, alt, seq
+
+__all__ = [
+    "CallRegion", "arguments_schema", "named_object", "properties_of", "raw_value",
+    "structural_tags", "without_close_tags",
+]
+
+
+@dataclass(frozen=True)
+class CallRegion:
+    """How one format writes its calls: ``opener`` begins the region; ``call(tool)`` is one
+    call after it (the opener not included); ``next_call`` goes between two calls."""
+
+    opener: Lit
+    call: Callable[[Tool], Node]
+    next_call: Node
+    close: Node = Lit("")
+    alternatives: Callable[[Sequence[Tool], bool], Node] | None = None
+    """Other shapes of the whole call region after the opener (Mistral's JSON array), given
+    the tools and ``parallel``."""
+
+
+def arguments_schema(tool: Tool) -> dict[str, Any]:
+    """The tool's parameters as a JSON schema closed to other keys (unless it says otherwise):
+    a sampled call must pass `validate` with no ``unknown_argument``."""
+    schema = dict(tool.parameters) or {"type": "object"}
+    schema.setdefault("type", "object")
+    schema.setdefault("properties", {})
+    schema.setdefault("additionalProperties", False)
+    return schema
+
+
+def properties_of(tool: Tool) -> tuple[list[tuple[str, Mapping[str, Any]]], set[str]]:
+    schema = tool.parameters
+    properties = schema.get("properties")
+    listed = [
+        (name, sub if isinstance(sub, Mapping) else {})
+        for name, sub in (properties.items() if isinstance(properties, Mapping) else ())
+    ]
+    required = schema.get("required")
+    return listed, set(required) if isinstance(required, list) else set()
+
+
+# A JSON value between XML-parameter tags ends at the first close tag or section tag, even
+# inside one of its strings (the reader cannot tell), so strings there hold no "<" (found by
+# sampling: "</parameter>" and "<tool_call>" inside an array's string).
+_NO_CLOSE_TAG = "^[^<]*$"
+
+
+def without_close_tags(schema: Any) -> Any:
+    """``schema`` with every string (that has no pattern of its own) barred from ``<``."""
+    if not isinstance(schema, Mapping):
+        return schema
+    fixed = dict(schema)
+    if isinstance(schema.get("properties"), Mapping):
+        fixed["properties"] = {
+            key: without_close_tags(sub) for key, sub in schema["properties"].items()
+        }
+    for key in ("items", "additionalProperties"):
+        if isinstance(schema.get(key), Mapping):
+            fixed[key] = without_close_tags(schema[key])
+    for key in ("anyOf", "oneOf", "allOf"):
+        if isinstance(schema.get(key), list):
+            fixed[key] = [without_close_tags(sub) for sub in schema[key]]
+    kinds = schema.get("type")
+    stringy = kinds == "string" or isinstance(kinds, list) and "string" in kinds or (
+        kinds is None and not any(k in schema for k in ("properties", "items", "enum", "const",
+                                                         "anyOf", "oneOf", "allOf", "$ref")))
+    if stringy and "pattern" not in schema:
+        fixed["pattern"] = _NO_CLOSE_TAG
+    return fixed
+
+
+def structural_tags(tags: XmlTags) -> tuple[str, ...]:
+    """The tags a raw value may not hold: the reader takes each as the value's end (a close
+    tag gone missing), so a value holding one would lose its tail."""
+    found = (tags.call_open, tags.call_close, tags.param_open, *tags.section_opens,
+             *tags.section_closes)
+    return tuple(sorted({tag for tag in found if tag}))
+
+
+def raw_value(
+    schema: Mapping[str, Any], end: str, exclude: tuple[str, ...] = ()
+) -> Node | None:
+    """A value the XML-parameter readers keep as a string, written raw up to ``end`` (its
+    close tag); None when it is written as JSON."""
+    choices = schema.get("enum", [schema["const"]] if "const" in schema else None)
+    if isinstance(choices, list):
+        if choices and all(isinstance(choice, str) for choice in choices):
+            # The reader strips one line break on each side of a raw value, no other blank.
+            newline = Opt(alt(Lit("\r\n"), Lit("\n")))
+            return seq(newline, alt(*(Lit(choice) for choice in choices)), newline, Lit(end))
+        return None
+    return Until(end, exclude) if schema.get("type") == "string" else None
+
+
+def named_object(tool: Tool, key: str) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {"name": {"const": tool.name}, key: arguments_schema(tool)},
+        "required": ["name", key],
+        "additionalProperties": False,
+    }
