@@ -160,7 +160,8 @@ def build(
     markers = tuple(sorted(m for m in fmt.openers() if m))
     rules: dict[str, Node] = {}
     rules["call"] = alt(*(region.call(tool) for tool in chosen))
-    more = Rep(seq(region.next_call, region.opener, Ref("call"))) if parallel else None
+    again = region.opener if region.reopen else Lit("")
+    more = Rep(seq(region.next_call, again, Ref("call"))) if parallel else None
     calls = seq(Ref("call"), *([more] if more else []), region.close)
     if region.alternatives is not None:
         calls = alt(calls, region.alternatives(chosen, parallel))
@@ -169,7 +170,7 @@ def build(
         if fmt.reasoning_tags is None:
             raise ValueError(f"format {fmt.name!r} has no reasoning block")
         begin, end = fmt.reasoning_tags
-        start += [Lit(begin), Until(end), Opt(Lit("\n\n"))]
+        start += [region.reasoning_lead, Lit(begin), Until(end), Opt(Lit("\n\n"))]
     opener = region.opener
     if tool_choice == "auto":
         # Text after the calls is content. It starts with no blank and not as the opener does:

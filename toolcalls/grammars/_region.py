@@ -29,6 +29,12 @@ class CallRegion:
     alternatives: Callable[[Sequence[Tool], bool], Node] | None = None
     """Other shapes of the whole call region after the opener (Mistral's JSON array), given
     the tools and ``parallel``."""
+    reasoning_lead: Node = Lit("")
+    """What the model writes before its reasoning block (GLM: a line break after the
+    template's ``<|assistant|>``)."""
+    reopen: bool = True
+    """The opener is written again before each further call; False: one section holds every
+    call (MiniMax-M2's ``<minimax:tool_call>``), ``close`` ends it."""
 
 
 def arguments_schema(tool: Tool) -> dict[str, Any]:
