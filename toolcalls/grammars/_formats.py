@@ -22,6 +22,7 @@ from ..parsing.formats import mistral as _mistral
 from ..parsing.formats import qwen3_coder as _qwen3_coder
 from ..parsing.formats import xml as _xml
 from ..tools._tool import Tool
+from . import _xml_families
 from ._ir import Free, Grammar, Json, Lit, Node, Opt, Ref, Rep, Seq, Until, Ws, alt, seq
 from ._region import (
     CallRegion,
@@ -121,6 +122,7 @@ REGIONS: dict[str, CallRegion] = {
         Lit(_mistral.TOOL_CALLS, special=True), _mistral_call, Lit(""),
         alternatives=_mistral_array,
     ),
+    **_xml_families.REGIONS,
 }
 """The formats with a whole-response grammar, by registry name."""
 

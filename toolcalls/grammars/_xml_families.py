@@ -1,0 +1,99 @@
+"""The call regions of the XML-parameter formats GLM-4.5/4.6 (``glm45``), GLM-4.7 (``glm47``),
+MiniMax-M2 (``minimax_m2``) and Seed-OSS (``seed_oss``), merged into `_formats.REGIONS`.
+
+Each is built as Qwen3-Coder's is (`_formats`), from its reader's own `XmlTags` and its
+renderer's `XmlCallStyle` (the tags as the chat template spells them), never retyped:
+
+    <tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call>    GLM (no section)
+    <minimax:tool_call><invoke name="NAME"><parameter name="K">V</parameter></invoke>...
+        </minimax:tool_call>                          MiniMax-M2: one section holds every call
+    <seed:tool_call><function=NAME><parameter=K>V</parameter></function></seed:tool_call>
+                                                      Seed-OSS: a section around each call
+
+A string value is written raw up to its close tag and holds none of the format's structural
+tags; any other value is JSON (`raw_value`, `without_close_tags`). Parameters come in the
+schema's order, the required ones always. Blanks are allowed between tags where the template
+writes a line break (GLM-4.7 writes none; its reader takes them all the same).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..parsing._coerce import _types as value_types
+from ..parsing.formats import glm as _glm
+from ..parsing.formats import minimax_m2 as _minimax_m2
+from ..parsing.formats import seed_oss as _seed_oss
+from ..parsing.formats._xmlrender import XmlCallStyle
+from ..tools._tool import Tool
+from ._ir import Json, Lit, Node, Opt, Until, Ws, seq
+from ._region import CallRegion, properties_of, raw_value, structural_tags, without_close_tags
+
+__all__ = ["REGIONS"]
+
+
+def xml_call(tool: Tool, style: XmlCallStyle, opener: str = "", section_close: str = "") -> Node:
+    """One call of ``tool`` as ``style`` writes it, after the region's ``opener`` (GLM's call
+    open tag is the opener itself), then ``section_close`` where each call has a section."""
+    tags = style.tags
+    head = style.call_tag(tool.name)  # raises for a name the reader would not read back
+    parts: list[Node] = [Lit(head[len(opener):])] if head.startswith(opener) and opener else [
+        Ws(), Lit(head)
+    ]
+    listed, required = properties_of(tool)
+    excluded = structural_tags(tags)
+    for name, sub in listed:
+        tag = seq(Ws(), Lit(style.param_tag(name)))
+        if tags.value_open:  # GLM: <arg_key>K</arg_key>, a blank, then <arg_value>
+            tag = seq(tag, Ws(), Lit(tags.value_open))
+        value = _value(sub, tags.param_close, excluded)
+        parts.append(seq(tag, value) if name in required else Opt(seq(tag, value)))
+    parts.append(seq(Ws(), Lit(tags.call_close)))
+    if section_close:
+        parts.append(seq(Ws(), Lit(section_close)))
+    return seq(*parts)
+
+
+_NULLABLE_STRING = frozenset({"string", "null"})
+
+
+def _value(schema: Mapping[str, Any], end: str, excluded: tuple[str, ...]) -> Node:
+    """A string raw up to ``end``, as is a nullable one (``anyOf: [string, null]``, which the
+    reader keeps as text unless it is ``null``); anything else JSON."""
+    raw = raw_value(schema, end, excluded)
+    if raw is None and "enum" not in schema and "const" not in schema and value_types(
+        dict(schema)
+    ) == _NULLABLE_STRING:
+        raw = Until(end, excluded)
+    return raw or seq(Ws(), Json(without_close_tags(schema)), Ws(), Lit(end))
+
+
+def _glm_call(tool: Tool) -> Node:
+    # Both GLM formats read both layouts; the blanks of GLM-4.5 are Ws, so one call serves both.
+    return xml_call(tool, _glm.STYLES[""], _glm.TOOL_CALL_START)
+
+
+def _minimax_m2_call(tool: Tool) -> Node:
+    return xml_call(tool, _minimax_m2.STYLE)
+
+
+def _seed_oss_call(tool: Tool) -> Node:
+    return xml_call(tool, _seed_oss.STYLE, section_close=_seed_oss.TOOL_CALL_END)
+
+
+# The template's generation prompt ends with <|assistant|>: the model writes a line break
+# before <think> (llama.cpp's GLM-4.5 tests).
+_GLM = CallRegion(
+    Lit(_glm.TOOL_CALL_START), _glm_call, Ws(), reasoning_lead=Opt(Lit("\n"))
+)
+
+REGIONS: dict[str, CallRegion] = {
+    "glm45": _GLM,
+    "glm47": _GLM,
+    "minimax_m2": CallRegion(
+        Lit(_minimax_m2.TOOL_CALL_START), _minimax_m2_call, Ws(),
+        close=seq(Ws(), Lit(_minimax_m2.TOOL_CALL_END)), reopen=False,
+    ),
+    "seed_oss": CallRegion(Lit(_seed_oss.TOOL_CALL_START), _seed_oss_call, Ws()),
+}
