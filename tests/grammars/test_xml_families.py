@@ -1,0 +1,88 @@
+"""The grammars of GLM-4.5/4.7, MiniMax-M2 and Seed-OSS (toolcalls/grammars/_xml_families.py):
+their markers are the readers' own, each wraps its calls as its template does, and a nullable
+string value is written raw, as the reader reads it."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import toolcalls
+from toolcalls.grammars import grammar
+from toolcalls.grammars._xml_families import REGIONS
+from toolcalls.parsing.formats import glm, minimax_m2, seed_oss
+
+pytest.importorskip("llguidance")
+pytest.importorskip("numpy")
+
+from toolcalls.grammars._sampling import accepts, sample  # noqa: E402
+
+NOTE = {
+    "name": "note",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "title": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+            "level": {"type": "integer"},
+        },
+        "required": ["title"],
+    },
+}
+CALL = toolcalls.ToolCall(id="a", name="note", arguments={"title": "x"}, source="native")
+
+
+def test_markers_are_the_readers_own() -> None:
+    assert REGIONS["glm45"].opener.text == glm.TOOL_CALL_START
+    assert REGIONS["minimax_m2"].opener.text == minimax_m2.TOOL_CALL_START
+    assert REGIONS["seed_oss"].opener.text == seed_oss.TOOL_CALL_START
+    rules = grammar("minimax_m2", [NOTE], tool_choice="required")
+    assert minimax_m2.TAGS.call_open in rules and minimax_m2.TOOL_CALL_END in rules
+
+
+def test_minimax_m2_holds_every_call_in_one_section() -> None:
+    rules = grammar("minimax_m2", [NOTE], tool_choice="required")
+    one_section = toolcalls.get_format("minimax_m2").render_calls([CALL, CALL])
+    assert one_section.count(minimax_m2.TOOL_CALL_START) == 1
+    assert accepts(rules, one_section) is None
+    two_sections = toolcalls.get_format("minimax_m2").render_calls([CALL]) * 2
+    assert accepts(rules, two_sections) is not None
+
+
+def test_seed_oss_wraps_each_call_in_a_section() -> None:
+    rules = grammar("seed_oss", [NOTE], tool_choice="required")
+    written = toolcalls.get_format("seed_oss").render_calls([CALL, CALL])
+    assert written.count(seed_oss.TOOL_CALL_START) == 2
+    assert accepts(rules, written) is None
+
+
+@pytest.mark.parametrize("name", ["glm45", "glm47"])
+def test_glm_reasoning_may_follow_a_line_break(name: str) -> None:
+    """GLM writes ``\\n<think>`` after the template's ``<|assistant|>``."""
+    written = "\n<think>Hm.</think>\n" + toolcalls.get_format(name).render_calls([CALL])
+    assert accepts(grammar(name, [NOTE], reasoning=True), written) is None
+    assert accepts(grammar("qwen3_coder", [NOTE], reasoning=True), "\n<think>") is not None
+
+
+@pytest.mark.parametrize("name", ["glm45", "glm47"])
+def test_glm_reads_both_layouts(name: str) -> None:
+    """Each GLM format's reader takes both templates' layouts; so does its grammar."""
+    rules = grammar(name, [NOTE], tool_choice="required")
+    for fmt in map(toolcalls.get_format, ("glm45", "glm47")):
+        assert accepts(rules, fmt.render_calls([CALL, CALL])) is None
+
+
+@pytest.mark.parametrize("name", sorted(REGIONS))
+def test_nullable_string_is_written_raw(name: str) -> None:
+    rules = grammar(name, [NOTE], tool_choice="required")
+    written = toolcalls.get_format(name).render_calls([CALL])
+    assert accepts(rules, written) is None  # "x", not the JSON '"x"'
+    rng = random.Random(name)
+    finished = 0
+    for _ in range(3):
+        text, done = sample(rules, rng)
+        if done:
+            finished += 1
+            result = toolcalls.parse(text, name, tools=[NOTE], validate=True)
+            assert result.calls and not result.issues and not result.incomplete, text
+    assert finished
