@@ -86,3 +86,40 @@ def test_nullable_string_is_written_raw(name: str) -> None:
             result = toolcalls.parse(text, name, tools=[NOTE], validate=True)
             assert result.calls and not result.issues and not result.incomplete, text
     assert finished
+
+
+TWO = [
+    NOTE,
+    {"name": "search", "parameters": {"type": "object", "properties": {
+        "q": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}}},
+        "required": ["q"]}},
+]
+CALLS = [CALL, toolcalls.ToolCall(id="b", name="search", arguments={"q": "x", "tags": ["a"]},
+                                  source="native")]
+
+
+@pytest.mark.parametrize("name", sorted(REGIONS))
+def test_structural_tag_in_xgrammar_accepts_the_template_layout(name: str) -> None:
+    xgr = pytest.importorskip("xgrammar")
+    import json
+
+    def accepted(tag: dict[str, object], text: str) -> bool:
+        compiled = xgr.Grammar.from_structural_tag(json.dumps(tag))
+        return bool(xgr.testing._is_grammar_accept_string(compiled, text))
+
+    fmt = toolcalls.get_format(name)
+    tag = toolcalls.structural_tag(name, TWO)
+    assert accepted(tag, fmt.render_calls(CALLS, "Let me look."))
+    assert not accepted(tag, fmt.render_calls(CALLS).replace("search", "serch"))
+    wrong = toolcalls.ToolCall(id="c", name="note", arguments={"title": "x", "level": "many"},
+                               source="native")
+    assert not accepted(tag, fmt.render_calls([wrong]))  # a string where an integer goes
+    forced = toolcalls.structural_tag(name, TWO, tool_choice="search")
+    assert accepted(forced, fmt.render_calls(CALLS[1:]))
+    assert not accepted(forced, fmt.render_calls(CALLS[:1]))
+    assert not accepted(toolcalls.structural_tag(name, TWO, tool_choice="required"), "Hi.")
+
+
+def test_structural_tag_legacy_shape_holds_json_only() -> None:
+    with pytest.raises(ValueError, match="use toolcalls.grammar"):
+        toolcalls.structural_tag("glm45", TWO, legacy=True)

@@ -7,7 +7,9 @@ from typing import Any, Literal
 
 from ..parsing._api import ToolsLike, to_tools
 from ..parsing.formats._base import Format
+from ..tools._tool import Tool
 from ._formats import REGIONS, arguments_schema, build
+from ._xml_families import XGRAMMAR_STYLES, xgrammar_format
 
 __all__ = ["Dialect", "grammar", "structural_tag"]
 
@@ -56,24 +58,27 @@ def structural_tag(
 
     The current shape (``{"type": "structural_tag", "format": {"type": "triggered_tags",
     ...}}``), or with ``legacy=True`` the ``{"structures": [...], "triggers": [...]}`` shape
-    SGLang and vLLM accept. Only formats whose arguments are one JSON object between two fixed
-    strings can be written so (hermes, xml, mistral, llama3_json); for the others use
+    SGLang and vLLM accept. Formats whose arguments are one JSON object between two fixed
+    strings can be written so (hermes, xml, mistral, llama3_json). GLM (glm45, glm47),
+    MiniMax-M2 and Seed-OSS write each argument between tags of its own, raw strings and JSON
+    values mixed, which is no JSON object: they have the current shape only, through
+    xgrammar's (0.2.8+) XML content styles (``glm_xml``, ``minimax_xml``, ``qwen_xml``); the
+    legacy shape holds JSON content only and raises ValueError for them. For the others use
     `grammar`.
     """
     from ..parsing._registry import get_format
 
     fmt = get_format(format)
+    if fmt.name in XGRAMMAR_STYLES and not legacy:
+        return {"type": "structural_tag", "format": xgrammar_format(
+            fmt.name, _chosen(to_tools(tools), tool_choice), tool_choice)}
     if fmt.name not in _TAGGED:
         raise ValueError(
             f"format {fmt.name!r} cannot be written as a structural tag (its arguments are not "
             f"one JSON object between fixed strings): use toolcalls.grammar; one of "
             f"{sorted(_TAGGED)}"
         )
-    chosen = [
-        tool for tool in to_tools(tools) if tool_choice in ("auto", "required", tool.name)
-    ]
-    if not chosen:
-        raise ValueError(f"tool_choice {tool_choice!r} names no tool of the tool set")
+    chosen = _chosen(to_tools(tools), tool_choice)
     trigger, begin, end = _TAGGED[fmt.name]
     tags = [
         {
@@ -107,6 +112,13 @@ def structural_tag(
             "stop_after_first": tool_choice not in ("auto", "required"),
         },
     }
+
+
+def _chosen(tools: list[Tool], tool_choice: str) -> list[Tool]:
+    chosen = [tool for tool in tools if tool_choice in ("auto", "required", tool.name)]
+    if not chosen:
+        raise ValueError(f"tool_choice {tool_choice!r} names no tool of the tool set")
+    return chosen
 
 
 # trigger, begin (with {name} / {name_json}), end: the same markers `_formats` uses.

@@ -18,7 +18,7 @@ writes a line break (GLM-4.7 writes none; its reader takes them all the same).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..parsing._coerce import _types as value_types
@@ -28,9 +28,16 @@ from ..parsing.formats import seed_oss as _seed_oss
 from ..parsing.formats._xmlrender import XmlCallStyle
 from ..tools._tool import Tool
 from ._ir import Json, Lit, Node, Opt, Until, Ws, seq
-from ._region import CallRegion, properties_of, raw_value, structural_tags, without_close_tags
+from ._region import (
+    CallRegion,
+    arguments_schema,
+    properties_of,
+    raw_value,
+    structural_tags,
+    without_close_tags,
+)
 
-__all__ = ["REGIONS"]
+__all__ = ["REGIONS", "XGRAMMAR_STYLES", "xgrammar_format"]
 
 
 def xml_call(tool: Tool, style: XmlCallStyle, opener: str = "", section_close: str = "") -> Node:
@@ -97,3 +104,55 @@ REGIONS: dict[str, CallRegion] = {
     ),
     "seed_oss": CallRegion(Lit(_seed_oss.TOOL_CALL_START), _seed_oss_call, Ws()),
 }
+
+
+# -- xgrammar structural tags -----------------------------------------------------------------
+
+XGRAMMAR_STYLES: dict[str, str] = {
+    "glm45": "glm_xml", "glm47": "glm_xml", "minimax_m2": "minimax_xml", "seed_oss": "qwen_xml",
+}
+"""The xgrammar (0.2.8+) ``json_schema`` content style that writes each format's parameters:
+GLM's ``<arg_key>``/``<arg_value>`` pairs, MiniMax-M2's ``<parameter name="K">``, and
+Seed-OSS's Qwen3-Coder ``<parameter=K>``. The legacy ``{structures, triggers}`` shape has no
+style (its content is JSON), so these formats have the current shape only."""
+
+
+def _tag(begin: str, content: dict[str, Any], end: str) -> dict[str, Any]:
+    return {"type": "tag", "begin": begin, "content": content, "end": end}
+
+
+def _arguments(tool: Tool, style: str) -> dict[str, Any]:
+    return {"type": "json_schema", "json_schema": arguments_schema(tool), "style": style}
+
+
+def xgrammar_format(name: str, tools: Sequence[Tool], tool_choice: str) -> dict[str, Any]:
+    """The ``format`` of the structural tag of ``name`` (one of `XGRAMMAR_STYLES`) calling
+    ``tools``: each call as its template writes it, begin and end from the readers' markers."""
+    style, forced = XGRAMMAR_STYLES[name], tool_choice not in ("auto", "required")
+    if name == "minimax_m2":
+        gap, tags = _minimax_m2.STYLE.gap, _minimax_m2.TAGS
+        invokes = [
+            _tag(gap + _minimax_m2.STYLE.call_tag(tool.name), _arguments(tool, style),
+                 gap + tags.call_close)
+            for tool in tools
+        ]
+        calls = {"type": "tags_with_separator", "tags": invokes, "separator": "",
+                 "at_least_one": True, "stop_after_first": forced}
+        trigger = _minimax_m2.TOOL_CALL_START
+        tagged = [_tag(trigger, calls, gap + _minimax_m2.TOOL_CALL_END)]
+    elif name == "seed_oss":
+        gap, tags = _seed_oss.STYLE.gap, _seed_oss.TAGS
+        trigger = _seed_oss.TOOL_CALL_START
+        tagged = [
+            _tag(trigger + gap + _seed_oss.STYLE.call_tag(tool.name), _arguments(tool, style),
+                 gap + tags.call_close + gap + _seed_oss.TOOL_CALL_END)
+            for tool in tools
+        ]
+    else:
+        trigger = _glm.TOOL_CALL_START
+        tagged = [
+            _tag(_glm.STYLES[""].call_tag(tool.name), _arguments(tool, style), _glm.TOOL_CALL_END)
+            for tool in tools
+        ]
+    return {"type": "triggered_tags", "triggers": [trigger], "tags": tagged,
+            "at_least_one": tool_choice != "auto", "stop_after_first": forced}
