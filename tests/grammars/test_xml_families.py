@@ -114,6 +114,10 @@ def test_structural_tag_in_xgrammar_accepts_the_template_layout(name: str) -> No
     wrong = toolcalls.ToolCall(id="c", name="note", arguments={"title": "x", "level": "many"},
                                source="native")
     assert not accepted(tag, fmt.render_calls([wrong]))  # a string where an integer goes
+    opener = REGIONS[name].opener.text
+    holding = toolcalls.ToolCall(id="d", name="note", arguments={"title": f"a {opener} b"},
+                                 source="native")
+    assert not accepted(tag, fmt.render_calls([holding]))  # the reader would end the value
     forced = toolcalls.structural_tag(name, TWO, tool_choice="search")
     assert accepted(forced, fmt.render_calls(CALLS[1:]))
     assert not accepted(forced, fmt.render_calls(CALLS[:1]))

@@ -25,6 +25,7 @@ from ..parsing._coerce import _types as value_types
 from ..parsing.formats import glm as _glm
 from ..parsing.formats import minimax_m2 as _minimax_m2
 from ..parsing.formats import seed_oss as _seed_oss
+from ..parsing.formats._xmlparams import XmlTags
 from ..parsing.formats._xmlrender import XmlCallStyle
 from ..tools._tool import Tool
 from ._ir import Json, Lit, Node, Opt, Until, Ws, seq
@@ -121,8 +122,12 @@ def _tag(begin: str, content: dict[str, Any], end: str) -> dict[str, Any]:
     return {"type": "tag", "begin": begin, "content": content, "end": end}
 
 
-def _arguments(tool: Tool, style: str) -> dict[str, Any]:
-    return {"type": "json_schema", "json_schema": arguments_schema(tool), "style": style}
+def _arguments(tool: Tool, style: str, tags: XmlTags) -> dict[str, Any]:
+    # A string value holds none of the tags the reader takes as its end (as `raw_value`'s
+    # exclude): without it xgrammar lets a value hold </tool_call> (found by sampling). xgrammar
+    # refuses an exclude ending in a blank: "<invoke " is excluded as "<invoke" (stricter).
+    return {"type": "json_schema", "json_schema": arguments_schema(tool), "style": style,
+            "excludes": [tag.strip() for tag in structural_tags(tags)]}
 
 
 def xgrammar_format(name: str, tools: Sequence[Tool], tool_choice: str) -> dict[str, Any]:
@@ -132,7 +137,7 @@ def xgrammar_format(name: str, tools: Sequence[Tool], tool_choice: str) -> dict[
     if name == "minimax_m2":
         gap, tags = _minimax_m2.STYLE.gap, _minimax_m2.TAGS
         invokes = [
-            _tag(gap + _minimax_m2.STYLE.call_tag(tool.name), _arguments(tool, style),
+            _tag(gap + _minimax_m2.STYLE.call_tag(tool.name), _arguments(tool, style, tags),
                  gap + tags.call_close)
             for tool in tools
         ]
@@ -144,14 +149,16 @@ def xgrammar_format(name: str, tools: Sequence[Tool], tool_choice: str) -> dict[
         gap, tags = _seed_oss.STYLE.gap, _seed_oss.TAGS
         trigger = _seed_oss.TOOL_CALL_START
         tagged = [
-            _tag(trigger + gap + _seed_oss.STYLE.call_tag(tool.name), _arguments(tool, style),
+            _tag(trigger + gap + _seed_oss.STYLE.call_tag(tool.name),
+                 _arguments(tool, style, tags),
                  gap + tags.call_close + gap + _seed_oss.TOOL_CALL_END)
             for tool in tools
         ]
     else:
-        trigger = _glm.TOOL_CALL_START
+        trigger, tags = _glm.TOOL_CALL_START, _glm.TAGS
         tagged = [
-            _tag(_glm.STYLES[""].call_tag(tool.name), _arguments(tool, style), _glm.TOOL_CALL_END)
+            _tag(_glm.STYLES[""].call_tag(tool.name), _arguments(tool, style, tags),
+                 _glm.TOOL_CALL_END)
             for tool in tools
         ]
     return {"type": "triggered_tags", "triggers": [trigger], "tags": tagged,
