@@ -2,6 +2,7 @@
 each format's llguidance mask (o200k), every complete sample parsed with validate=True.
 
     PYTHONPATH=. python bench/grammar_sampling.py [samples per case, default 40] [seed]
+        [formats, comma-separated; default all]
 
 Prints, per format and tool_choice, the samples that finished, those with calls, and every
 sample toolcalls read with an issue (none expected).
@@ -23,10 +24,14 @@ from test_grammar_sampling import TOOLS  # noqa: E402
 
 
 def main() -> int:
+    if "--help" in sys.argv or "-h" in sys.argv:
+        print(__doc__)
+        return 0
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 40
     seed = sys.argv[2] if len(sys.argv) > 2 else "bench"
+    names = sys.argv[3].split(",") if len(sys.argv) > 3 else sorted(REGIONS)
     failures = 0
-    for name in sorted(REGIONS):
+    for name in names:
         for choice in ("auto", "required", "search"):
             for reasoning in (False, True):
                 rng = random.Random(f"{seed}-{name}-{choice}-{reasoning}")
