@@ -172,7 +172,10 @@ def build(
         if fmt.reasoning_tags is None:
             raise ValueError(f"format {fmt.name!r} has no reasoning block")
         begin, end = fmt.reasoning_tags
-        start += [region.reasoning_lead, Lit(begin), Until(end), Opt(Lit("\n\n"))]
+        # Where the reader takes calls inside reasoning (Kimi K2), reasoning holds no marker.
+        inside = tuple(fmt.call_openers()) if fmt.calls_in_reasoning else ()
+        thought = Until(end, tuple(m for m in inside if m != end))
+        start += [region.reasoning_lead, Lit(begin), thought, Opt(Lit("\n\n"))]
     opener = region.opener
     if tool_choice == "auto":
         # Text after the calls is content. It starts with no blank and not as the opener does:

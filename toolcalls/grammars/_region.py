@@ -20,7 +20,8 @@ __all__ = [
 @dataclass(frozen=True)
 class CallRegion:
     """How one format writes its calls: ``opener`` begins the region; ``call(tool)`` is one
-    call after it (the opener not included); ``next_call`` goes between two calls."""
+    call after it (the opener not included); ``next_call`` goes between two calls (before
+    the next opener, with ``reopen``)."""
 
     opener: Lit
     call: Callable[[Tool], Node]
@@ -33,8 +34,9 @@ class CallRegion:
     """What the model writes before its reasoning block (GLM: a line break after the
     template's ``<|assistant|>``)."""
     reopen: bool = True
-    """The opener is written again before each further call; False: one section holds every
-    call (MiniMax-M2's ``<minimax:tool_call>``), ``close`` ends it."""
+    """Whether each call stands after its own opener (``<tool_call>``); False: the opener
+    begins one section holding every call, which ``close`` ends (DeepSeek, Kimi,
+    MiniMax-M2's ``<minimax:tool_call>``)."""
 
 
 def arguments_schema(tool: Tool) -> dict[str, Any]:
