@@ -8,6 +8,7 @@ from typing import Any, Literal
 from ..parsing._api import ToolsLike, to_tools
 from ..parsing.formats._base import Format
 from ..tools._tool import Tool
+from . import _deepseek_kimi
 from ._formats import REGIONS, arguments_schema, build
 from ._xml_families import XGRAMMAR_STYLES, xgrammar_format
 
@@ -59,12 +60,13 @@ def structural_tag(
     The current shape (``{"type": "structural_tag", "format": {"type": "triggered_tags",
     ...}}``), or with ``legacy=True`` the ``{"structures": [...], "triggers": [...]}`` shape
     SGLang and vLLM accept. Formats whose arguments are one JSON object between two fixed
-    strings can be written so (hermes, xml, mistral, llama3_json). GLM (glm45, glm47),
-    MiniMax-M2 and Seed-OSS write each argument between tags of its own, raw strings and JSON
-    values mixed, which is no JSON object: they have the current shape only, through
+    strings can be written so (hermes, xml, mistral, llama3_json; deepseek_v3, deepseek_v31
+    and kimi_k2 with one call section per call and Kimi's index written as 0). GLM (glm45,
+    glm47), MiniMax-M2 and Seed-OSS write each argument between tags of its own, raw strings
+    and JSON values mixed, which is no JSON object: they have the current shape only, through
     xgrammar's (0.2.8+) XML content styles (``glm_xml``, ``minimax_xml``, ``qwen_xml``); the
     legacy shape holds JSON content only and raises ValueError for them. For the others use
-    `grammar`.
+    `grammar` (DeepSeek DSML: each parameter a tag of its own, raw text or JSON).
     """
     from ..parsing._registry import get_format
 
@@ -132,5 +134,6 @@ _TAGGED: dict[str, tuple[str, str, str]] = {
             "</arguments>\n</tool_call>"),
     "mistral": ("[TOOL_CALLS]", "[TOOL_CALLS]{name}[ARGS]", ""),
     "llama3_json": ('{"name": ', '{{"name": {name_json}, "parameters": ', "}"),
+    **_deepseek_kimi.TAGGED,
 }
 assert set(_TAGGED) <= set(REGIONS)

@@ -23,6 +23,7 @@ from ..parsing.formats import qwen3_coder as _qwen3_coder
 from ..parsing.formats import xml as _xml
 from ..tools._tool import Tool
 from . import _xml_families
+from . import _deepseek_kimi
 from ._ir import Free, Grammar, Json, Lit, Node, Opt, Ref, Rep, Seq, Until, Ws, alt, seq
 from ._region import (
     CallRegion,
@@ -123,6 +124,7 @@ REGIONS: dict[str, CallRegion] = {
         alternatives=_mistral_array,
     ),
     **_xml_families.REGIONS,
+    **_deepseek_kimi.REGIONS,
 }
 """The formats with a whole-response grammar, by registry name."""
 
