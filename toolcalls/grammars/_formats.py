@@ -138,6 +138,16 @@ def _first_char(node: Node) -> str:
     return ""
 
 
+def _content_then(opener: Lit, calls: Node, markers: tuple[str, ...], after: Node) -> Node:
+    """Content, ``opener``, the calls, content."""
+    if len(opener.text) > 1 and not opener.token:
+        # Content up to and including the opener: one lazy piece (see `_ir.Until`).
+        others = tuple(m for m in markers if m != opener.text)
+        return seq(Until(opener.text, others), calls, after)
+    # A special token or one character ends greedy content by itself.
+    return seq(Opt(Free(markers)), opener, calls, after)
+
+
 def build(
     format_name: str,
     tools: Sequence[Tool],
@@ -164,11 +174,16 @@ def build(
     markers = tuple(sorted(m for m in fmt.openers() if m))
     rules: dict[str, Node] = {}
     rules["call"] = alt(*(region.call(tool) for tool in chosen))
-    again = region.opener if region.reopen else Lit("")
-    more = Rep(seq(region.next_call, again, Ref("call"))) if parallel else None
-    calls = seq(Ref("call"), *([more] if more else []), region.close)
-    if region.alternatives is not None:
-        calls = alt(calls, region.alternatives(chosen, parallel))
+    sections = ((region.opener, region.close), *region.other_sections)
+
+    def calls_after(opener: Lit, close: Node) -> Node:
+        reopened = [opener] if region.reopen else []
+        more = Rep(seq(region.next_call, *reopened, Ref("call"))) if parallel else None
+        calls = seq(Ref("call"), *([more] if more else []), close)
+        if region.alternatives is not None:
+            calls = alt(calls, region.alternatives(chosen, parallel))
+        return calls
+
     start: list[Node] = []
     if reasoning:
         if fmt.reasoning_tags is None:
@@ -178,22 +193,18 @@ def build(
         inside = tuple(fmt.call_openers()) if fmt.calls_in_reasoning else ()
         thought = Until(end, tuple(m for m in inside if m != end))
         start += [region.reasoning_lead, Lit(begin), thought, Opt(Lit("\n\n"))]
-    opener = region.opener
     if tool_choice == "auto":
-        # Text after the calls is content. It starts with no blank and not as the opener does:
+        # Text after the calls is content. It starts with no blank and not as an opener does:
         # blanks then the opener are the next call (llguidance's lexer does not backtrack).
-        starts = " \t\r\n" + opener.text[:1] + _first_char(region.next_call)
+        firsts = "".join(dict.fromkeys(opener.text[:1] for opener, _ in sections))
+        starts = " \t\r\n" + firsts + _first_char(region.next_call)
         after = seq(Ws(), Opt(Free(markers, first_not=starts)))
-        if len(opener.text) > 1 and not opener.token:
-            # Content up to and including the opener: one lazy piece (see `_ir.Until`).
-            others = tuple(m for m in markers if m != opener.text)
-            with_calls = seq(Until(opener.text, others), calls, after)
-        else:
-            # A special token or one character ends greedy content by itself.
-            with_calls = seq(Opt(Free(markers)), opener, calls, after)
-        start.append(Opt(alt(Free(markers), with_calls)))
+        with_calls = [_content_then(opener, calls_after(opener, close), markers, after)
+                      for opener, close in sections]
+        start.append(Opt(alt(Free(markers), *with_calls)))
     else:
-        start.append(seq(Ws(), opener, calls, Ws()))
+        start.append(alt(*(seq(Ws(), opener, calls_after(opener, close), Ws())
+                           for opener, close in sections)))
     rules["start"] = seq(*start)
     rules = {"start": rules.pop("start"), **rules}
     return Grammar(rules)

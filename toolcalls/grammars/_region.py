@@ -33,6 +33,8 @@ class CallRegion:
     reasoning_lead: Node = Lit("")
     """What the model writes before its reasoning block (GLM: a line break after the
     template's ``<|assistant|>``)."""
+    other_sections: tuple[tuple[Lit, Node], ...] = ()
+    """Other (opener, close) pairs around the same calls (DeepSeek V4's DSML block name)."""
     reopen: bool = True
     """Whether each call stands after its own opener (``<tool_call>``); False: the opener
     begins one section holding every call, which ``close`` ends (DeepSeek, Kimi,
