@@ -118,3 +118,19 @@ def test_structural_tags_cover_the_json_formats_only() -> None:
             ("search\n```json\n", f"search{deepseek.SEP}", f"search:0{kimi_k2.ARGUMENT_BEGIN}"))
     with pytest.raises(ValueError, match="use toolcalls.grammar"):
         toolcalls.structural_tag("deepseek_v32_dsml", TOOLS)
+
+
+def test_dsml_writes_either_block_name() -> None:
+    """V3.2 names the block ``function_calls``, V4 ``tool_calls``: both, each closed by its
+    own end tag."""
+    call = toolcalls.ToolCall(id="a", name="search", arguments={"q": "x"}, source="native")
+    v32 = toolcalls.get_format("deepseek_v32_dsml").render_calls([call], "Hi.")
+    v4 = v32.replace("function_calls>", "tool_calls>")
+    mixed = v32.replace("</｜DSML｜function_calls>", "</｜DSML｜tool_calls>")
+    for tool_choice in ("auto", "required"):
+        rules = grammar("deepseek_v32_dsml", TOOLS, tool_choice=tool_choice)
+        text = v32 if tool_choice == "auto" else v32.removeprefix("Hi.\n\n")
+        assert accepts(rules, text) is None
+        assert accepts(rules, text.replace("function_calls>", "tool_calls>")) is None
+    assert accepts(grammar("deepseek_v32_dsml", TOOLS), v4) is None
+    assert accepts(grammar("deepseek_v32_dsml", TOOLS), mixed) is not None

@@ -7,8 +7,8 @@ Each is a section holding the calls, written as the model's chat template writes
   ``<｜tool▁calls▁end｜>``;
 * ``deepseek_v31``: per call ``<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{...}<｜tool▁call▁end｜>``,
   chained with no separator (the model card: "without separators or spaces");
-* ``deepseek_v32_dsml``: ``<｜DSML｜function_calls>`` (V3.2's spelling; V4's ``tool_calls`` is
-  read, not written), ``invoke`` calls whose parameters are raw text (``string="true"``, the
+* ``deepseek_v32_dsml``: ``<｜DSML｜function_calls>`` (V3.2) or ``<｜DSML｜tool_calls>`` (V4),
+  ``invoke`` calls whose parameters are raw text (``string="true"``, the
   string-typed ones) or JSON (``string="false"``), in the schema's order, optional ones left
   out as the model may;
 * ``kimi_k2``: ``<|tool_calls_section_begin|>``, per call ``<|tool_call_begin|>functions.NAME:IDX
@@ -112,6 +112,11 @@ REGIONS: dict[str, CallRegion] = {
     "deepseek_v32_dsml": CallRegion(
         Lit(_dsml.CALLS_START), _dsml_call, Lit(""),
         close=seq(Ws(), Lit(_dsml.CALLS_END)), reopen=False,
+        other_sections=tuple(  # V4's block name
+            (Lit(opener), seq(Ws(), Lit(close)))
+            for opener, close in zip(_DSML.section_opens, _DSML.section_closes, strict=True)
+            if opener != _dsml.CALLS_START
+        ),
     ),
     "kimi_k2": CallRegion(
         Lit(_kimi.SECTION_BEGINS[0], special=True), _kimi_call, Lit(""),
