@@ -143,6 +143,17 @@ def test_an_alias_is_typed_and_validated_by_its_tools_schema() -> None:
     assert kinds(result) == ["alias_used"]
 
 
+def test_strict_mode_does_not_raise_on_an_alias() -> None:
+    # `alias_used` is informational (toolcalls/parsing/issues.py INFORMATIONAL): no fault
+    result = toolcalls.parse(hermes_call("find", {"q": "x"}), "hermes", tools=[SEARCH],
+                             strict=True)
+    assert [call.name for call in result.calls] == ["search"]
+    assert kinds(result) == ["alias_used"]
+    with pytest.raises(InvalidArgumentsError):  # a fault after the alias still raises
+        toolcalls.parse(hermes_call("find", {"q": 1}), "hermes", tools=[SEARCH], strict=True,
+                        validate=True)
+
+
 def test_a_tools_own_name_wins_over_anothers_alias() -> None:
     shadow = Tool(name="find", parameters={"type": "object"})
     result = toolcalls.parse(hermes_call("find", {}), "hermes", tools=[SEARCH, shadow])

@@ -4,7 +4,7 @@ A reader reports a problem with ``ctx.issue(kind, message, span)`` or fails a ca
 ``ctx.fail_call(kind, message)``; `kind` is one of `ISSUE_KINDS` (typed `IssueKind`, so mypy
 rejects a kind not declared here). The message says what happened in this text; the kind says
 what sort of thing it is, for a program to act on. In strict mode an issue raises the error of
-`ISSUE_ERRORS` (`ParseError` for a kind not listed there).
+`ISSUE_ERRORS` (`ParseError` for a kind not listed there), unless its kind is `INFORMATIONAL`.
 
 tests/parsing/test_issues.py checks that every kind the source passes is declared here, that
 every kind declared is used, and that parsing the corpus produces no other.
@@ -16,7 +16,7 @@ from typing import Final, Literal
 
 from .._errors import IncompleteToolCallError, InvalidArgumentsError, ParseError, UnknownToolError
 
-__all__ = ["ISSUE_ERRORS", "ISSUE_KINDS", "IssueKind"]
+__all__ = ["INFORMATIONAL", "ISSUE_ERRORS", "ISSUE_KINDS", "IssueKind"]
 
 IssueKind = Literal[
     "truncated_call",
@@ -136,3 +136,12 @@ ISSUE_ERRORS: Final[dict[str, type[ParseError]]] = {
     "invalid_argument_value": InvalidArgumentsError,
 }
 """The error strict mode raises for an issue kind (`ParseError` for the others)."""
+
+INFORMATIONAL: Final[frozenset[str]] = frozenset({"alias_used"})
+"""The kinds that report no fault: strict mode records them and does not raise.
+
+The rule: a kind is informational when the output is exactly what the declared tools allow
+and was read as written, the issue only saying how it was read. ``alias_used`` is: an alias is
+a name the caller declared for the tool (`Tool.aliases`), so a call by alias is a valid call.
+A kind for a slip, however well recovered (``parameters_key``, ``ascii_pipes``...), is not:
+strict mode exists to refuse what is not written as the format (or the tools) say."""

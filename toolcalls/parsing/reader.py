@@ -35,7 +35,7 @@ from ._json import canonical
 from ._models import IncompleteCall, ParseIssue, SegmentKind, ToolCall
 from ._text import TextBuilder
 from ._turn_end import TurnEnds
-from .issues import ISSUE_ERRORS, IssueKind
+from .issues import INFORMATIONAL, ISSUE_ERRORS, IssueKind
 
 if TYPE_CHECKING:
     from .formats._base import Format
@@ -382,7 +382,7 @@ class ReaderContext:
     def issue(self, kind: IssueKind, message: str, span: tuple[int, int]) -> None:
         """Record a problem (`kind` from `toolcalls.parsing.issues`); in strict mode, raise it."""
         self._issues.append(built(ParseIssue, {"kind": kind, "message": message, "span": span}))
-        if self.strict:
+        if self.strict and kind not in INFORMATIONAL:
             error = ISSUE_ERRORS.get(kind, ParseError)
             raise error(f"{self.format.name}: {message} at {span}", kind=kind, span=span)
 
