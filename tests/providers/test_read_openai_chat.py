@@ -168,6 +168,18 @@ def test_a_native_call_to_an_undeclared_tool_gets_an_issue() -> None:
     assert [(i.kind, i.span) for i in result.issues] == [("unknown_tool", None)]
 
 
+def test_a_native_call_by_alias_carries_the_tools_name() -> None:
+    tools = [{"name": "get_weather", "aliases": ["weather"], "parameters": WEATHER.parameters}]
+    response = completion({"tool_calls": [native("call_1", "weather", '{"city": "Paris"}'),
+                                          native("call_2", "weather", '{"city": ')]})
+    result = toolcalls.read_response(response, tools=tools)
+    assert [(c.id, c.name) for c in result.calls] == [("call_1", "get_weather")]
+    assert [c.name for c in result.incomplete] == ["get_weather"]
+    assert [(i.kind, i.span) for i in result.issues] == [
+        ("invalid_arguments", None), ("alias_used", None), ("alias_used", None)]
+    assert "'weather', an alias of 'get_weather'" in result.issues[1].message
+
+
 def test_several_choices_read_the_first_and_say_so() -> None:
     data = completion({"content": "A"}).model_dump()
     data["choices"].append({**data["choices"][0], "index": 1,

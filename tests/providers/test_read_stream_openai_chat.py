@@ -171,6 +171,22 @@ def test_invalid_arguments_fail_and_empty_arguments_are_an_empty_object() -> Non
     assert result == toolcalls.read_response(assemble(chunks), "openai")
 
 
+def test_a_native_call_by_alias_streams_and_ends_with_the_tools_name() -> None:
+    tools = [{"name": "f", "aliases": ["alias_f"]}]
+    chunks = [_fragment(0, '{"x": 1}', "call_a", "alias_f"), _fragment(1, '{"x": ', "call_b",
+                                                                      "alias_f"),
+              _chunk({}, "tool_calls")]
+    parser = toolcalls.read_stream("openai", tools=tools)
+    events = [e for chunk in chunks for e in parser.feed(chunk)] + parser.close()
+    result = parser.result()
+    check_event_promises(events, result)
+    assert [e.name for e in events if isinstance(e, ToolCallStart)] == ["f", "f"]
+    assert [e.call.name for e in events if isinstance(e, ToolCallEnd)] == ["f"]
+    assert [e.incomplete.name for e in events if isinstance(e, ToolCallFailed)] == ["f"]
+    assert [i.kind for i in result.issues].count("alias_used") == 2
+    assert result == toolcalls.read_response(assemble(chunks), "openai", tools=tools)
+
+
 def test_arguments_encoded_twice_are_given_as_the_object() -> None:
     inner = json.dumps(json.dumps({"x": 1}))
     events, result = read_all("openai", [_fragment(0, inner, "c", "f"), _chunk({}, "stop")])

@@ -67,6 +67,25 @@ def test_seed_fields_survive_the_provider_shape_unwrapping() -> None:
     assert tool.aliases == ("rm",) and tool.is_dangerous
 
 
+@pytest.mark.parametrize("definition", [
+    {"name": "delete_file", "aliases": ["rm"], "help": "Irreversible."},
+    {"type": "function", "function": {"name": "delete_file", "aliases": ["rm"],
+                                      "help": "Irreversible."}},
+    {"type": "function", "aliases": ["rm"], "help": "Irreversible.",
+     "function": {"name": "delete_file"}},
+    {"name": "delete_file", "input_schema": WEATHER, "aliases": ["rm"], "help": "Irreversible."},
+    {"name": "delete_file", "inputSchema": WEATHER, "aliases": ["rm"], "help": "Irreversible."},
+])
+def test_raw_definitions_keep_the_seed_fields(definition: dict[str, Any]) -> None:
+    # the readers of lists (`to_tools`, `parse(tools=...)`) go through the importers
+    (tool,) = toolcalls.to_tools([definition])
+    assert (tool.aliases, tool.help) == (("rm",), "Irreversible.")
+    result = toolcalls.parse('<tool_call>{"name": "rm", "arguments": {}}</tool_call>', "hermes",
+                             tools=[definition])
+    assert [call.name for call in result.calls] == ["delete_file"]
+    assert [issue.kind for issue in result.issues] == ["alias_used"]
+
+
 @pytest.mark.parametrize(
     ("parameters", "hint"),
     [

@@ -17,7 +17,8 @@ the issues likewise (a native one has ``span=None``); ``content`` is the text pa
 markup removed, as `parse` gives it; ``segments`` tile that joined text; ``reasoning`` is the
 native reasoning then the text's, joined; ``provider``, ``finish_reason``, ``usage`` and
 ``reasoning_blocks`` as the response gave them. With `tools`, a native call to a tool not
-declared gets an ``unknown_tool`` issue, as a text call does.
+declared gets an ``unknown_tool`` issue, and one naming a tool by one of its `Tool.aliases`
+carries the tool's own name with an ``alias_used`` issue, as a text call does.
 
 An error the provider sent instead of (or with) a response, a body ``{"error": ...}`` (Anthropic
 ``{"type": "error", "error": ...}``, Ollama ``{"error": "text"}``, a Responses ``Response``
@@ -43,13 +44,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._errors import UnknownFormatError
 from ..parsing._api import _read as read_tools
 from ..parsing._api import parse
-from ..parsing._models import ParseIssue, ParseResult, ToolCall
+from ..parsing._models import IncompleteCall, ParseIssue, ParseResult, ToolCall
 from ..parsing._registry import get_format
+from ..parsing.reader import _tool_table
 from . import _anthropic, _gemini, _ollama, _openai_chat, _openai_responses
 from ._provider import by_provider
 from ._reading import Json, NativeRead
@@ -59,7 +61,10 @@ if TYPE_CHECKING:
     from ..parsing.formats._base import Format
     from ..tools._tool import Tool
 
-__all__ = ["READERS", "as_json", "detect_provider", "CallIds", "ordered_ids", "read_response"]
+__all__ = ["READERS", "alias_names", "as_json", "canonical", "detect_provider", "CallIds",
+           "ordered_ids", "read_response"]
+
+_Call = TypeVar("_Call", ToolCall, IncompleteCall)
 
 READERS: Mapping[str, Callable[[Json], NativeRead]] = {
     "openai": _openai_chat.read_response,
@@ -172,13 +177,17 @@ def _assemble(
 ) -> ParseResult:
     """The result of a response: `calls` are the native calls then the text's, ids given."""
     reasoning = [*native.reasoning, *([text.reasoning] if text.reasoning else [])]
+    incomplete, issues = native.incomplete, native.issues
+    aliases = alias_names(declared)
+    if aliases:
+        calls, incomplete, issues = _resolved(native, calls, aliases)
     return ParseResult(
         format=text.format,
         content=text.content,
         reasoning="".join(reasoning) if reasoning else text.reasoning,
         calls=calls,
-        incomplete=native.incomplete + text.incomplete,
-        issues=native.issues + _unknown_tools(native.calls, declared) + text.issues,
+        incomplete=incomplete + text.incomplete,
+        issues=issues + _unknown_tools(calls[:len(native.calls)], declared) + text.issues,
         segments=text.segments,
         provider=provider,
         finish_reason=native.finish_reason,
@@ -238,3 +247,39 @@ def _unknown_tools(calls: list[ToolCall], declared: Sequence[Tool]) -> list[Pars
     return [ParseIssue(kind="unknown_tool", span=None,
                        message=f"native call {call.id} names {call.name!r}, not a declared tool")
             for call in calls if call.name not in names]
+
+
+def alias_names(declared: Sequence[Tool]) -> dict[str, str]:
+    """Each alias of the declared tools -> its tool's name (a tool's own name wins over
+    another's alias, as in the text: `toolcalls.parsing.reader`)."""
+    if not declared:
+        return {}
+    return {key: tool.name for key, tool in _tool_table(declared).items() if key != tool.name}
+
+
+def canonical(call: _Call, aliases: Mapping[str, str]) -> _Call:
+    """`call` with its tool's own name where it named the tool by an alias."""
+    name = aliases.get(call.name) if call.name is not None else None
+    return call if name is None else call.model_copy(update={"name": name})
+
+
+def _resolved(
+    native: NativeRead, calls: list[ToolCall], aliases: Mapping[str, str]
+) -> tuple[list[ToolCall], list[IncompleteCall], list[ParseIssue]]:
+    """The native calls (the first of `calls`) and incomplete calls by their tools' own names,
+    and the issues with an ``alias_used`` for each that named its tool by an alias."""
+    calls, issues = list(calls), list(native.issues)
+    for which, call in enumerate(calls[:len(native.calls)]):
+        if call.name in aliases:
+            calls[which] = canonical(call, aliases)
+            issues.append(_alias_used(f"native call {call.id}", call.name, aliases))
+    for failed in native.incomplete:
+        if failed.name is not None and failed.name in aliases:
+            issues.append(_alias_used("an incomplete native call", failed.name, aliases))
+    return calls, [canonical(failed, aliases) for failed in native.incomplete], issues
+
+
+def _alias_used(what: str, alias: str, aliases: Mapping[str, str]) -> ParseIssue:
+    name = aliases[alias]
+    return ParseIssue(kind="alias_used", span=None, message=f"{what} named {alias!r}, an alias "
+                      f"of {name!r}: read as a call to {name!r}")

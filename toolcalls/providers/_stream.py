@@ -64,7 +64,7 @@ from ..parsing._events import (
 from ..parsing._models import ParseResult
 from ..parsing._registry import get_format
 from ._provider import by_provider
-from ._read import CallIds, _assemble, _model_format, _parse_text, as_json
+from ._read import CallIds, _assemble, _model_format, _parse_text, alias_names, as_json, canonical
 from ._reading import Json, NativeRead
 
 if TYPE_CHECKING:
@@ -246,6 +246,8 @@ class ProviderStream:
         self.provider = provider
         self._format = fmt
         self._tools = tools
+        self._aliases = alias_names(tools)
+        """Each alias of the tools -> its tool's name: the events carry the tool's name."""
         self._wire = WireDecoder()
         self._native = NativeRead()
         self._calls = 0
@@ -384,7 +386,8 @@ class ProviderStream:
         else:
             call.ident = self._ids.claim(f"call_{self._native_started}")
         self._native_started += 1
-        self._events.append(ToolCallStart(call.index, call.ident, call.name))
+        self._events.append(ToolCallStart(call.index, call.ident,
+                                          self._aliases.get(call.name, call.name)))
         if call.fragments:
             self._fragment(call, "")
 
@@ -413,7 +416,7 @@ class ProviderStream:
             finished = read.calls[-1]
             if call.started and call.held:
                 self._events.append(ArgumentsDelta(call.index, finished.arguments_json()))
-            self._events.append(ToolCallEnd(call.index, finished))
+            self._events.append(ToolCallEnd(call.index, canonical(finished, self._aliases)))
         else:
             self._failed(call)
 
@@ -434,7 +437,8 @@ class ProviderStream:
         if not call.started and call.name:
             self._start(call)
         index = call.index if call.started else None
-        self._events.append(ToolCallFailed(index, self._native.incomplete[-1]))
+        self._events.append(ToolCallFailed(index, canonical(self._native.incomplete[-1],
+                                                            self._aliases)))
 
     # -- the text -----------------------------------------------------------------------------
 

@@ -26,7 +26,7 @@ from .._errors import ToolDefinitionError
 from ._functions import tool_from_function
 from ._gemini import json_schema_from_gemini
 from ._schema import argument_problems
-from ._tool import Tool
+from ._tool import _OPTIONAL_FIELDS, Tool
 
 __all__ = [
     "CallProblem",
@@ -68,7 +68,7 @@ def _openai_tool(tool: Mapping[str, Any], position: int) -> Tool:
     if not isinstance(function, Mapping):
         raise _at(position, "'function' must be an object with name, description, parameters")
     return _tool(position, name=function.get("name"), description=function.get("description"),
-                 parameters=function.get("parameters"))
+                 parameters=function.get("parameters"), **_own_fields(tool, function))
 
 
 def from_anthropic(tools: Mapping[str, Any] | Iterable[Mapping[str, Any]]) -> list[Tool]:
@@ -82,7 +82,7 @@ def _anthropic_tool(tool: Mapping[str, Any], position: int) -> Tool:
         raise _at(position, f"Anthropic tool of type {kind!r} has no input_schema (a server "
                             "tool such as web_search runs at Anthropic, not here)")
     return _tool(position, name=tool.get("name"), description=tool.get("description"),
-                 parameters=tool["input_schema"])
+                 parameters=tool["input_schema"], **_own_fields(tool))
 
 
 def from_gemini(tools: Any) -> list[Tool]:
@@ -142,9 +142,11 @@ def from_mcp(tools: Any, *, server: str | None = None) -> list[Tool]:
 def _mcp_tool(tool: Mapping[str, Any], position: int, server: str | None) -> Tool:
     schema = tool.get("inputSchema", tool.get("parameters"))
     annotations = tool.get("annotations") or {}
+    own = _own_fields(tool)
     return _tool(position, name=tool.get("name"), description=tool.get("description"),
                  parameters=schema, result_schema=tool.get("outputSchema"),
-                 source=server or "builtin", is_dangerous=_mcp_dangerous(annotations))
+                 **{"source": server or "builtin", "is_dangerous": _mcp_dangerous(annotations),
+                    **own})
 
 
 def _mcp_dangerous(annotations: Mapping[str, Any]) -> bool:
@@ -215,6 +217,14 @@ def _with_source(tools: list[Tool], source: str | None) -> list[Tool]:
         return tools
     return [t if t.source != "builtin" else t.model_copy(update={"source": source})
             for t in tools]
+
+
+def _own_fields(*definitions: Mapping[str, Any]) -> dict[str, Any]:
+    """The `Tool` fields no provider defines (``aliases``, ``help``...) that the definitions
+    carry, kept (a raw dict with ``"aliases": [...]``); an inner one (OpenAI's ``function``)
+    wins."""
+    return {key: definition[key] for definition in definitions for key in _OPTIONAL_FIELDS
+            if key in definition}
 
 
 def _tool(position: int, **fields: Any) -> Tool:
