@@ -95,6 +95,15 @@ def test_a_session_renders_what_it_activates() -> None:
     assert [tool["name"] for tool in payload["tools"]] == [TOOL_SEARCH, "search_code"]
 
 
+def test_a_session_takes_raw_definitions_as_to_tools_does() -> None:
+    raw = json.loads((TOOLSETS / "github-mcp-server-all.json").read_text("utf-8"))
+    plan = render(raw, "anthropic", budget=3000).plan
+    session = plan.session(raw)
+    assert list(session.catalog) == [tool.name for tool in to_tools(raw)]
+    assert session.tool_search(name="search_code")
+    assert [tool.name for tool in session.request_tools()][-1] == "search_code"
+
+
 def test_budget_report_gives_every_mode_and_the_savings() -> None:
     report = budget_report(toolset("github-mcp-server-all"), "o200k_base", 5000)
     data = report.to_dict()

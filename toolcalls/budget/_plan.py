@@ -42,6 +42,7 @@ from ._session import DEFAULT_MAX_ACTIVE, LoadMode, Session, summary_line, tool_
 from ._tokens import DEFAULT_ENCODING, TokenCounter, count_openai_tools
 
 if TYPE_CHECKING:
+    from ..parsing._api import ToolsLike
     from ._simulate import Prices, Trace, UsageProfile
 
 __all__ = [
@@ -205,8 +206,9 @@ class Plan:
         """Fraction of the full cost saved at session start."""
         return 1 - self.tokens / self.full_tokens if self.full_tokens else 0.0
 
-    def session(self, catalog: Iterable[Tool], *, load: LoadMode = "tools") -> Session:
-        """The `Session` that carries a lazy plan (its pinned tools and ceiling).
+    def session(self, catalog: ToolsLike, *, load: LoadMode = "tools") -> Session:
+        """The `Session` that carries a lazy plan (its pinned tools and ceiling); `catalog` is
+        `Tool` objects or raw definitions, whatever `toolcalls.to_tools` reads.
 
         ``load="messages"`` keeps the tools block fixed and loads definitions in the
         conversation, where the provider allows it (`toolcalls.budget._session.load_mode_for`).

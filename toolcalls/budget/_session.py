@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .._errors import ToolNotFoundError
+from ..parsing._api import ToolsLike, to_tools
 from ..parsing._models import ParseIssue, ParseResult, ToolCall
 from ..tools._tool import Tool
 from ._search import DEFAULT_MIN_SCORE, DEFAULT_SEARCH_LIMIT, ToolIndex
@@ -158,7 +159,7 @@ class Session:
 
     def __init__(
         self,
-        tools: Iterable[Tool],
+        tools: ToolsLike,
         *,
         pinned: Iterable[str] = (),
         max_active: int = DEFAULT_MAX_ACTIVE,
@@ -167,13 +168,14 @@ class Session:
         load: LoadMode = "tools",
         defer: Iterable[str] | None = None,
     ) -> None:
-        """``defer``: the servers (`Tool.source`) or categories whose tools are deferred; the
+        """``tools``: `Tool` objects or raw definitions, whatever `toolcalls.to_tools` reads.
+        ``defer``: the servers (`Tool.source`) or categories whose tools are deferred; the
         others are sent in full, as pinned. None (the default) defers every unpinned tool."""
         if max_active < 1:
             raise ValueError(f"max_active must be at least 1, not {max_active}")
         if load not in ("tools", "messages"):
             raise ValueError(f"load is 'tools' or 'messages', not {load!r}")
-        self.index = ToolIndex(tools)
+        self.index = ToolIndex(to_tools(tools))
         self.catalog: Mapping[str, Tool] = self.index.tools
         self._canonical = {
             alias: tool.name for tool in self.catalog.values() for alias in tool.all_names()
