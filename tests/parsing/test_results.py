@@ -126,3 +126,22 @@ def test_a_result_block_without_call_markup_has_no_issue(name: str) -> None:
     open_, close = RESULT_TAGS[name]
     result = checked(name, f'{open_}\n{{"temperature": 21}}\n{close}\nok', tools=TOOLS)
     assert result.issues == [] and result.calls == []
+
+
+# -- which call a result answers ----------------------------------------------------------------
+
+
+def test_kimi_results_name_the_id_render_calls_gave_each_call() -> None:
+    kimi = toolcalls.get_format("kimi_k2")
+    text = '<tool_call>{"name": "rm", "arguments": {}}</tool_call>' * 3
+    calls = toolcalls.parse(text, "hermes").calls  # engine ids call_0, call_1, call_2
+    written = kimi.render_calls(calls)
+    for number, call in enumerate(calls):
+        assert f"functions.rm:{number}" in written
+        assert f"## Return of functions.rm:{number}\n" in kimi.render_result(call, "ok")
+    own = toolcalls.parse(kimi.render_calls(calls), "kimi_k2").calls[2]  # Kimi's own id
+    assert own.id == "functions.rm:2"
+    assert "## Return of functions.rm:2\n" in kimi.render_result(own, "ok", index=7)
+    native = CALL.model_copy(update={"id": "toolu_01A"})  # a provider's id: the place is given
+    assert "## Return of functions.rm:3\n" in kimi.render_result(native, "ok", index=3)
+    assert "## Return of functions.rm:0\n" in kimi.render_result(native, "ok")

@@ -288,16 +288,24 @@ def _before_trailing_ws(buf: str, start: int, stop: int) -> int:
 SYSTEM, MIDDLE, END = "<|im_system|>", "<|im_middle|>", "<|im_end|>"
 _TOOL_DECLARE = f"{SYSTEM}tool_declare{MIDDLE}"
 _NATIVE_ID = re.compile(r"functions\.(.+):\d+")
+_ENGINE_ID = re.compile(r"call_(\d{1,9})")
 
 
-def kimi_call_id(call: ToolCall, index: int = 0) -> str:
+def kimi_call_id(call: ToolCall, index: int | None = None) -> str:
     """The id Kimi writes for a call: its own when it has one, else ``functions.NAME:INDEX``.
 
     The template numbers calls across the whole conversation; a call parsed from Kimi's
-    output carries that number in its id, any other call gets its `index`.
+    output carries that number in its id. Any other call gets its `index` (its place in its
+    turn), or where none is given the place its engine id ``call_N`` gives (text calls of
+    every format are numbered so), else 0.
     """
     native = _NATIVE_ID.fullmatch(call.id)
-    return call.id if native and native[1] == call.name else f"functions.{call.name}:{index}"
+    if native and native[1] == call.name:
+        return call.id
+    if index is None:
+        engine = _ENGINE_ID.fullmatch(call.id)
+        index = int(engine[1]) if engine else 0
+    return f"functions.{call.name}:{index}"
 
 
 class KimiK2(Format):
@@ -349,8 +357,10 @@ class KimiK2(Format):
         )
         return f"{content}{SECTION_BEGINS[0]}{''.join(rendered)}{SECTION_ENDS[0]}"
 
-    def render_result(self, call: ToolCall, result: str) -> str:
-        head = f"{SYSTEM}{call.name}{MIDDLE}## Return of {kimi_call_id(call)}\n"
+    def render_result(self, call: ToolCall, result: str, *, index: int | None = None) -> str:
+        """``## Return of`` the id `render_calls` gave the call (`kimi_call_id`): pass its
+        `index` in its turn when its id is neither Kimi's own nor an engine id ``call_N``."""
+        head = f"{SYSTEM}{call.name}{MIDDLE}## Return of {kimi_call_id(call, index)}\n"
         return f"{head}{protect(result, END)}{END}"
 
     def reasoning_reader(self, ctx: ReaderContext) -> Reader:
