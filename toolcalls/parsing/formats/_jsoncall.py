@@ -10,6 +10,8 @@ A malformed body never loses text: the call becomes an incomplete call whose spa
 closing marker, with an ``invalid_arguments`` issue. So does JSON that arguments cannot hold
 (NaN, ``1e400``, a lone surrogate escape, deep nesting: `toolcalls.parsing._json`). An envelope's
 ``"arguments": null`` or ``""`` means no arguments, as a missing key does: ``{}``, no issue.
+An envelope member other than the name, the arguments and ``"id"`` is not read: an
+``unexpected_text`` issue names it.
 """
 
 from __future__ import annotations
@@ -225,6 +227,8 @@ class JsonCallReader(PhasedReader):
         if not isinstance(value, dict) or not isinstance(members.get("name"), str):
             return None, 'expected {"name": ..., "arguments": {...}}'
         key = self.json.emitted_key or first_present(ARGUMENT_KEYS, members)
+        if len(members) > (1 if key is None else 2):  # more than name and arguments
+            self._unknown_members(ctx, members, key)
         if key is None:
             return {}, None  # a call without arguments: a tool that takes none
         arguments = members[key]
@@ -238,6 +242,15 @@ class JsonCallReader(PhasedReader):
         if not isinstance(arguments, dict):
             return None, f'"{key}" is not a JSON object'
         return arguments, None
+
+    def _unknown_members(self, ctx: ReaderContext, members: dict[str, Any],
+                         key: str | None) -> None:
+        """Members of an envelope that are neither its name, its arguments nor its id are not
+        read (``{"name": "f", "": {}}``, found by fuzzing): said, not silently dropped."""
+        for member in members:
+            if member != "name" and member != key and member != "id":
+                ctx.issue("unexpected_text", f"the call's member {member!r} is not its name, "
+                          "arguments or id: not read", self._span(ctx))
 
     def _decode_string_arguments(self, ctx: ReaderContext, text: str) -> Any:
         """Arguments sent as a JSON string: decode them (a known slip), and stream them now."""

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Final
 
 from ...tools._tool import Tool
 from .._json import JsonReader
@@ -63,7 +63,19 @@ class _Tags(AttributeTags):
         return tag
 
 
-_parse_tag = grammar_tags("deepseek_dsml", _Tags())
+_grammar_tag = grammar_tags("deepseek_dsml", _Tags())
+_BARE_INVOKES: Final = tuple(f"<{bar}invoke" for bar in (FULLWIDTH, ASCII))
+
+
+def _parse_tag(text: str) -> Tag | None:
+    """The grammar's reading of an open tag, which ignores blanks; but ``invoke`` must be
+    followed by one: ``<｜DSML｜invokename="f">`` (found by fuzzing, no model seen to write it)
+    is no call tag, as for vLLM and SGLang, and as a stream must decide before the attribute
+    comes (`_INVOKE_HEADER`): inside a block, a call that fails (``malformed_call``)."""
+    after = len(_BARE_INVOKES[0])  # both bars are as long
+    if text.startswith(_BARE_INVOKES) and not text[after : after + 1].isspace():
+        return None
+    return _grammar_tag(text)
 
 
 _INVOKE_HEADER = re.compile(rf"(?:[ \t\r]+{ATTRIBUTES})?")
