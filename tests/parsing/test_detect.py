@@ -36,6 +36,18 @@ def test_formats_that_share_a_marker_are_told_apart_by_what_parses() -> None:
     assert toolcalls.detect(xml) == "xml"
 
 
+def test_a_tool_call_with_broken_json_is_hermes_unless_xml_tags_name_it() -> None:
+    # xml reads nothing of a <tool_call> without <name>; Hermes reads the broken call
+    for text in ('<tool_call>{"name": "f", "arguments": {"a": }}</tool_call>',
+                 '<tool_call>\n{"name": "f", "arguments": {"a": 1]}\n</tool_call>'):
+        assert toolcalls.detect(text) == "hermes"
+        result = toolcalls.parse(text, "auto")
+        assert result.format == "hermes" and len(result.incomplete) == 1
+        assert [issue.kind for issue in result.issues] == ["invalid_arguments"]
+    xml = '<tool_call><name>f</name><arguments>{"a": }</arguments></tool_call>'
+    assert toolcalls.detect(xml) == "xml"
+
+
 def test_text_without_markers_has_no_format() -> None:
     assert toolcalls.detect("Just an answer.") is None
 

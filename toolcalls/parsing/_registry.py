@@ -146,9 +146,14 @@ def detect_parsed(text: str, declared: Sequence[Tool]) -> tuple[str | None, Pars
         found = shortlist[0] if shortlist else None
         return found, results.get(found) if found is not None else None
 
-    def fit(name: str) -> tuple[int, int, int, float]:
+    def fit(name: str) -> tuple[int, bool, int, int, float]:
+        # With as many calls, a format that read a call it could not complete (a <tool_call>
+        # holding broken JSON: Hermes, with the JSON issue) beats one that read nothing there
+        # (xml, whose <tool_call> needs a <name>): the markup was its call, written wrong.
         result = parsed(name)
-        return (len(result.calls), -len(result.incomplete), -len(result.issues), scores[name])
+        read = bool(result.calls or result.incomplete)
+        return (len(result.calls), read, -len(result.incomplete), -len(result.issues),
+                scores[name])
 
     best = max(shortlist, key=fit)  # the first of equals: the higher marker score
     return best, results[best]
