@@ -1,7 +1,8 @@
 """Tools under a token budget: exact offline token counts per provider, rendering that fits,
 the mode (native, prompt, compact, lazy) each model wants, sessions that load tools as they are
 needed, tool search, what a whole session costs per strategy with prompt caching (`simulate`),
-and tool results cut to size.
+the providers' own deferral (`native_deferral`: Anthropic's tool search and ``tool_reference``,
+OpenAI's ``tool_search`` and ``tool_search_output``), and tool results cut to size.
 
 >>> from toolcalls import Tool
 >>> from toolcalls.budget import count_openai_tools
@@ -16,6 +17,9 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_attributes
 
 if TYPE_CHECKING:
+    from ._deferral import NativeDeferral as NativeDeferral
+    from ._deferral import native_deferral as native_deferral
+    from ._deferral import search_calls as search_calls
     from ._plan import Plan as Plan
     from ._plan import choose as choose
     from ._plan import compact_tool as compact_tool
@@ -44,6 +48,9 @@ if TYPE_CHECKING:
 
 # tiktoken, pydantic and the vocabularies load on first use (see `toolcalls._lazy`).
 _LAZY = {
+    "NativeDeferral": "._deferral",
+    "native_deferral": "._deferral",
+    "search_calls": "._deferral",
     "Plan": "._plan",
     "choose": "._plan",
     "compact_tool": "._plan",
