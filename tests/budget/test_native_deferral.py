@@ -36,6 +36,7 @@ from toolcalls import Tool, ToolCall, ToolNotFoundError, to_tools
 from toolcalls.budget import NativeDeferral, native_deferral, search_calls
 from toolcalls.budget._counts import provider_cost
 from toolcalls.budget._deferral import NATIVE_SEARCH_LIMIT
+from toolcalls.budget._tokens import anthropic_tool_system_prompt
 
 TOOLSETS = Path(__file__).parents[2] / "fixtures" / "toolsets"
 GITHUB = to_tools(json.loads((TOOLSETS / "github-mcp-server-all.json").read_text("utf-8")))
@@ -289,3 +290,27 @@ def test_errors() -> None:
         native_deferral(GITHUB, "anthropic", search="server")
     with pytest.raises(ToolNotFoundError, match="nope"):
         native_deferral(GITHUB, "anthropic", pinned=["nope"])
+
+
+def test_only_the_server_search_tool_still_costs_the_tool_system_prompt() -> None:
+    deferral = native_deferral(GITHUB, "anthropic", search="regex")
+    assert deferral.tokens == anthropic_tool_system_prompt("claude-sonnet-4-6") > 0
+    assert native_deferral(GITHUB, "anthropic", search="bm25", model="claude-3-5-haiku").tokens \
+        == anthropic_tool_system_prompt("claude-3-5-haiku")
+
+
+def test_the_documented_figures_for_github_all() -> None:
+    """The table of `toolcalls.budget._deferral` and the README."""
+    assert (native_deferral(GITHUB, "anthropic").tokens, native_deferral(GITHUB, "anthropic",
+            pinned=["get_me"]).tokens) == (1_002, 1_060)
+    assert native_deferral(GITHUB, "openai_responses").tokens == 3_328
+    grouped = [tool.model_copy(update={"source": "github"}) for tool in GITHUB]
+    assert native_deferral(grouped, "openai_responses").tokens == 482
+    assert native_deferral(GITHUB, "anthropic").full_tokens == 23_174
+
+
+def test_the_client_search_can_leave_the_names_out() -> None:
+    listed = native_deferral(GITHUB, "anthropic")
+    unlisted = native_deferral(GITHUB, "anthropic", list_names=False)
+    assert "list_issues" not in unlisted.content["tools"][-1]["description"]
+    assert unlisted.tokens < listed.tokens

@@ -34,6 +34,26 @@ tool-use system prompt; deferred definitions are not in the prompt. The server s
 prompt is not published and not counted. OpenAI still shows a deferred function's name and
 description (its parameters are deferred), and a namespace's name and description only: counted
 as functions without parameters, an estimate, since OpenAI does not publish that rendering.
+
+Session-start tokens on the fixture tool sets (nothing pinned; Anthropic counted for
+claude-sonnet-4-6, with its 497-token tool-use system prompt; OpenAI with o200k_base; server:
+Anthropic's regex/bm25 tool, OpenAI's hosted tool_search):
+
+                               Anthropic                   OpenAI Responses
+    tool set            tools     full  client  server      full  client  server
+    github-all             86   23,174   1,002     497    15,154   3,328   3,247
+    github-default         43   12,233     795     497     7,847   1,855   1,774
+    bfcl-multi-turn       128   15,029   1,103     497     9,768   6,656   6,575
+    playwright-mcp         25    4,949     722     497     2,506     757     676
+    mcp-github-legacy      26    4,970     729     497     1,839     664     583
+    mcp-filesystem         14    2,413     677     497     1,175   1,006     925
+    codex-cli               7    2,170     650     497     1,193     627     546
+
+Anthropic's deferral hides every deferred tool (96% less on github-all with the client search,
+whose description lists the 86 names). OpenAI's per-function deferral keeps each name and
+description in view and defers only the parameters (78% less); grouped in a namespace
+(`Tool.source`), github-all starts at 482 tokens (97% less). Tiny catalogs save little: the
+search tool costs what a few tools do.
 """
 
 from __future__ import annotations
@@ -46,9 +66,9 @@ from .._errors import ToolNotFoundError
 from ..parsing._models import ToolCall
 from ..tools._importers import import_tools
 from ..tools._tool import Tool
-from ._counts import provider_cost
+from ._counts import DEFAULT_ANTHROPIC_MODEL, provider_cost
 from ._session import TOOL_SEARCH, Session
-from ._tokens import TokenCounter
+from ._tokens import TokenCounter, anthropic_tool_system_prompt
 
 __all__ = [
     "ANTHROPIC_SEARCH_TOOLS",
@@ -173,9 +193,12 @@ def native_deferral(
     else:
         namespaces = _namespaces(deferred)
         content, seen = _responses_tools(kept, deferred, search, namespaces)
+    # A request with only Anthropic's server tool still gets the tool-use system prompt.
+    tokens = cost(seen) if seen or target != "anthropic" else anthropic_tool_system_prompt(
+        model or DEFAULT_ANTHROPIC_MODEL)
     return NativeDeferral(
         provider=target, search=search, content=content, pinned=pins,
-        deferred=tuple(tool.name for tool in deferred), tokens=cost(seen),
+        deferred=tuple(tool.name for tool in deferred), tokens=tokens,
         full_tokens=cost(list(catalog)), namespaces=namespaces, catalog=catalog,
     )
 
