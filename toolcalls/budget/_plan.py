@@ -43,6 +43,7 @@ from ._tokens import DEFAULT_ENCODING, TokenCounter, count_openai_tools
 
 if TYPE_CHECKING:
     from ..parsing._api import ToolsLike
+    from ._deferral import NativeDeferral, SearchKind
     from ._simulate import Prices, Trace, UsageProfile
 
 __all__ = [
@@ -216,6 +217,18 @@ class Plan:
         if self.mode != "lazy" or self.max_active is None:
             raise ValueError(f"only a lazy plan has a session; this plan is {self.mode!r}")
         return Session(catalog, pinned=self.pinned, max_active=self.max_active, load=load)
+
+    def native_deferral(
+        self, catalog: ToolsLike, provider: str, *, search: SearchKind = "client",
+        model: str | None = None,
+    ) -> NativeDeferral:
+        """The provider's own deferral of ``catalog`` with this plan's pinned tools
+        (`toolcalls.budget._deferral`): Anthropic or OpenAI Responses keep the deferred tools
+        out of the prompt, at fewer tokens than lazy mode's index for the same pins."""
+        from ._deferral import native_deferral  # noqa: PLC0415 - it builds on the session
+
+        return native_deferral(catalog, provider, search=search, pinned=self.pinned,
+                               model=model)
 
 
 def mode_costs(
