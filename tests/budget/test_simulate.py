@@ -129,3 +129,14 @@ def test_a_lazy_plan_opens_a_session_that_loads_in_messages() -> None:
     session = plan.session(GITHUB, load="messages")
     assert session.load == "messages" and plan.session(GITHUB).load == "tools"
     assert session.request_tools() == list(plan.tools)  # the block sent first, kept after
+
+
+def test_search_results_and_definitions_are_counted_with_the_models_tokenizer() -> None:
+    pytest.importorskip("tokenizers")
+    qwen = "Qwen/Qwen3-Coder-30B-A3B-Instruct"
+    block = tools_cost("qwen3_coder", model=qwen)  # the same tools block in both runs
+    own = simulate(GITHUB, ISSUE_PROFILE, provider="qwen3_coder", model=qwen, cost=block)
+    o200k = simulate(GITHUB, ISSUE_PROFILE, provider="qwen3_coder", model=qwen, cost=block,
+                     encoding="o200k_base")
+    assert own.costs["full"].cost == o200k.costs["full"].cost  # no text loaded in the history
+    assert own.costs["lazy_search"].input_tokens != o200k.costs["lazy_search"].input_tokens

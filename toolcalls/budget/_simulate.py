@@ -53,7 +53,7 @@ from ..tools._tool import Tool
 from ._plan import ToolsCost, compact_tool
 from ._search import DEFAULT_SEARCH_LIMIT
 from ._session import LoadMode, Session, index_text, load_mode_for
-from ._tokens import DEFAULT_ENCODING, TokenCounter, count_tokens
+from ._tokens import TokenCounter, count_tokens
 
 __all__ = [
     "PRICES",
@@ -260,7 +260,8 @@ def simulate(
         load: where lazy strategies put loaded definitions (default: `load_mode_for`).
         pinned: tools the ``pinned`` strategy pins, besides the trace's most used ones.
     """
-    from ._render import tools_cost  # noqa: PLC0415 - _render imports the plan, which is light
+    from ._counts import counter_for  # noqa: PLC0415
+    from ._render import native_payload, tools_cost  # noqa: PLC0415 - _render imports the plan
 
     catalog = import_tools(tools)
     count = cost or tools_cost(provider, encoding, model=model)
@@ -270,8 +271,10 @@ def simulate(
         raise ValueError(f"the trace uses tools not in the catalog: {', '.join(unknown)}")
     mode: LoadMode = load or load_mode_for(provider)
     price = resolve_prices(prices, provider)
-    # Search results and loaded definitions are text in the conversation: o200k unless told.
-    runner = _Runner(catalog, count, price, encoding or DEFAULT_ENCODING, search_limit)
+    # Search results and loaded definitions are text in the conversation: counted with the
+    # provider's (or model's) tokenizer, as the tools block is.
+    text_counter = counter_for(native_payload(provider) or provider, model, encoding)
+    runner = _Runner(catalog, count, price, text_counter, search_limit)
     pins = (*pinned, *(name for name, _ in Counter(
         name for turn in trace.turns for name in turn.tools).most_common(PINNED_COUNT)))
     costs = {strategy: runner.run(trace, strategy, mode, tuple(dict.fromkeys(pins)))
