@@ -5,7 +5,7 @@
     stream     message_start, then per block content_block_start, one content_block_delta
                (thinking_delta, text_delta or input_json_delta) and content_block_stop;
                message_delta with the stop_reason and the usage, message_stop (written by
-               `_emit.MessagesStreamWriter`, which writes a stream while it is read, too)
+               `_anthropic_emit`, which writes a stream while it is read, too)
     wire       ``event: <type>`` and ``data: {json}`` per event
 
 The stop_reason is "tool_use" when there are calls, else the result's own in Anthropic's

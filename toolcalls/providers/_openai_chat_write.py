@@ -4,7 +4,7 @@
                "assistant", "content", "reasoning_content"?, "tool_calls"?}, "finish_reason"}]}
     stream     "chat.completion.chunk"s: the role, reasoning, content, then per call a delta
                with its index, id, name and empty arguments and one with the arguments; the
-               finish_reason in a last chunk of its own (written by `_emit.ChatStreamWriter`,
+               finish_reason in a last chunk of its own (written by `_openai_chat_emit`,
                which writes a stream while it is read, too)
     wire       ``data: {json}`` events, ending ``data: [DONE]``
 
