@@ -289,6 +289,20 @@ def test_one_chunk_on_the_wire_is_what_stream_text_writes_for_it() -> None:
     assert wire_done("anthropic") == ""
 
 
+def test_chunks_on_the_wire_together_are_what_stream_text_writes_for_them() -> None:
+    # the proxy writes all one upstream read gives at once: the same bytes, non-ASCII kept
+    from toolcalls.providers._emit import wire_messages
+
+    for provider in WRITTEN:
+        chunks = _write([TextDelta("Grüße, \u2028 \"x\" 🌍\n"), ToolCallEnd(0, _call("c"))],
+                        provider, "stop", {"prompt_tokens": 1, "completion_tokens": 2})
+        assert wire_messages(provider, chunks) + wire_done(provider) == stream_text(chunks,
+                                                                                    provider)
+        assert wire_messages(provider, chunks) == "".join(
+            wire_message(provider, chunk) for chunk in chunks)
+    assert wire_messages("openai", []) == ""
+
+
 # --- the real SDKs reading the bytes written, over a fake HTTP transport ------------------------
 
 def _serving(body: str, http: Any) -> Any:

@@ -51,10 +51,11 @@ every stream. The chunk shapes are the ``*_write`` modules' own.
 from __future__ import annotations
 
 import dataclasses
+import json
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Final, Literal
 
 from ..parsing._events import (
     ArgumentsDelta,
@@ -67,12 +68,12 @@ from ..parsing._events import (
 )
 from ..parsing._models import ParseResult, ToolCall
 from ._provider import Message, by_provider
-from ._wire import WriteOptions, sse
+from ._wire import WriteOptions
 from ._write import WRITERS
 
 __all__ = [
     "CALLS_MODES", "CallId", "CallsMode", "StreamWriter", "stream_writer", "wire_done",
-    "wire_message", "write_result", "writers",
+    "wire_message", "wire_messages", "write_result", "writers",
 ]
 
 CallId = Callable[[int, str], str]
@@ -317,9 +318,23 @@ def wire_message(provider: str, message: Message) -> str:
     """One chunk as ``provider`` sends it on the wire, as `stream_text` writes it: a server-sent
     event (``data:``, after an ``event:`` line naming its type for Anthropic and Responses), or
     an NDJSON line (Ollama)."""
+    return wire_messages(provider, [message])
+
+
+# `_wire.dumps`'s JSON (compact, non-ASCII kept) from one encoder made once: json.dumps with
+# options builds a new JSONEncoder per call, a few microseconds per chunk streamed.
+_encode: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+def wire_messages(provider: str, messages: list[Message]) -> str:
+    """Chunks as ``provider`` sends them on the wire, one after another (`wire_message` each,
+    joined): what a proxy writes for all that one upstream read gave."""
     if provider == "openai":  # its stream_text adds the [DONE] line: that is `wire_done`
-        return sse([message], named=False)
-    return by_provider(WRITERS, provider, "streams are written for").wire([message])
+        return "".join([f"data: {_encode(message)}\n\n" for message in messages])
+    if provider == "anthropic":
+        return "".join([f"event: {message['type']}\ndata: {_encode(message)}\n\n"
+                        for message in messages])
+    return by_provider(WRITERS, provider, "streams are written for").wire(messages)
 
 
 def wire_done(provider: str) -> str:

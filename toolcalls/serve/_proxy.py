@@ -40,7 +40,7 @@ from ..parsing._events import ArgumentsDelta, Event, ToolCallEnd, ToolCallFailed
 from ..parsing._models import ParseResult, ToolCall
 from ..parsing._registry import get_format
 from ..parsing.formats._base import Format
-from ..providers._emit import CallsMode, StreamWriter, stream_writer, wire_done, wire_message
+from ..providers._emit import CallsMode, StreamWriter, stream_writer, wire_done, wire_messages
 from ..providers._read import read_response
 from ..providers._stream import ProviderStream, read_stream
 from ..providers._write import write_response
@@ -245,7 +245,7 @@ async def answer_stream(
 
 
 def _wire(plan: Plan, messages: list[dict[str, Any]]) -> str:
-    return "".join([wire_message(plan.api, message) for message in messages])
+    return wire_messages(plan.api, messages) if messages else ""
 
 
 class _Round:
