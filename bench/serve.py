@@ -43,7 +43,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
 MODEL = "bench"
 KEY = "sk-bench-" + "5f0c" * 8
 """The key clients send (LiteLLM's proxy refuses to start without a strong master key)."""
@@ -68,19 +67,22 @@ def upstream_app(chunks: int, interval: float) -> Any:
     from starlette.responses import JSONResponse, Response, StreamingResponse
     from starlette.routing import Route
 
-    def chunk(model: str, delta: dict[str, Any], finish: str | None = None) -> str:
+    def chunk(model: str, delta: dict[str, Any], finish: str | None = None) -> bytes:
         body = {"id": "chatcmpl-bench", "object": "chat.completion.chunk", "created": 1,
                 "model": model, "choices": [{"index": 0, "delta": delta,
                                              "finish_reason": finish}]}
-        return f"data: {json.dumps(body)}\n\n"
+        return f"data: {json.dumps(body)}\n\n".encode()
 
-    async def stream(model: str) -> AsyncIterator[str]:
+    async def stream(model: str) -> AsyncIterator[bytes]:
+        # Each stamped chunk from bytes encoded once per request, the stamp put in between:
+        # the upstream's own CPU per chunk stays small (it shares the cores with the proxy).
+        head, tail = chunk(model, {"content": "t=STAMP;"}).split(b"STAMP")
         yield chunk(model, {"role": "assistant", "content": ""})
         for _ in range(chunks):
             await asyncio.sleep(interval)
-            yield chunk(model, {"content": f"t={now_ns()};"})
+            yield b"%b%d%b" % (head, now_ns(), tail)
         yield chunk(model, {}, "stop")
-        yield "data: [DONE]\n\n"
+        yield b"data: [DONE]\n\n"
 
     async def chat(request: Request) -> Response:
         body = await request.json()
@@ -210,8 +212,9 @@ async def load(url: str, clients: int, seconds: float, expect: int) -> Tally:
 
 
 def run_load(args: argparse.Namespace) -> None:
+    cpu = time.process_time()
     tally = asyncio.run(load(args.url, args.clients, args.seconds, args.chunks))
-    print(json.dumps(tally.__dict__))
+    print(json.dumps({**tally.__dict__, "cpu_seconds": time.process_time() - cpu}))
 
 
 # --- the orchestrator -------------------------------------------------------------------
@@ -284,6 +287,7 @@ def run_phase(url: str, clients: int, seconds: float, chunks: int) -> dict[str, 
     tally = json.loads(out.stdout)
     lat, first = sorted(tally["latencies"]), sorted(tally["first_chunk"])
     return {"requests": tally["requests"], "chunks": tally["chunks"],
+            "load_cpu_us_per_chunk": tally["cpu_seconds"] / max(tally["chunks"], 1) * 1e6,
             "chunks_per_s": tally["chunks"] / tally["seconds"], "errors": tally["errors"],
             "p50_us": pct(lat, 50), "p99_us": pct(lat, 99), "max_us": lat[-1] / 1000 if lat
             else None, "first_p50_us": pct(first, 50), "first_p99_us": pct(first, 99)}
@@ -298,7 +302,9 @@ def pct(values: list[int], p: int) -> float | None:
 def start(command: list[str], log: Path,
           env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
     with log.open("wb") as sink:
-        return subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, cwd=ROOT,
+        # cwd: the logs' folder, not the checkout, whose toolcalls/ would shadow the installed
+        # (compiled) one for `python -m toolcalls`
+        return subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, cwd=log.parent,
                                 env={**os.environ, **(env or {})}, start_new_session=True)
 
 
@@ -355,7 +361,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
             targets.append((name, f"http://127.0.0.1:{proxy_port}", process))
         try:
             for name, url, process in targets:
-                results["targets"][name] = phases(args, name, url, process)
+                results["targets"][name] = phases(args, name, url, process, up)
         finally:
             for _, _, process in targets:
                 if process is not None:
@@ -367,11 +373,16 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def phases(args: argparse.Namespace, name: str, url: str,
-           process: subprocess.Popen[bytes] | None) -> dict[str, Any]:
+           process: subprocess.Popen[bytes] | None,
+           upstream: subprocess.Popen[bytes]) -> dict[str, Any]:
     single = run_phase(url, 1, args.single_seconds, args.chunks)
     print(f"{name:16} 1 client: {json.dumps(single)}", flush=True)
     cpu = cpu_seconds(process.pid) if process is not None else 0.0
+    upstream_cpu = cpu_seconds(upstream.pid)
     many = run_phase(url, args.clients, args.seconds, args.chunks)
+    # the harness's own share of the machine: the fake upstream's and the load generator's
+    many["upstream_cpu_us_per_chunk"] = ((cpu_seconds(upstream.pid) - upstream_cpu)
+                                         / max(many["chunks"], 1) * 1e6)
     if process is not None:
         # CPU per chunk: what waiting for a core on a shared machine does not inflate
         many["cpu_us_per_chunk"] = (cpu_seconds(process.pid) - cpu) / many["chunks"] * 1e6
@@ -438,6 +449,10 @@ def main() -> None:
     else:
         results = measure(args)
         print(table(results))
+        direct = results["targets"]["direct"]["load"]
+        print(f"harness CPU per chunk (direct phase): fake upstream "
+              f"{direct['upstream_cpu_us_per_chunk']:.0f} us, load generator "
+              f"{direct['load_cpu_us_per_chunk']:.0f} us")
         print(f"load average before {results['load_before']}, after {results['load_after']}")
         if args.json:
             Path(args.json).write_text(json.dumps(results, indent=1))
