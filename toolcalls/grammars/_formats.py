@@ -137,14 +137,25 @@ def _first_char(node: Node) -> str:
     return ""
 
 
-def _content_then(opener: Lit, calls: Node, markers: tuple[str, ...], after: Node) -> Node:
+def _region_body(opener: Lit, calls: Node, wrapper: tuple[Lit, Lit] | None) -> tuple[Node, ...]:
+    """``opener`` then ``calls``, or with ``wrapper`` also between its tags (the close optional)."""
+    if wrapper is None:
+        return (opener, calls)
+    wrap_open, wrap_close = wrapper
+    return (alt(seq(opener, calls), seq(wrap_open, opener, calls, Opt(wrap_close))),)
+
+
+def _content_then(
+    opener: Lit, calls: Node, markers: tuple[str, ...], after: Node,
+    wrapper: tuple[Lit, Lit] | None = None,
+) -> Node:
     """Content, ``opener``, the calls, content."""
     if len(opener.text) > 1 and not opener.token:
         # Content up to and including the opener: one lazy piece (see `_ir.Until`).
         others = tuple(m for m in markers if m != opener.text)
         return seq(Until(opener.text, others), calls, after)
     # A special token or one character ends greedy content by itself.
-    return seq(Opt(Free(markers)), opener, calls, after)
+    return seq(Opt(Free(markers)), *_region_body(opener, calls, wrapper), after)
 
 
 def build(
@@ -183,6 +194,9 @@ def build(
             calls = alt(calls, region.alternatives(chosen, parallel))
         return calls
 
+    if region.response is not None:
+        calls = calls_after(region.opener, region.close)
+        return Grammar({"start": region.response(calls, tool_choice, reasoning), **rules})
     start: list[Node] = []
     if reasoning:
         if fmt.reasoning_tags is None:
@@ -198,12 +212,16 @@ def build(
         firsts = "".join(dict.fromkeys(opener.text[:1] for opener, _ in sections))
         starts = " \t\r\n" + firsts + _first_char(region.next_call)
         after = seq(Ws(), Opt(Free(markers, first_not=starts)))
-        with_calls = [_content_then(opener, calls_after(opener, close), markers, after)
-                      for opener, close in sections]
+        with_calls = [
+            _content_then(opener, calls_after(opener, close), markers, after, region.wrapper)
+            for opener, close in sections
+        ]
         start.append(Opt(alt(Free(markers), *with_calls)))
     else:
-        start.append(alt(*(seq(Ws(), opener, calls_after(opener, close), Ws())
-                           for opener, close in sections)))
+        start.append(alt(*(
+            seq(Ws(), *_region_body(opener, calls_after(opener, close), region.wrapper), Ws())
+            for opener, close in sections
+        )))
     rules["start"] = seq(*start)
     rules = {"start": rules.pop("start"), **rules}
     return Grammar(rules)

@@ -38,7 +38,14 @@ class CallRegion:
     reopen: bool = True
     """Whether each call stands after its own opener (``<tool_call>``); False: the opener
     begins one section holding every call, which ``close`` ends (DeepSeek, Kimi,
-    MiniMax-M2's ``<minimax:tool_call>``)."""
+    MiniMax-M2's ``<minimax:tool_call>``), or the calls share one region (pythonic's list,
+    MiniMax M1's block), ``next_call`` alone between them."""
+    wrapper: tuple[Lit, Lit] | None = None
+    """Tags a region may stand between, the close optional (Llama 4's ``<|python_start|>``
+    ... ``<|python_end|>`` around a pythonic list); with a one-character or token opener."""
+    response: Callable[[Node, str, bool], Node] | None = None
+    """The whole response, for a format that is not content then a call region (gpt-oss's
+    messages), given the calls, ``tool_choice`` and ``reasoning``."""
 
 
 def arguments_schema(tool: Tool) -> dict[str, Any]:
