@@ -90,11 +90,16 @@ def test_rendered_calls_are_accepted(format_name: str) -> None:
 @pytest.mark.parametrize("format_name", sorted(REGIONS))
 def test_reasoning_block_then_calls(format_name: str) -> None:
     fmt = toolcalls.get_format(format_name)
-    assert fmt.reasoning_tags is not None
-    begin, end = fmt.reasoning_tags
     call = toolcalls.ToolCall(id="a", name="search", arguments={"q": "x", "tags": []},
                               source="native")
-    written = f"{begin}Think.{end}\n\n" + fmt.render_calls([call])
+    if fmt.reasoning_tags is None:  # gpt-oss: an analysis message, then the call's message
+        header = "<|start|>assistant"
+        rendered = fmt.render_calls([call])
+        assert rendered.startswith(header)
+        written = f"<|channel|>analysis<|message|>Think.<|end|>{rendered}"
+    else:
+        begin, end = fmt.reasoning_tags
+        written = f"{begin}Think.{end}\n\n" + fmt.render_calls([call])
     rules = grammar(format_name, TOOLS, reasoning=True, tool_choice="required")
     assert accepts(rules, written) is None
     result = toolcalls.parse(written, format_name, tools=TOOLS, validate=True)

@@ -22,7 +22,7 @@ from ..parsing.formats import mistral as _mistral
 from ..parsing.formats import qwen3_coder as _qwen3_coder
 from ..parsing.formats import xml as _xml
 from ..tools._tool import Tool
-from . import _deepseek_kimi, _xml_families
+from . import _deepseek_kimi, _other_families, _xml_families
 from ._ir import Free, Grammar, Json, Lit, Node, Opt, Ref, Rep, Seq, Until, Ws, alt, seq
 from ._region import (
     CallRegion,
@@ -124,6 +124,7 @@ REGIONS: dict[str, CallRegion] = {
     ),
     **_xml_families.REGIONS,
     **_deepseek_kimi.REGIONS,
+    **_other_families.REGIONS,
 }
 """The formats with a whole-response grammar, by registry name."""
 

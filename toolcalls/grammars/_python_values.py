@@ -1,0 +1,138 @@
+"""Pythonic call arguments as grammar nodes: Python literals built from the JSON schema's types.
+
+Written as the pythonic reader reads them (`format_pythonic_value` writes the same): strings in
+single or double quotes with the escapes ``\\\\ \\' \\" \\n \\t`` (no raw line break),
+numbers as JSON writes them (valid Python), ``True``/``False``/``None``, lists ``[...]`` and
+dicts ``{'key': value}``. Keyword arguments follow the schema's declared order, the required
+ones always (as the renderer writes them; the reader takes any order). Enforced: ``type``,
+``enum``/``const``, ``anyOf``/``oneOf``, array ``items``, object ``properties`` and numeric
+bounds (``%json``); string keywords (``pattern``, lengths) are not. A value of no declared type
+is any literal, nested at most `MAX_DEPTH` deep.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..parsing.formats._pythonic_body import format_pythonic_value
+from ..tools._tool import Tool
+from ._ir import Free, Json, Lit, Node, Opt, Rep, Ws, alt, seq
+from ._region import properties_of
+
+__all__ = ["MAX_DEPTH", "python_arguments", "python_value"]
+
+MAX_DEPTH = 2
+"""How deep a value of no declared type nests lists and dicts."""
+
+_COMMA = seq(Lit(","), Ws())
+_NUMBER_KEYWORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
+
+
+def _quoted(quote: str) -> Node:
+    plain = Free((quote, "\\", "\n", "\r"))
+    escape = alt(*(Lit("\\" + char) for char in ("\\", "'", '"', "n", "t")))
+    return seq(Lit(quote), Rep(alt(plain, escape)), Lit(quote))
+
+
+STRING = alt(_quoted("'"), _quoted('"'))
+
+
+def python_arguments(tool: Tool) -> Node:
+    """``a=1, b='x'``: the tool's keyword arguments (nothing for a tool with none)."""
+    listed, required = properties_of(tool)
+    return _members([
+        (seq(Lit(f"{name}="), python_value(sub)), name in required)
+        for name, sub in listed if name.isidentifier()
+    ])
+
+
+def _members(items: Sequence[tuple[Node, bool]]) -> Node:
+    """Items in order, separated by commas, each required one present. The first written is
+    any item up to the first required one: n choices of at most n items."""
+    options: list[Node] = []
+    for index, (item, required) in enumerate(items):
+        rest = [seq(_COMMA, later) if needed else Opt(seq(_COMMA, later))
+                for later, needed in items[index + 1 :]]
+        options.append(seq(item, *rest))
+        if required:
+            return alt(*options)
+    return Opt(alt(*options)) if options else Lit("")
+
+
+def python_value(schema: Any, depth: int = 0) -> Node:
+    """A Python literal valid against ``schema``."""
+    if not isinstance(schema, Mapping):
+        schema = {}
+    choices = schema.get("enum", [schema["const"]] if "const" in schema else None)
+    if isinstance(choices, list) and choices:
+        written = dict.fromkeys(_literal(choice) for choice in choices)
+        return alt(*(Lit(text) for text in written if text is not None))
+    for key in ("anyOf", "oneOf"):
+        variants = schema.get(key)
+        if isinstance(variants, list) and variants:
+            return alt(*(python_value(variant, depth) for variant in variants))
+    kind = schema.get("type")
+    if isinstance(kind, list) and kind:
+        return alt(*(python_value({**schema, "type": one}, depth) for one in kind))
+    if kind == "string":
+        return STRING
+    if kind in ("integer", "number"):
+        return Json({"type": kind, **{k: schema[k] for k in _NUMBER_KEYWORDS if k in schema}})
+    if kind == "boolean":
+        return alt(Lit("True"), Lit("False"))
+    if kind == "null":
+        return Lit("None")
+    if kind == "array":
+        return _list(python_value(schema.get("items", {}), depth + 1))
+    if kind == "object":
+        return _object(schema, depth)
+    return _any(depth)
+
+
+def _literal(value: Any) -> str | None:
+    try:
+        return format_pythonic_value(value)
+    except (TypeError, ValueError):  # a value Python literals cannot write (NaN)
+        return None
+
+
+def _list(item: Node) -> Node:
+    return seq(Lit("["), Opt(seq(item, Rep(seq(_COMMA, item)))), Lit("]"))
+
+
+def _dict(entry: Node) -> Node:
+    return seq(Lit("{"), Opt(seq(entry, Rep(seq(_COMMA, entry)))), Lit("}"))
+
+
+def _entry(key: Node, value: Node) -> Node:
+    return seq(key, Lit(":"), Ws(), value)
+
+
+def _object(schema: Mapping[str, Any], depth: int) -> Node:
+    properties = schema.get("properties")
+    if not isinstance(properties, Mapping) or not properties:
+        extra = schema.get("additionalProperties")
+        return _dict(_entry(STRING, python_value(extra if isinstance(extra, Mapping) else {},
+                                                 depth + 1)))
+    required = schema.get("required")
+    needed = set(required) if isinstance(required, list) else set()
+    members = [
+        (_entry(_key(name), python_value(sub, depth + 1)), name in needed)
+        for name, sub in properties.items()
+    ]
+    return seq(Lit("{"), _members(members), Lit("}"))
+
+
+def _key(name: str) -> Node:
+    return alt(*(Lit(text) for text in dict.fromkeys((format_pythonic_value(name),
+                                                       json.dumps(name, ensure_ascii=False)))))
+
+
+def _any(depth: int) -> Node:
+    scalars = [STRING, Json({"type": "number"}), Lit("True"), Lit("False"), Lit("None")]
+    if depth >= MAX_DEPTH:
+        return alt(*scalars)
+    inner = _any(depth + 1)
+    return alt(*scalars, _list(inner), _dict(_entry(STRING, inner)))
