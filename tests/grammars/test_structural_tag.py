@@ -22,6 +22,12 @@ TOOLS = [
 
 
 def written(name: str, content: str = "") -> str:
+    if name == "gpt_oss":  # the call header as the model writes it (the template puts to= first)
+        preamble = f"<|channel|>commentary<|message|>{content}<|end|><|start|>assistant"
+        return (preamble if content else "") + (
+            '<|channel|>commentary to=functions.search <|constrain|>json<|message|>{"q": "x"}'
+            "<|call|>"
+        )
     call = toolcalls.ToolCall(id="a", name="search", arguments={"q": "x"}, source="native")
     return toolcalls.get_format(name).render_calls([call], content)
 

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from ..parsing._api import ToolsLike, to_tools
 from ..parsing.formats._base import Format
 from ..tools._tool import Tool
-from . import _deepseek_kimi
+from . import _deepseek_kimi, _other_families
 from ._formats import REGIONS, arguments_schema, build
 from ._xml_families import XGRAMMAR_STYLES, xgrammar_format
 
@@ -60,13 +60,16 @@ def structural_tag(
     The current shape (``{"type": "structural_tag", "format": {"type": "triggered_tags",
     ...}}``), or with ``legacy=True`` the ``{"structures": [...], "triggers": [...]}`` shape
     SGLang and vLLM accept. Formats whose arguments are one JSON object between two fixed
-    strings can be written so (hermes, xml, mistral, llama3_json; deepseek_v3, deepseek_v31
-    and kimi_k2 with one call section per call and Kimi's index written as 0). GLM (glm45,
-    glm47), MiniMax-M2 and Seed-OSS write each argument between tags of its own, raw strings
-    and JSON values mixed, which is no JSON object: they have the current shape only, through
-    xgrammar's (0.2.8+) XML content styles (``glm_xml``, ``minimax_xml``, ``qwen_xml``); the
-    legacy shape holds JSON content only and raises ValueError for them. For the others use
-    `grammar` (DeepSeek DSML: each parameter a tag of its own, raw text or JSON).
+    strings can be written so: hermes, xml, mistral, llama3_json, minimax_m1, ollama with its
+    ``<tool_call>`` prefix, gpt_oss as the model writes its call header, and deepseek_v3,
+    deepseek_v31 and kimi_k2 with one call section per call and Kimi's index written as 0. A
+    tag holds one call: MiniMax M1's calls each get their own ``<tool_calls>`` block, which its
+    reader takes as parallel calls. GLM (glm45, glm47), MiniMax-M2 and Seed-OSS write each
+    argument between tags of its own, raw strings and JSON values mixed, which is no JSON
+    object: they have the current shape only, through xgrammar's (0.2.8+) XML content styles
+    (``glm_xml``, ``minimax_xml``, ``qwen_xml``); the legacy shape holds JSON content only and
+    raises ValueError for them. For the others use `grammar`: pythonic (Python literals, not
+    JSON), DeepSeek DSML (each parameter a tag of its own, raw text or JSON).
     """
     from ..parsing._registry import get_format
 
@@ -135,5 +138,6 @@ _TAGGED: dict[str, tuple[str, str, str]] = {
     "mistral": ("[TOOL_CALLS]", "[TOOL_CALLS]{name}[ARGS]", ""),
     "llama3_json": ('{"name": ', '{{"name": {name_json}, "parameters": ', "}"),
     **_deepseek_kimi.TAGGED,
+    **_other_families.TAGGED,
 }
 assert set(_TAGGED) <= set(REGIONS)

@@ -29,7 +29,7 @@ from ._ir import Free, Json, Lit, Node, Opt, Ws, alt, seq
 from ._python_values import python_arguments
 from ._region import CallRegion, arguments_schema, named_object
 
-__all__ = ["REGIONS"]
+__all__ = ["REGIONS", "TAGGED"]
 
 
 # -- minimax_m1: <tool_calls>\n{"name": ..., "arguments": {...}}\n...</tool_calls> ------------
@@ -125,3 +125,21 @@ REGIONS: dict[str, CallRegion] = {
     ),
 }
 """gpt-oss, MiniMax M1, pythonic and Ollama, by registry name."""
+
+
+
+# A call object's head up to its arguments (the begin is a str.format template: braces doubled).
+_NAMED = '{{"name": {name_json}, "arguments": '
+TAGGED: dict[str, tuple[str, str, str]] = {
+    # pythonic is absent: its values are Python literals, not JSON.
+    "minimax_m1": (_minimax_m1.OPEN, f"{_minimax_m1.OPEN}\n{_NAMED}", f"}}\n{_minimax_m1.CLOSE}"),
+    "ollama": (_OLLAMA_PREFIX, f"{_OLLAMA_PREFIX}{_NAMED}", f"}}{_OLLAMA_CLOSER}"),
+    # The header as gpt-oss writes it (vLLM's harmony tags too); <|call|> is its stop token.
+    "gpt_oss": (
+        f"{_gpt_oss.CHANNEL}commentary to=",
+        f"{_gpt_oss.CHANNEL}commentary to={_gpt_oss.NAMESPACE}{{name}} "
+        f"{_gpt_oss.CONSTRAIN}json{_gpt_oss.MESSAGE}",
+        _gpt_oss.CALL,
+    ),
+}
+"""`structural_tag`'s trigger, begin (a template of ``{name}`` / ``{name_json}``) and end."""
