@@ -151,12 +151,14 @@ def _pick(vocab: Vocabulary, allowed: Any, rng: random.Random, late: bool) -> in
 
 
 def _literals(grammar: str) -> list[str]:
-    """The quoted literals of the grammar's rules (not of its ``%json`` schemas)."""
+    """The quoted literals of the grammar's rules (not of its ``%json`` schemas), the ends of
+    its lazy texts and its special tokens."""
     rules = "\n".join(line for line in grammar.splitlines() if "%json" not in line)
     quoted = [json.loads(found) for found in re.findall(r'"(?:[^"\\\n]|\\.)+"', rules)]
     # and the end of each lazy text (a reasoning end tag, a call opener after content)
     ends = re.findall(r"\[lazy\]: /\(\?s:\.\*\)((?:[^/\\]|\\.)+)/", rules)
-    return quoted + [_unescape(end) for end in ends]
+    # and the special tokens (gpt-oss's <|end|> ends a message: one token in 200,000)
+    return quoted + [_unescape(end) for end in ends] + list(special_tokens(grammar))
 
 
 def _unescape(pattern: str) -> str:
