@@ -47,8 +47,8 @@ def rendered(name: str) -> list[str]:
 
 @pytest.mark.parametrize("name", sorted(REGIONS))
 def test_gbnf_accepts_what_the_format_writes(name: str) -> None:
-    # One tool: with two, llguidance's GBNF reader refuses the second tool's name literal
-    # right after its opening quote (not explained yet; Lark and llguidance Lark accept it).
+    # One tool: with two, llguidance's GBNF reader refuses one of them (`test_llguidance_
+    # gbnf_reader_folds_terminal_rules`); llama.cpp's own engine reads GBNF by character.
     rules = grammar(name, TOOLS[:1], dialect="gbnf", tool_choice="required")
     assert rules.startswith("root ::= ")
     text = toolcalls.get_format(name).render_calls(CALLS[:1])
@@ -64,3 +64,30 @@ def test_plain_lark_parses_what_the_format_writes(name: str) -> None:
         parser.parse(text)
     with pytest.raises(LarkError):
         parser.parse(rendered(name)[0].replace("get_weather", "get_wether"))
+
+
+def test_llguidance_gbnf_reader_folds_terminal_rules() -> None:
+    """Why a GBNF grammar of two tools fails in llguidance, which is not a fault of the GBNF
+    (llama.cpp's engine matches it character by character): llguidance's GBNF reader
+    (``llguidance/gbnf_to_lark.py``) turns every rule made only of terminals, to a fixpoint,
+    into ONE lexeme, and its lexer takes the longest lexeme without backtracking. A tool whose
+    arguments are a fixed object folds into one lexeme ``{"name": "search", ...}``; another
+    tool's call, which holds the recursive generic ``json-object``, stays a rule whose first
+    lexeme is ``{``. After ``{"`` the lexer is inside the long lexeme, and ``get_weather``
+    does not continue it. The same grammar written in the llguidance dialect (Lark, lexemes
+    chosen by us) accepts both: use it with llguidance, GBNF with llama.cpp's own engine.
+    When this test fails, llguidance changed: drop the one-tool limit above."""
+    gbnf = "\n".join([
+        'root ::= c1 | c2',
+        'c1 ::= "x" n1 obj',
+        'c2 ::= "x" n2',  # terminals only: one lexeme  x"search"
+        'n1 ::= "\\"get_weather\\""',
+        'n2 ::= "\\"search\\""',
+        'js ::= "\\"" [a-z]* "\\""',
+        'obj ::= "{" (js ":" val)? "}"',
+        'val ::= obj | js',  # recursive: obj, val and c1 stay rules
+    ]) + "\n"
+    assert accepts(gbnf, 'x"search"', specials=(), dialect="gbnf") is None
+    assert accepts(gbnf, 'x"get_weather"{}', specials=(), dialect="gbnf") is not None
+    two = grammar("hermes", TOOLS, tool_choice="required")
+    assert accepts(two, toolcalls.get_format("hermes").render_calls(CALLS)) is None

@@ -31,7 +31,9 @@ def grammar(
     ``dialect``: ``"llguidance"`` (Lark with ``%json`` schemas and special tokens written as
     ``<|token|>``: vLLM's guidance backend, llama.cpp with llguidance, SGLang, OpenAI custom
     tools), ``"lark"`` (plain Lark for the Python ``lark`` package, Earley; JSON values
-    constrained by type, const, enum and fixed objects only) or ``"gbnf"`` (llama.cpp).
+    constrained by type, const, enum and fixed objects only) or ``"gbnf"`` (llama.cpp's own
+    engine; not for llguidance's GBNF reader, which folds rules of terminals into single
+    lexemes that its lexer never backtracks out of, so it may refuse calls of a second tool).
     ``tool_choice``: ``"auto"`` (content, then optionally calls), ``"required"`` (at least one
     call, no content), or a tool name (exactly one call of that tool). ``reasoning=True``: the
     response opens with the format's reasoning block. ``parallel=False``: one call at most.
