@@ -25,7 +25,7 @@ from toolcalls.budget._search import (
 
 TOOLSETS = Path(__file__).parents[2] / "fixtures" / "toolsets"
 
-MODEL = _search._embedder()  # None without the search extra (then numpy may be missing too)
+MODEL = _search._embedder("wordllama")  # None without the search extra (numpy may be missing too)
 needs_model = pytest.mark.skipif(
     MODEL is None, reason="the search extra (wordllama) is not installed"
 )
@@ -46,7 +46,7 @@ def github() -> ToolIndex:
 def github_fused() -> ToolIndex:
     if MODEL is None:
         pytest.skip("the search extra (wordllama) is not installed")
-    return ToolIndex(toolset("github-mcp-server-all"), semantic=True)
+    return ToolIndex(toolset("github-mcp-server-all"), semantic=True, model="wordllama")
 
 
 @pytest.mark.parametrize(
@@ -175,15 +175,23 @@ def test_the_default_is_a_short_list() -> None:
 
 
 def test_without_the_extra_the_index_is_bm25(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_search, "_embedder", lambda: None)
+    monkeypatch.setattr(_search, "_embedder", lambda model: None)
     assert ToolIndex(FILESYSTEM).ranker == "bm25"
     with pytest.raises(ImportError, match=r"toolcalls\[search\]"):
         ToolIndex(FILESYSTEM, semantic=True)
+    with pytest.raises(ImportError, match=r"toolcalls\[search-minilm\]"):
+        ToolIndex(FILESYSTEM, semantic=True, model="minilm")
+
+
+def test_an_unknown_model_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown search model"):
+        ToolIndex(FILESYSTEM, model="word2vec")
 
 
 @needs_model
 def test_with_the_extra_the_index_is_fused_by_default() -> None:
-    assert ToolIndex(FILESYSTEM).ranker == "bm25+wordllama"
+    assert ToolIndex(FILESYSTEM).ranker in ("bm25+minilm", "bm25+wordllama")
+    assert ToolIndex(FILESYSTEM, model="wordllama").ranker == "bm25+wordllama"
     assert ToolIndex(FILESYSTEM, semantic=False).ranker == "bm25"
 
 
@@ -222,7 +230,7 @@ def test_the_model_loads_from_the_installed_wheel_with_no_network(
 def test_a_paraphrase_finds_its_tool_by_meaning(
     toolset_name: str, query: str, expected: str
 ) -> None:
-    hits = ToolIndex(toolset(toolset_name), semantic=True).search(query)
+    hits = ToolIndex(toolset(toolset_name), semantic=True, model="wordllama").search(query)
     assert expected in [hit.name for hit in hits[:5]], [hit.name for hit in hits]
 
 
@@ -279,12 +287,12 @@ def test_the_evaluation_set_keeps_its_rules() -> None:
                 assert not build.shared(row["query"], f"{tool['name']} {tool['description']}")
 
 
-def recall_at_5(semantic: bool, kind: str) -> float:
+def recall_at_5(semantic: bool, kind: str, model: str | None = "wordllama") -> float:
     build, rows = eval_builder(), eval_rows()
     found = 0
     selected = [row for row in rows if kind in ("all", row["kind"])]
     for name in build.CATALOGS:
-        index = ToolIndex(to_tools(build.catalog(name)), semantic=semantic)
+        index = ToolIndex(to_tools(build.catalog(name)), semantic=semantic, model=model)
         for row in selected:
             if row["catalog"] == name:
                 found += row["target"] in [hit.name for hit in index.search(row["query"], limit=5)]
