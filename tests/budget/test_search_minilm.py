@@ -111,7 +111,9 @@ def test_the_index_uses_minilm_when_asked(monkeypatch: pytest.MonkeyPatch) -> No
     assert index.ranker == "bm25+minilm"
     hits = index.search("list the directory", limit=5)
     assert 0 < len(hits) <= 5 and "list_directory" in [hit.name for hit in hits]  # random model
-    assert _search.SEMANTIC_MODELS["minilm"] < _search.SEMANTIC_MODELS["wordllama"]
+    assert _search.SEMANTIC_MODELS["minilm"][0] < _search.SEMANTIC_MODELS["wordllama"][0]
+    # a transformer gives "" a vector too: a query without a word must still find nothing
+    assert index.search("") == [] and index.search("  ?! ") == []
 
 
 @needs_wheel
@@ -132,8 +134,16 @@ def test_the_wheel_loads_with_no_network(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 @needs_wheel
+@pytest.mark.parametrize("query", ["", "   ", "xyzzy", "thanks", "hello world"])
+def test_minilm_finds_nothing_for_chat(query: str) -> None:
+    tools = to_tools(json.loads(FILESYSTEM.read_text(encoding="utf-8")))
+    tools += to_tools(json.loads((FILESYSTEM.parent / "mcp-git.json").read_text(encoding="utf-8")))
+    assert ToolIndex(tools, semantic=True, model="minilm").search(query) == []
+
+
+@needs_wheel
 def test_minilm_recall_on_the_evaluation_set() -> None:
-    """Measured 0.86 (held-out half 0.85): the issue's target, 0.85, less a margin."""
+    """Measured 0.852 (held-out half 0.845): the issue's target, 0.85, less a margin."""
     from test_search import recall_at_5
 
     assert recall_at_5(True, "all", model="minilm") >= 0.84
