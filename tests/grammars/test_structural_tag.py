@@ -58,4 +58,6 @@ def test_legacy_shape_compiles_and_accepts(name: str) -> None:
 
 def test_formats_without_fixed_json_arguments_are_refused() -> None:
     with pytest.raises(ValueError, match="use toolcalls.grammar"):
-        toolcalls.structural_tag("qwen3_coder", TOOLS)
+        toolcalls.structural_tag("pythonic", TOOLS)
+    with pytest.raises(ValueError, match="use toolcalls.grammar"):
+        toolcalls.structural_tag("qwen3_coder", TOOLS, legacy=True)  # XML content: current only

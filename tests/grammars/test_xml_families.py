@@ -10,7 +10,8 @@ import pytest
 
 import toolcalls
 from toolcalls.grammars import grammar
-from toolcalls.grammars._xml_families import REGIONS
+from toolcalls.grammars._formats import REGIONS as ALL_REGIONS
+from toolcalls.grammars._xml_families import REGIONS, XGRAMMAR_STYLES
 from toolcalls.parsing.formats import glm, minimax_m2, seed_oss
 
 pytest.importorskip("llguidance")
@@ -98,7 +99,7 @@ CALLS = [CALL, toolcalls.ToolCall(id="b", name="search", arguments={"q": "x", "t
                                   source="native")]
 
 
-@pytest.mark.parametrize("name", sorted(REGIONS))
+@pytest.mark.parametrize("name", sorted(XGRAMMAR_STYLES))
 def test_structural_tag_in_xgrammar_accepts_the_template_layout(name: str) -> None:
     xgr = pytest.importorskip("xgrammar")
     import json
@@ -114,7 +115,7 @@ def test_structural_tag_in_xgrammar_accepts_the_template_layout(name: str) -> No
     wrong = toolcalls.ToolCall(id="c", name="note", arguments={"title": "x", "level": "many"},
                                source="native")
     assert not accepted(tag, fmt.render_calls([wrong]))  # a string where an integer goes
-    opener = REGIONS[name].opener.text
+    opener = ALL_REGIONS[name].opener.text
     holding = toolcalls.ToolCall(id="d", name="note", arguments={"title": f"a {opener} b"},
                                  source="native")
     assert not accepted(tag, fmt.render_calls([holding]))  # the reader would end the value

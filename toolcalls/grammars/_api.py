@@ -66,8 +66,8 @@ def structural_tag(
     ``<tool_call>`` prefix, gpt_oss as the model writes its call header, and deepseek_v3,
     deepseek_v31 and kimi_k2 with one call section per call and Kimi's index written as 0. A
     tag holds one call: MiniMax M1's calls each get their own ``<tool_calls>`` block, which its
-    reader takes as parallel calls. GLM (glm45, glm47), MiniMax-M2 and Seed-OSS write each
-    argument between tags of its own, raw strings and JSON values mixed, which is no JSON
+    reader takes as parallel calls. GLM (glm45, glm47), MiniMax-M2, Qwen3-Coder and Seed-OSS
+    write each argument between tags of its own, raw strings and JSON values mixed, which is no JSON
     object: they have the current shape only, through xgrammar's (0.2.8+) XML content styles
     (``glm_xml``, ``minimax_xml``, ``qwen_xml``); the legacy shape holds JSON content only and
     raises ValueError for them. For the others use `grammar`: pythonic (Python literals, not

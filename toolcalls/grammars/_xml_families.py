@@ -24,6 +24,7 @@ from typing import Any
 from ..parsing._coerce import _types as value_types
 from ..parsing.formats import glm as _glm
 from ..parsing.formats import minimax_m2 as _minimax_m2
+from ..parsing.formats import qwen3_coder as _qwen3_coder
 from ..parsing.formats import seed_oss as _seed_oss
 from ..parsing.formats._xmlparams import XmlTags
 from ..parsing.formats._xmlrender import XmlCallStyle
@@ -111,10 +112,11 @@ REGIONS: dict[str, CallRegion] = {
 
 XGRAMMAR_STYLES: dict[str, str] = {
     "glm45": "glm_xml", "glm47": "glm_xml", "minimax_m2": "minimax_xml", "seed_oss": "qwen_xml",
+    "qwen3_coder": "qwen_xml",
 }
 """The xgrammar (0.2.8+) ``json_schema`` content style that writes each format's parameters:
 GLM's ``<arg_key>``/``<arg_value>`` pairs, MiniMax-M2's ``<parameter name="K">``, and
-Seed-OSS's Qwen3-Coder ``<parameter=K>``. The legacy ``{structures, triggers}`` shape has no
+Qwen3-Coder's (and Seed-OSS's) ``<parameter=K>``. The legacy ``{structures, triggers}`` shape has no
 style (its content is JSON), so these formats have the current shape only."""
 
 
@@ -145,13 +147,15 @@ def xgrammar_format(name: str, tools: Sequence[Tool], tool_choice: str) -> dict[
                  "at_least_one": True, "stop_after_first": forced}
         trigger = _minimax_m2.TOOL_CALL_START
         tagged = [_tag(trigger, calls, gap + _minimax_m2.TOOL_CALL_END)]
-    elif name == "seed_oss":
-        gap, tags = _seed_oss.STYLE.gap, _seed_oss.TAGS
-        trigger = _seed_oss.TOOL_CALL_START
+    elif name in ("seed_oss", "qwen3_coder"):
+        # A section per call: <seed:tool_call> or <tool_call>, then <function=NAME>.
+        module = _seed_oss if name == "seed_oss" else _qwen3_coder
+        gap, tags = module.STYLE.gap, module.TAGS
+        trigger = module.TOOL_CALL_START
         tagged = [
-            _tag(trigger + gap + _seed_oss.STYLE.call_tag(tool.name),
+            _tag(trigger + gap + module.STYLE.call_tag(tool.name),
                  _arguments(tool, style, tags),
-                 gap + tags.call_close + gap + _seed_oss.TOOL_CALL_END)
+                 gap + tags.call_close + gap + module.TOOL_CALL_END)
             for tool in tools
         ]
     else:
