@@ -172,6 +172,28 @@ def test_a_result_for_an_unknown_call_id_is_named() -> None:
     assert "'b'" in caught.value.message
 
 
+@pytest.mark.parametrize("ids", [("call_abc", "toolu_xyz"), ("call_7", "call_3")])
+def test_kimi_results_name_the_id_the_calls_were_written_with(ids: tuple[str, str]) -> None:
+    # Kimi names a result "## Return of functions.NAME:N": N must be the call's place in its
+    # turn, as render_calls wrote it, whatever the client's ids (call_7 is not place 7)
+    messages = [
+        {"role": "user", "content": "Go"},
+        {"role": "assistant", "content": "", "tool_calls": [
+            call(ids[0]), call(ids[1], name="get_time", arguments='{"zone": "UTC"}')]},
+        {"role": "tool", "tool_call_id": ids[1], "content": "noon"},
+        {"role": "tool", "tool_call_id": ids[0], "content": "sunny"},
+    ]
+    upstream = prompt_request(chat(messages=messages), toolcalls.get_format("kimi_k2"))
+    written = upstream["messages"][1]["content"]
+    results = upstream["messages"][2]["content"]
+    assert "functions.get_weather:0<|tool_call_argument_begin|>" in written
+    assert "functions.get_time:1<|tool_call_argument_begin|>" in written
+    assert results == (
+        "<|im_system|>get_time<|im_middle|>## Return of functions.get_time:1\nnoon<|im_end|>"
+        "<|im_system|>get_weather<|im_middle|>## Return of functions.get_weather:0\n"
+        "sunny<|im_end|>")
+
+
 def test_every_result_run_is_listed_for_a_registered_format() -> None:
     assert set(_RESULT_RUNS) <= set(toolcalls.list_formats())
     assert _RESULT_RUN == ("", "\n", "")

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..parsing._models import ToolCall
+from ..parsing.formats.kimi_k2 import KimiK2
 from ..tools._importers import from_openai
 from ._requests import RequestError, _at, _json_object
 
@@ -53,8 +54,10 @@ def prompt_request(chat: dict[str, Any], fmt: Format) -> dict[str, Any]:
     are written. The history is rewritten either way: an assistant message with ``tool_calls``
     becomes the text ``fmt.render_calls(calls, content)``; each ``tool`` message
     ``fmt.render_result(call, content)``, the call found by ``tool_call_id`` among the earlier
-    assistant calls (an unknown id is a `RequestError`), and the results that follow one
-    another are one user message, joined as the family's template joins them (`_RESULT_RUNS`).
+    assistant calls (an unknown id is a `RequestError`; Kimi K2 also gets the call's place in
+    its turn, the ``:N`` of the ``functions.NAME:N`` its calls were written with), and the
+    results that follow one another are one user message, joined as the family's template
+    joins them (`_RESULT_RUNS`).
     Every other field and message passes through as it came; `chat` itself is not changed.
 
     Where the upstream's template then writes other than the model's template would have
@@ -98,7 +101,8 @@ def _with_system(messages: list[dict[str, Any]], block: str) -> list[dict[str, A
 
 
 def _history(messages: Sequence[Mapping[str, Any]], fmt: Format) -> list[dict[str, Any]]:
-    calls: dict[str, ToolCall] = {}  # by id: the calls of the assistant turns so far
+    # by id: the calls of the assistant turns so far, each with its place in its turn
+    calls: dict[str, tuple[ToolCall, int]] = {}
     rewritten: list[dict[str, Any]] = []
     results: list[str] = []  # the run of results being read
     for index, message in enumerate(messages):
@@ -111,7 +115,7 @@ def _history(messages: Sequence[Mapping[str, Any]], fmt: Format) -> list[dict[st
         if message["role"] == "assistant" and "tool_calls" in message:
             turn = [_history_call(item, f"messages[{index}].tool_calls[{number}]")
                     for number, item in enumerate(message["tool_calls"] or [])]
-            calls.update((call.id, call) for call in turn)
+            calls.update((call.id, (call, place)) for place, call in enumerate(turn))
             # An empty list or null is dropped too: the upstream is told of no tool calling.
             kept = {key: value for key, value in message.items() if key != "tool_calls"}
             if turn:
@@ -139,12 +143,17 @@ def _history_call(item: Mapping[str, Any], field: str) -> ToolCall:
     return ToolCall(id=item["id"], name=function["name"], arguments=arguments, source="native")
 
 
-def _result(message: Mapping[str, Any], field: str, calls: Mapping[str, ToolCall],
-            fmt: Format) -> str:
-    call = calls.get(message["tool_call_id"])
-    if call is None:
+def _result(message: Mapping[str, Any], field: str,
+            calls: Mapping[str, tuple[ToolCall, int]], fmt: Format) -> str:
+    found = calls.get(message["tool_call_id"])
+    if found is None:
         raise RequestError(_at(field, "tool_call_id"),
                            f"no earlier assistant tool call has id {message['tool_call_id']!r}")
+    call, place = found
+    if isinstance(fmt, KimiK2):
+        # Kimi names a result by the call's id as render_calls wrote it, functions.NAME:N with
+        # N the call's place in its turn (a client's id such as call_abc123 is not written)
+        return fmt.render_result(call, _text(message["content"]), index=place)
     return fmt.render_result(call, _text(message["content"]))
 
 
