@@ -46,6 +46,10 @@ def add_command(commands: Any) -> None:
     s.add_argument("--timeout", type=float, help="seconds to wait for the upstream "
                    "(default: 600)")
     s.add_argument("--max-body-bytes", type=int, help="largest request body (default: 8 MiB)")
+    # no type=int: a value that is not a number gets the same one-line error as from the
+    # environment or the config file (argparse would print its usage too)
+    s.add_argument("--workers", metavar="N", help="server processes, 1..64: one serves about "
+                   "one core's worth of streams (default: 1)")
     s.add_argument("--log-bodies", action="store_true", default=None,
                    help="log request bodies too (never by default)")
     s.add_argument("--config", metavar="FILE", help="TOML file with the same settings")
@@ -67,7 +71,7 @@ def _serve(args: argparse.Namespace) -> int:
             "budget": args.budget, "stream_calls": args.stream_calls,
             "host": args.host, "port": args.port,
             "timeout": args.timeout, "max_body_bytes": args.max_body_bytes,
-            "log_bodies": args.log_bodies,
+            "log_bodies": args.log_bodies, "workers": args.workers,
         }
         config = load_config(values, os.environ, args.config)
     except ConfigError as error:

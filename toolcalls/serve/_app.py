@@ -200,18 +200,17 @@ def _access(request: Request, status: int, started: float, planned: Plan | None 
 
 def serve(config: ServeConfig) -> None:
     """Run the proxy under uvicorn until SIGINT or SIGTERM, then return: uvicorn stops
-    taking connections and gives open streams a few seconds to finish."""
+    taking connections and gives open streams a few seconds to finish. With ``workers`` > 1,
+    in that many processes (`_workers`)."""
+    if config.workers > 1:
+        from ._workers import serve_workers
+
+        serve_workers(config)
+        return
     import uvicorn
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    # httpx logs every upstream request at INFO: our access log says it once per request
-    logging.getLogger("httpx").setLevel(logging.WARNING)
-    # loop and http "auto": uvloop and httptools where installed (the serve extra installs
-    # them: about a sixth less CPU per streamed chunk than asyncio and h11), else asyncio, h11
-    server = uvicorn.Server(uvicorn.Config(
-        create_app(config), host=config.host, port=config.port, log_level="info",
-        loop="auto", http="auto",
-        access_log=False, timeout_graceful_shutdown=5))
+    configure_logging()
+    server = uvicorn.Server(uvicorn.Config(create_app(config), **uvicorn_settings(config)))
     # uvicorn shuts down gracefully on the signal, then raises it again for the handler that
     # was there before: this one, so that the signal ends `serve` and not the process.
     main = threading.current_thread() is threading.main_thread()
@@ -223,6 +222,23 @@ def serve(config: ServeConfig) -> None:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def configure_logging(*, worker_ids: bool = False) -> None:
+    """Log lines to stderr; `worker_ids`: each with its process id (several workers)."""
+    process = " [%(process)d]" if worker_ids else ""
+    logging.basicConfig(level=logging.INFO,
+                        format=f"%(asctime)s{process} %(name)s %(message)s")
+    # httpx logs every upstream request at INFO: our access log says it once per request
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+
+
+def uvicorn_settings(config: ServeConfig) -> dict[str, Any]:
+    """uvicorn's settings for the proxy, the same for one process and several."""
+    # loop and http "auto": uvloop and httptools where installed (the serve extra installs
+    # them: about a sixth less CPU per streamed chunk than asyncio and h11), else asyncio, h11
+    return {"host": config.host, "port": config.port, "log_level": "info", "loop": "auto",
+            "http": "auto", "access_log": False, "timeout_graceful_shutdown": 5}
 
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)

@@ -22,6 +22,7 @@ _MODES: tuple[Mode, ...] = ("prompt", "repair", "auto")
 StreamCalls = Literal["live", "whole"]
 _STREAM_CALLS: tuple[StreamCalls, ...] = ("live", "whole")
 ENV_PREFIX = "TOOLCALLS_SERVE_"
+MAX_WORKERS = 64
 
 
 class ConfigError(ValueError):
@@ -60,6 +61,9 @@ class ServeConfig:
     """Sent upstream as ``Authorization: Bearer``; when None, the client's header is passed."""
     log_bodies: bool = False
     """Log request bodies too (never by default: they hold the users' conversations)."""
+    workers: int = 1
+    """Server processes (1..64). One process uses one core: more serve more streams at once,
+    each with its own upstream connections (`_workers`)."""
 
     def __post_init__(self) -> None:
         if not self.upstream.startswith(("http://", "https://")):
@@ -72,6 +76,8 @@ class ServeConfig:
             raise ConfigError(f"budget: expected a positive number of tokens, got {self.budget}")
         if not 0 <= self.port <= 65535:
             raise ConfigError(f"port: expected 0..65535, got {self.port}")
+        if not 1 <= self.workers <= MAX_WORKERS:
+            raise ConfigError(f"workers: expected 1..{MAX_WORKERS}, got {self.workers}")
         if self.timeout <= 0 or self.max_body_bytes <= 0:
             raise ConfigError("timeout and max_body_bytes must be positive")
         for setting, name in [("format", self.format), *(
@@ -148,7 +154,7 @@ def _from_environ(environ: Mapping[str, str]) -> dict[str, Any]:
 def _typed(name: str, value: Any) -> Any:
     """A value from the environment (always text) or TOML as the field's type."""
     try:
-        if name in ("port", "max_body_bytes"):
+        if name in ("port", "max_body_bytes", "workers"):
             return int(value)
         if name == "budget":
             return None if value in ("", None) else int(value)
