@@ -4,6 +4,7 @@ same fake upstream directly; and the same for LiteLLM's proxy when a venv with i
     .venv/bin/python bench/serve.py                                  # 100 clients, 30 s a phase
     .venv/bin/python bench/serve.py --clients 10 --seconds 5         # a quick run
     .venv/bin/python bench/serve.py --litellm-python /tmp/lvenv/bin/python --json out.json
+    .venv/bin/python bench/serve.py --workers 2                      # the proxy in 2 processes
 
 Three kinds of process on 127.0.0.1, each its own (the machine's cores are shared as in use):
 the fake upstream (`serve.py upstream`, uvicorn), the proxy (`toolcalls serve`, or `litellm`)
@@ -320,9 +321,13 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 
 def proxies(args: argparse.Namespace, upstream: str) -> list[tuple[str, list[str], dict[str, str]]]:
     """(name, command with PORT for its port, extra environment) per proxy to measure."""
-    found = [("toolcalls serve", [args.python, "-m", "toolcalls", "serve", "--upstream",
-              f"{upstream}/v1", "--mode", "prompt", "--model-format", f"{MODEL}=hermes",
-              "--port", "PORT"], {})]
+    serve = [args.python, "-m", "toolcalls", "serve", "--upstream", f"{upstream}/v1",
+             "--mode", "prompt", "--model-format", f"{MODEL}=hermes", "--port", "PORT"]
+    name = "toolcalls serve"
+    if args.workers != 1:  # not passed at 1: a build from before --workers runs too
+        serve += ["--workers", str(args.workers)]
+        name += f" ({args.workers} workers)"
+    found = [(name, serve, {})]
     if args.litellm_python:
         litellm = str(Path(args.litellm_python).with_name("litellm"))
         found.append(("litellm proxy", [litellm, "--model", f"openai/{MODEL}", "--api_base",
@@ -341,6 +346,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     up = start([sys.executable, __file__, "upstream", "--port", str(port), "--chunks",
                 str(args.chunks), "--interval-ms", str(args.interval_ms)], logs / "upstream.log")
     results: dict[str, Any] = {"load_before": os.getloadavg(), "clients": args.clients,
+                               "workers": args.workers,
                                "seconds": args.seconds, "chunks": args.chunks,
                                "interval_ms": args.interval_ms, "targets": {}}
     try:
@@ -438,6 +444,9 @@ def main() -> None:
                         help="the one-client phase, per target")
     parser.add_argument("--python", default=sys.executable,
                         help="the Python that runs toolcalls serve (e.g. .venv-wheel/bin/python)")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="toolcalls serve's --workers (its processes; CPU and memory are "
+                        "those of the supervisor and its workers together)")
     parser.add_argument("--litellm-python", help="a venv's python with litellm[proxy] installed")
     parser.add_argument("--logs", default="/tmp/toolcalls-bench-serve", help="servers' logs")
     parser.add_argument("--json", help="write the results here")
