@@ -121,6 +121,7 @@ def test_anthropic_round_trip_search_then_call() -> None:
            "input": {"query": "merge a pull request"}}
     result = toolcalls.read_response(anthropic_message([use]), "anthropic")
     assert [call.name for call in result.calls] == ["tool_search"]
+    assert search_calls(anthropic_message([use])) == result.calls
 
     answer = deferral.answer(session, result.calls[0])
     assert_shape(answer, ToolResultBlockParam)
@@ -143,6 +144,26 @@ def test_anthropic_round_trip_search_then_call() -> None:
     merged = toolcalls.read_response(anthropic_message([call]), "anthropic")
     assert session.check_calls(merged) == []  # loaded by the reference
     assert session.request_tools()[-1].name == "tool_search"  # the tools never change
+
+
+def test_anthropic_server_search_is_read_and_sent_back_as_it_came() -> None:
+    deferral = native_deferral(GITHUB, "anthropic", search="regex")
+    use = {"type": "server_tool_use", "id": "srvtoolu_01", "name": "tool_search_tool_regex",
+           "input": {"query": "merge_pull"}}
+    assert deferral.content["tools"][-1]["name"] == use["name"]  # the tool Anthropic runs
+    found = {"type": "tool_search_tool_result", "tool_use_id": "srvtoolu_01",
+             "content": {"type": "tool_search_tool_search_result",
+                         "tool_references": [{"type": "tool_reference",
+                                              "tool_name": "merge_pull_request"}]}}
+    call = {"type": "tool_use", "id": "toolu_02merge", "name": "merge_pull_request",
+            "input": {"owner": "octo", "repo": "app", "pullNumber": 7}}
+    result = toolcalls.read_response(anthropic_message([use, found, call]), "anthropic")
+    assert [c.name for c in result.calls] == ["merge_pull_request"] and result.issues == []
+    assert search_calls(anthropic_message([use, found, call])) == []  # Anthropic's to run
+    assert result.reasoning_blocks == [use, found]
+    # The assistant turn sent back: Anthropic's search blocks as they came, then the call.
+    turn = {"role": "assistant", "content": [*result.reasoning_blocks, call]}
+    TypeAdapter(MessageParam).validate_python(turn)
 
 
 def test_anthropic_load_by_names_and_unknown_names() -> None:
@@ -234,10 +255,10 @@ def test_responses_round_trip_search_then_call() -> None:
                    "arguments": {"query": "merge a pull request"}}
     response = responses_response([search_item])
     read = toolcalls.read_response(response)
-    assert read.calls == []  # not a function call: the reader says so in an issue
-    assert [issue.kind for issue in read.issues] == ["unread_part"]
-    (call,) = search_calls(response)
-    assert call.id == "call_search1" and call.arguments == {"query": "merge a pull request"}
+    (call,) = read.calls  # the reader gives the client search as a call, no issue
+    assert read.issues == [] and search_calls(response) == [call]
+    assert call.id == "call_search1" and call.name == "tool_search"
+    assert call.arguments == {"query": "merge a pull request"}
 
     output = deferral.answer(session, call)
     ResponseToolSearchOutputItemParam.model_validate(output)
@@ -269,6 +290,8 @@ def test_search_calls_skip_server_searches_and_read_dicts() -> None:
     client = {**server, "id": "tsc_2", "call_id": "call_2", "execution": "client"}
     assert [call.id for call in search_calls({"output": [server, client]})] == ["call_2"]
     assert search_calls({"output": "junk"}) == [] and search_calls("junk") == []
+    read = toolcalls.read_response({"output": [server, client]}, "openai_responses")
+    assert read.issues == [] and read.reasoning_blocks == [server]
 
 
 # -- cost, errors --------------------------------------------------------------------------------

@@ -21,8 +21,9 @@ tool. Shapes follow the installed SDKs' types (the tests validate against them):
   catalog has them (``defer_loading`` goes on the functions inside, as OpenAI asks), else
   listed as functions. `tool_search_output` answers a client ``tool_search_call`` with the
   ``tool_search_output`` item holding the loaded tools' definitions. `toolcalls.read_response`
-  reports a ``tool_search_call`` item as an ``unread_part`` (it is not a function call):
-  `search_calls` reads them from the response.
+  reads a client ``tool_search_call`` item as a call named ``tool_search`` (the hosted search's
+  items go to the result's ``reasoning_blocks``); `search_calls` picks those calls out of a
+  response, of either provider.
 
 Both answers run the search on a `Session` (toolcalls' own `ToolIndex` ranking, loads by name),
 at most `NATIVE_SEARCH_LIMIT` tools per search because each one found is loaded in full. A
@@ -64,6 +65,7 @@ from typing import Any, Literal
 
 from .._errors import ToolNotFoundError
 from ..parsing._models import ToolCall
+from ..providers._read import read_response
 from ..tools._importers import import_tools
 from ..tools._tool import Tool
 from ._counts import DEFAULT_ANTHROPIC_MODEL, provider_cost
@@ -335,23 +337,17 @@ def tool_search_output(
             "status": "completed", "tools": loaded}
 
 
-def search_calls(response: Any) -> list[ToolCall]:
-    """The client ``tool_search_call`` items of a Responses ``Response`` (an SDK object or its
-    dict), as `ToolCall` s named ``tool_search`` with the item's ``call_id``: what
-    `NativeDeferral.answer` takes. Server-executed searches are OpenAI's, not returned."""
-    data = response.model_dump() if hasattr(response, "model_dump") else response
-    output = data.get("output") if isinstance(data, Mapping) else None
-    calls: list[ToolCall] = []
-    for item in output if isinstance(output, list) else ():
-        if not (isinstance(item, Mapping) and item.get("type") == "tool_search_call"
-                and item.get("execution") == "client"):
-            continue
-        arguments = item.get("arguments")
-        calls.append(ToolCall(id=str(item.get("call_id") or item.get("id") or ""),
-                              name=TOOL_SEARCH,
-                              arguments=dict(arguments) if isinstance(arguments, Mapping) else {},
-                              source="native"))
-    return calls
+def search_calls(response: Any, provider: str | None = None) -> list[ToolCall]:
+    """The client searches of a response (an SDK object, its dict or JSON text), what
+    `NativeDeferral.answer` takes: the calls named ``tool_search`` that `toolcalls.read_response`
+    reads, an OpenAI Responses client ``tool_search_call`` (its ``call_id`` as id) or an
+    Anthropic ``tool_use`` of the client search tool. The provider's own searches are not calls
+    (the reader keeps them in ``reasoning_blocks``); what is not a response gives none."""
+    try:
+        result = read_response(response, provider, format=None)
+    except ValueError:  # not JSON, or not a response's shape
+        return []
+    return [call for call in result.calls if call.name == TOOL_SEARCH]
 
 
 # -- both ----------------------------------------------------------------------------------------

@@ -22,6 +22,13 @@ Reading a response (`read_response`: a ``Message``), block by block in ``content
                such as web search) give a ``server_tool_call`` issue; their results
                (``web_search_tool_result`` and the other ``*_tool_result`` blocks) are data for
                the model, not content, and are not read
+    search     Anthropic's tool search (``server_tool_use`` of ``tool_search_tool_regex`` or
+               ``tool_search_tool_bm25``, then its ``tool_search_tool_result`` block whose
+               ``tool_reference`` s load the deferred tools found) is Anthropic's own work in
+               the turn: not a call, not an issue; both blocks go to ``reasoning_blocks`` as
+               they are, the blocks to send back unchanged with the assistant turn (the result
+               has no other field for provider blocks). A client search (our ``tool_search``
+               tool, `toolcalls.budget.native_deferral`) is a ``tool_use`` like any call
     finish     ``stop_reason``; ``usage`` as it is; ``model``
     other      a block of another type gives an ``unread_part`` issue
 """
@@ -85,6 +92,18 @@ PROVIDER = NativeProvider(render_tools, call_messages, result_messages, from_ant
 
 _SERVER_TOOLS = frozenset({"server_tool_use", "mcp_tool_use"})
 
+_SEARCH_TOOLS = frozenset({"tool_search_tool_regex", "tool_search_tool_bm25"})
+"""Anthropic's tool search server tools (``ServerToolUseBlock.name``)."""
+
+_SEARCH_RESULT = "tool_search_tool_result"
+
+
+def is_tool_search(block: Mapping[str, Any]) -> bool:
+    """Whether a content block is Anthropic's own tool search: its use or its result."""
+    kind = block.get("type")
+    return kind == _SEARCH_RESULT or (kind == "server_tool_use"
+                                     and block.get("name") in _SEARCH_TOOLS)
+
 
 def read_response(data: Json) -> NativeRead:
     """The pieces of a ``Message`` (see the module docstring)."""
@@ -106,6 +125,8 @@ def _read_block(block: Mapping[str, Any], read: NativeRead) -> None:
         read.call(block.get("id"), block.get("name"), block.get("input"))
     elif kind in ("thinking", "redacted_thinking"):
         read.think(block.get("thinking"))
+        read.reasoning_blocks.append(dict(block))
+    elif is_tool_search(block):
         read.reasoning_blocks.append(dict(block))
     elif kind in _SERVER_TOOLS:
         read.issue("server_tool_call", f"{kind} {block.get('name')!r} ({block.get('id')}): "

@@ -6,6 +6,9 @@
                          ``thinking`` / ``redacted_thinking`` (reasoning), ``server_tool_use``
                          and ``mcp_tool_use`` (run by Anthropic: a ``server_tool_call`` issue,
                          not a call), ``*_tool_result`` (data for the model: not read),
+                         Anthropic's tool search (its ``server_tool_use`` and
+                         ``tool_search_tool_result``: kept in ``reasoning_blocks`` at their stop,
+                         the input its ``input_json_delta`` pieces joined),
                          another type (an ``unread_part`` issue), as `read_response` reads them
     content_block_delta  ``text_delta`` through the format's stream parser, ``thinking_delta``
                          as `ReasoningDelta`, ``signature_delta`` onto the thinking block,
@@ -24,9 +27,11 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ._anthropic import is_tool_search
 from ._reading import Json, is_obj, string
 from ._stream import NativeStreamCall, ProviderStream
 
@@ -46,6 +51,9 @@ class AnthropicStream(ProviderStream):
         super().__init__(provider, fmt, tools)  # by name: compiled, a star call is unsupported
         self._open_calls: dict[object, tuple[NativeStreamCall, Any]] = {}
         self._thinking: dict[object, Json] = {}
+        """The open blocks kept whole for `reasoning_blocks` (thinking, tool search)."""
+        self._search_input: dict[object, list[str]] = {}
+        """The input pieces of an open tool search ``server_tool_use`` block."""
 
     def _read_event(self, data: Mapping[str, Any]) -> None:
         kind = data.get("type")
@@ -79,6 +87,8 @@ class AnthropicStream(ProviderStream):
             partial = delta.get("partial_json")
             if opened is not None and isinstance(partial, str) and partial:
                 self._fragment(opened[0], partial)
+            elif index in self._search_input and isinstance(partial, str):
+                self._search_input[index].append(partial)
         elif kind == "thinking_delta":
             thinking = delta.get("thinking")
             self._think(thinking)
@@ -103,6 +113,10 @@ class AnthropicStream(ProviderStream):
         elif kind in ("thinking", "redacted_thinking"):
             self._thinking[index] = dict(block)
             self._think(block.get("thinking"))
+        elif is_tool_search(block):
+            self._thinking[index] = dict(block)
+            if kind == "server_tool_use":
+                self._search_input[index] = []
         elif kind in _SERVER_TOOLS:
             self._native.issue("server_tool_call",
                                f"{kind} {block.get('name')!r} ({block.get('id')}): "
@@ -120,6 +134,9 @@ class AnthropicStream(ProviderStream):
                 self._end(call, preset, raw=False)
         block = self._thinking.pop(index, None)
         if block is not None:
+            pieces = self._search_input.pop(index, None)
+            if pieces:
+                block["input"] = _search_input("".join(pieces), block.get("input"))
             self._native.reasoning_blocks.append(block)
 
     def _read_message_delta(self, data: Mapping[str, Any]) -> None:
@@ -142,3 +159,13 @@ class AnthropicStream(ProviderStream):
             self._cut_off(call)
         for index in list(self._thinking):  # a thinking block never stopped: kept as it came
             self._close_block(index)
+
+
+def _search_input(text: str, started: Any) -> Any:
+    """A tool search's input, its ``input_json_delta`` pieces joined: the object they spell,
+    else the input the block started with (a cut-off stream)."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return started
+    return value if isinstance(value, dict) else started

@@ -23,6 +23,15 @@ Reading a response (`read_response`: a ``Response``), item by item in ``output``
     not calls  ``web_search_call``, ``file_search_call``, ``code_interpreter_call``,
                ``image_generation_call``, ``mcp_call``, ``mcp_list_tools`` (tools OpenAI runs
                itself) give a ``server_tool_call`` issue
+    search     a ``tool_search_call`` the client executes (``execution: "client"``: the
+               ``tool_search`` tool with our own search, `toolcalls.budget.native_deferral`) is
+               a call named ``tool_search``: its ``call_id`` as id (the id the answering
+               ``tool_search_output`` names; the item's ``id`` where there is none), its
+               ``arguments``. A hosted one (``execution: "server"``) and any
+               ``tool_search_output`` item (the tools OpenAI loaded) are OpenAI's own work,
+               not calls and not issues: they go to ``reasoning_blocks`` as they are, the
+               items a stateless caller sends back with the turn (the loaded definitions live
+               in them); the result has no other field for provider items
     finish     ``incomplete_details.reason`` (``max_output_tokens``...) where there is one,
                else ``status``; ``usage`` as it is; ``model``
     other      an item of another type gives an ``unread_part`` issue naming its type, id
@@ -90,6 +99,12 @@ PROVIDER = NativeProvider(render_tools, call_messages, result_messages, from_ope
 _SERVER_TOOLS = frozenset({"web_search_call", "file_search_call", "code_interpreter_call",
                            "image_generation_call", "mcp_call", "mcp_list_tools"})
 
+TOOL_SEARCH = "tool_search"
+"""The name a client ``tool_search_call`` is read under (the tool's own type name, and the name
+`toolcalls.budget`'s session answers)."""
+
+_SEARCH_ITEMS = frozenset({"tool_search_call", "tool_search_output"})
+
 
 def read_response(data: Json) -> NativeRead:
     """The pieces of a ``Response`` (see the module docstring)."""
@@ -121,8 +136,17 @@ def _read_item(item: Mapping[str, Any], read: NativeRead) -> None:
                        string(item.get("name")), str(item.get("input", "")))
     elif kind in _SERVER_TOOLS:
         read.issue("server_tool_call", f"{kind} {item.get('id')}: run by OpenAI, not a call")
+    elif is_client_search(item):
+        read.call(item.get("call_id") or item.get("id"), TOOL_SEARCH, item.get("arguments"))
+    elif kind in _SEARCH_ITEMS:
+        read.reasoning_blocks.append(dict(item))
     else:
         read.issue("unread_part", unread_item(item))
+
+
+def is_client_search(item: Mapping[str, Any]) -> bool:
+    """Whether an output item is a ``tool_search_call`` for the client to answer."""
+    return item.get("type") == "tool_search_call" and item.get("execution") == "client"
 
 
 _CALLER_ACTIONS = {

@@ -15,6 +15,9 @@ Items are followed by ``item_id`` (and ``output_index``), and each is read when 
                joins them); the done ``reasoning`` item goes to ``reasoning_blocks``
     not calls  tools OpenAI runs itself (web search, code interpreter...): a
                ``server_tool_call`` issue at their done item
+    search     a client ``tool_search_call`` (no events of its own: its arguments come whole)
+               is a ``tool_search`` call, started and ended at its done item; a hosted one
+               and a ``tool_search_output`` go to ``reasoning_blocks`` then
     finish     from ``response.completed`` / ``response.incomplete`` / ``response.failed``:
                ``incomplete_details.reason`` or ``status``, ``usage``; ``model`` from the
                first event's ``response``
@@ -26,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._openai_responses import _read_item, _reasoning_text
+from ._openai_responses import TOOL_SEARCH, _read_item, _reasoning_text, is_client_search
 from ._reading import is_obj, obj, obj_or_none, string
 from ._stream import NativeStreamCall, ProviderStream
 
@@ -96,6 +99,10 @@ class ResponsesStream(ProviderStream):
                 self._end(call)
             else:
                 self._end(call, item.get("arguments"), raw=False)
+        elif is_client_search(item):
+            search = NativeStreamCall(string(item.get("call_id") or item.get("id")), TOOL_SEARCH)
+            self._start(search)
+            self._end(search, item.get("arguments"), raw=False)
         elif kind == "message":
             if key not in self._streamed:  # its text came whole
                 for part in item.get("content") or ():
