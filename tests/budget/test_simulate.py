@@ -59,7 +59,7 @@ def test_cached_prefix_is_priced_at_the_cached_rate() -> None:
 def test_round_trips_per_strategy() -> None:
     trace = Trace("task", (Turn(("issue_read", "search_code", "get_file_contents"), 900),))
     priced = simulate(GITHUB, trace, load="messages")
-    requests = {strategy: priced.costs[strategy].requests for strategy in STRATEGIES}
+    requests = {strategy: entry.requests for strategy, entry in priced.costs.items()}
     # call + answer; by name adds one load; search-then-load adds a search and a load per tool
     assert requests == {"full": 2, "compact": 2, "lazy_search": 8, "lazy_by_name": 3,
                         "pinned": 2}
@@ -80,13 +80,15 @@ def test_every_example_trace_names_real_tools_and_is_priced(path: Path) -> None:
     trace = Trace.load(path)
     tools = toolset(data["toolset"])
     assert trace.tool_names() <= {tool.name for tool in tools} and data["description"]
-    priced = simulate(tools, trace)
-    assert set(priced.costs) == set(STRATEGIES)
-    assert priced.costs[priced.cheapest].cost == min(entry.cost
-                                                     for entry in priced.costs.values())
-    for entry in priced.costs.values():
-        assert len(entry.cumulative) == len(trace.turns)
-        assert list(entry.cumulative) == sorted(entry.cumulative)
+    for provider in ("openai", "anthropic"):
+        priced = simulate(tools, trace, provider=provider)
+        native = {"native"} if provider == "anthropic" else set()
+        assert set(priced.costs) == set(STRATEGIES) - {"native"} | native
+        assert priced.costs[priced.cheapest].cost == min(entry.cost
+                                                         for entry in priced.costs.values())
+        for entry in priced.costs.values():
+            assert len(entry.cumulative) == len(trace.turns)
+            assert list(entry.cumulative) == sorted(entry.cumulative)
 
 
 def test_a_trace_naming_unknown_tools_is_refused() -> None:
@@ -140,3 +142,48 @@ def test_search_results_and_definitions_are_counted_with_the_models_tokenizer() 
                      encoding="o200k_base")
     assert own.costs["full"].cost == o200k.costs["full"].cost  # no text loaded in the history
     assert own.costs["lazy_search"].input_tokens != o200k.costs["lazy_search"].input_tokens
+
+
+# -- native: the provider's own deferral ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai_responses"])
+@pytest.mark.parametrize("prices", [None, "none"])
+def test_native_keeps_the_block_and_ranks_between_search_and_by_name(
+    provider: str, prices: str | None
+) -> None:
+    priced = simulate(GITHUB, ISSUE_PROFILE, provider=provider, prices=prices)
+    native = priced.costs["native"]
+    assert native.tools_block_changes == 0
+    cost = {strategy: entry.cost for strategy, entry in priced.costs.items()}
+    # One round trip per search, not two, and a block that never changes: below lazy_search
+    # and full; but five definitions loaded per search cost more than loading by name.
+    assert cost["lazy_by_name"] < cost["native"] < cost["lazy_search"] < cost["full"]
+    assert priced.cheapest == "pinned" != "native"
+
+
+def test_native_is_offered_only_where_the_provider_defers() -> None:
+    assert "native" not in simulate(GITHUB, ISSUE_PROFILE, provider="openai").costs
+    assert "native" not in simulate(GITHUB, ISSUE_PROFILE, provider="gemini").costs
+    with pytest.raises(ValueError, match="native strategy"):
+        simulate(GITHUB, ISSUE_PROFILE, provider="openai", strategies=("native",))
+
+
+def test_native_searches_once_per_tool_not_yet_loaded_and_pays_the_definitions_once() -> None:
+    trace = Trace("task", (Turn(("issue_read", "search_code"), 900), Turn(("issue_read",), 300)))
+    priced = simulate(GITHUB, trace, provider="anthropic", prices="none",
+                      strategies=("native",))
+    # Turn 1: a search per tool (search_code is not among issue_read's next hits), the call,
+    # the answer; turn 2: issue_read is loaded, no search.
+    assert priced.costs["native"].requests == 2 + 2 + 2
+    again = simulate(GITHUB, Trace("again", (*trace.turns, Turn(("issue_read",), 300))),
+                     provider="anthropic", prices="none", strategies=("native",))
+    assert again.costs["native"].requests == priced.costs["native"].requests + 2
+
+
+def test_native_recommended_only_where_cheapest() -> None:
+    trace = Trace.load(FIXTURES / "traces" / "github-maintainer-50.json")
+    priced = simulate(GITHUB, trace, provider="anthropic")
+    cost = {strategy: entry.cost for strategy, entry in priced.costs.items()}
+    assert cost["native"] < min(cost["lazy_search"], cost["lazy_by_name"], cost["pinned"])
+    assert priced.cheapest == min(cost, key=cost.__getitem__) == "compact"

@@ -24,7 +24,14 @@ strategies add, for tools not yet loaded:
   `DEFAULT_SEARCH_LIMIT`) stay in the history, then a ``tool_search(name)`` request;
 - ``lazy_by_name``: one ``tool_search(names=[...])`` request for all of them (the index in the
   ``tool_search`` description already names every tool);
-- ``pinned``: as ``lazy_by_name``, with the trace's most used tools pinned (sent in full).
+- ``pinned``: as ``lazy_by_name``, with the trace's most used tools pinned (sent in full);
+- ``native``: the provider's own deferral (`toolcalls.budget.native_deferral`, Anthropic and
+  OpenAI Responses only): the tools block is the deferral's (every unpinned tool deferred, a
+  client ``tool_search`` tool) and never changes, so the cache holds; per tool not yet loaded,
+  one search request whose answer (``tool_reference`` blocks, a ``tool_search_output`` item)
+  loads the tool and the next hits (`NATIVE_SEARCH_LIMIT` in all, as `_results` picks them) in
+  full into the conversation, each definition paid once, counted as the provider counts a tool
+  (`provider_cost`, the marginal cost of one more tool). Offered only for those two providers.
 
 Each lazy strategy loads in the tools block (``load="tools"``, what OpenAI Chat Completions,
 Gemini and Ollama need) or in the conversation (``load="messages"``, see
@@ -50,6 +57,14 @@ from typing import Any, Literal
 
 from ..tools._importers import import_tools
 from ..tools._tool import Tool
+from ._counts import provider_cost
+from ._deferral import (
+    NATIVE_SEARCH_LIMIT,
+    NativeDeferral,
+    NativeProvider,
+    _client_search_tool,
+    native_deferral,
+)
 from ._plan import ToolsCost, compact_tool
 from ._search import DEFAULT_SEARCH_LIMIT
 from ._session import LoadMode, Session, index_text, load_mode_for
@@ -69,8 +84,9 @@ __all__ = [
     "simulate",
 ]
 
-Strategy = Literal["full", "compact", "lazy_search", "lazy_by_name", "pinned"]
-STRATEGIES: tuple[Strategy, ...] = ("full", "compact", "lazy_search", "lazy_by_name", "pinned")
+Strategy = Literal["full", "compact", "lazy_search", "lazy_by_name", "pinned", "native"]
+STRATEGIES: tuple[Strategy, ...] = ("full", "compact", "lazy_search", "lazy_by_name", "pinned",
+                                    "native")
 
 DEFAULT_TURN_TOKENS = 400
 """Conversation tokens a turn adds when the trace does not say: a user message, a call or
@@ -246,7 +262,7 @@ def simulate(
     encoding: str | TokenCounter | None = None,
     model: str | None = None,
     pinned: Iterable[str] = (),
-    strategies: Iterable[Strategy] = STRATEGIES,
+    strategies: Iterable[Strategy] | None = None,
     search_limit: int = DEFAULT_SEARCH_LIMIT,
 ) -> Simulation:
     """Price ``session`` (a recorded `Trace` or a `UsageProfile`) under each strategy.
@@ -258,7 +274,10 @@ def simulate(
         prices: `Prices`, or a name in `PRICES` (``"none"``: no caching); default
             ``PRICES[provider]``, OpenAI's for a prompt format.
         load: where lazy strategies put loaded definitions (default: `load_mode_for`).
-        pinned: tools the ``pinned`` strategy pins, besides the trace's most used ones.
+        pinned: tools the ``pinned`` strategy pins, besides the trace's most used ones, and
+            the ``native`` strategy pins.
+        strategies: those to price; default `STRATEGIES`, ``native`` only where the provider
+            has it (anthropic, openai_responses).
     """
     from ._counts import counter_for  # noqa: PLC0415
     from ._render import native_payload, tools_cost  # noqa: PLC0415 - _render imports the plan
@@ -274,12 +293,32 @@ def simulate(
     # Search results and loaded definitions are text in the conversation: counted with the
     # provider's (or model's) tokenizer, as the tools block is.
     text_counter = counter_for(native_payload(provider) or provider, model, encoding)
-    runner = _Runner(catalog, count, price, text_counter, search_limit)
+    native = _native_provider(provider)
+    chosen = tuple(strategies) if strategies is not None else tuple(
+        strategy for strategy in STRATEGIES if strategy != "native" or native is not None)
+    pinned = tuple(pinned)
+    deferral = None
+    if "native" in chosen:
+        if native is None:
+            raise ValueError(f"the native strategy is for anthropic or openai_responses, "
+                             f"not {provider!r}")
+        deferral = native_deferral(catalog, native, pinned=pinned, model=model,
+                                   encoding=encoding)
+    native_cost = None if deferral is None else (
+        deferral, provider_cost(deferral.provider, model=model, encoding=encoding))
+    runner = _Runner(catalog, count, price, text_counter, search_limit, native_cost)
     pins = (*pinned, *(name for name, _ in Counter(
         name for turn in trace.turns for name in turn.tools).most_common(PINNED_COUNT)))
     costs = {strategy: runner.run(trace, strategy, mode, tuple(dict.fromkeys(pins)))
-             for strategy in strategies}
+             for strategy in chosen}
     return Simulation(trace.name, provider, price, mode, costs)
+
+
+def _native_provider(provider: str) -> NativeProvider | None:
+    lowered = provider.lower()
+    if lowered == "anthropic":
+        return "anthropic"
+    return "openai_responses" if lowered in ("openai_responses", "responses") else None
 
 
 def resolve_prices(prices: Prices | str | None, provider: str) -> Prices:
@@ -297,8 +336,12 @@ class _Runner:
     """Replays a trace request by request, pricing each against the one before."""
 
     def __init__(self, catalog: list[Tool], cost: ToolsCost, prices: Prices,
-                 encoding: str | TokenCounter, search_limit: int) -> None:
+                 encoding: str | TokenCounter, search_limit: int,
+                 native: tuple[NativeDeferral, ToolsCost] | None = None) -> None:
         self.catalog = catalog
+        self.native = native
+        """The provider's deferral and its count of a tool list, for the ``native`` strategy."""
+        self._native_definitions: dict[str, int] = {}
         self.cost = cost
         self.prices = prices
         self.encoding = encoding
@@ -311,6 +354,8 @@ class _Runner:
     def run(self, trace: Trace, strategy: Strategy, load: LoadMode,
             pins: tuple[str, ...]) -> StrategyCost:
         meter = _Meter(self.prices)
+        if strategy == "native":
+            return self._run_native(trace, meter)
         session: Session | None = None
         if strategy in ("full", "compact"):
             block = self.full_tokens if strategy == "full" else self.compact_tokens
@@ -333,6 +378,41 @@ class _Runner:
             meter.append(f"answer {number}", share.next())
             meter.end_turn()
         return meter.result(strategy)
+
+    def _run_native(self, trace: Trace, meter: _Meter) -> StrategyCost:
+        """The provider's own deferral: a fixed tools block, one search per tool not loaded."""
+        assert self.native is not None
+        deferral = self.native[0]
+        meter.set_tools("native", deferral.tokens)
+        loaded = set(deferral.pinned)
+        for number, turn in enumerate(trace.turns):
+            share = _Share(turn.tokens, 3 if turn.tools else 2)
+            meter.append(f"user {number}", share.next())
+            for name in dict.fromkeys(turn.tools):
+                if name not in loaded:
+                    meter.request()  # the model searches; the answer loads the hits in full
+                    found = [hit for hit in self._hits(name, NATIVE_SEARCH_LIMIT)
+                             if hit not in loaded]
+                    loaded.update(found)
+                    meter.append(f"search {number}.{name}", CALL_TOKENS + sum(
+                        self._native_definition(hit) for hit in found))
+            if turn.tools:
+                meter.request()
+                meter.append(f"calls {number}", share.next())
+            meter.request()
+            meter.append(f"answer {number}", share.next())
+            meter.end_turn()
+        return meter.result("native")
+
+    def _native_definition(self, name: str) -> int:
+        """One loaded definition, as the provider counts one more tool beside the search tool."""
+        if name not in self._native_definitions:
+            assert self.native is not None
+            count = self.native[1]
+            base = _client_search_tool(())
+            tool = next(tool for tool in self.catalog if tool.name == name)
+            self._native_definitions[name] = count([base, tool]) - count([base])
+        return self._native_definitions[name]
 
     def _load(self, meter: _Meter, session: Session, new: list[str], searching: bool,
               number: int) -> None:
@@ -357,9 +437,13 @@ class _Runner:
 
     def _results(self, name: str) -> int:
         """A search's answer: the tool found and the next ones, a name and a line each."""
-        position = next(i for i, tool in enumerate(self.catalog) if tool.name == name)
-        hits = [*self.catalog[position:], *self.catalog[:position]][: self.search_limit]
+        hits = [tool for tool in self.catalog if tool.name in self._hits(name, self.search_limit)]
         return count_tokens(index_text(hits, 80), self.encoding)
+
+    def _hits(self, name: str, limit: int) -> list[str]:
+        """What a search for ``name`` finds: it, then the tools after it in the catalog."""
+        position = next(i for i, tool in enumerate(self.catalog) if tool.name == name)
+        return [tool.name for tool in [*self.catalog[position:], *self.catalog[:position]]][:limit]
 
     def _definition(self, name: str) -> int:
         if name not in self._definitions:

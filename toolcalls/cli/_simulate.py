@@ -20,7 +20,7 @@ __all__ = ["SimulateError", "read_session", "session_svg"]
 
 _PROFILE = re.compile(r"(\d+)x(\d+)(?:x(\d+))?")
 _COLOURS = {"full": "#555555", "compact": "#2e8b57", "lazy_search": "#c0392b",
-            "lazy_by_name": "#d68910", "pinned": "#7d3c98"}
+            "lazy_by_name": "#d68910", "pinned": "#7d3c98", "native": "#17a2b8"}
 _CHEAPEST = "#1f4e9c"
 
 
