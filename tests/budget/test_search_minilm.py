@@ -84,6 +84,25 @@ def test_the_encoder_gives_cached_read_only_unit_vectors() -> None:
     assert encoder.embed_many([]).shape == (0, WIDTH)
 
 
+def test_a_padded_batch_gives_each_text_its_own_vector() -> None:
+    texts = ["read", "list the files", "merge a pull request in the directory", "write a"]
+    alone = [MiniLMEncoder(tiny_tensors(), tiny_tokenizer()).embed(text) for text in texts]
+    batched = MiniLMEncoder(tiny_tensors(), tiny_tokenizer()).embed_many(texts * 20)
+    assert batched.dtype == np.float32
+    assert np.abs(batched - np.stack(alone * 20)).max() < 1e-6
+
+
+def test_queries_are_kept_in_a_small_lru(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_minilm, "_QUERY_CACHE_SIZE", 2)
+    encoder = MiniLMEncoder(tiny_tensors(), tiny_tokenizer())
+    first = encoder.embed("read")
+    encoder.embed("list")
+    assert encoder.embed("read") is first  # used again: now the newest
+    encoder.embed("write")  # evicts "list", the oldest
+    assert encoder.embed("read") is first and "list" not in encoder._queries
+    assert not first.flags.writeable
+
+
 def test_the_encoder_matches_transformers_on_a_random_bert() -> None:
     torch = pytest.importorskip("torch")
     transformers = pytest.importorskip("transformers")
