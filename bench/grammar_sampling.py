@@ -17,7 +17,7 @@ import time
 import toolcalls
 from toolcalls.grammars import grammar
 from toolcalls.grammars._formats import REGIONS
-from toolcalls.grammars._sampling import sample
+from toolcalls.grammars._sampling import problems, sample
 
 sys.path.insert(0, "tests/grammars")
 from test_grammar_sampling import TOOLS  # noqa: E402
@@ -45,12 +45,10 @@ def main() -> int:
                     done += 1
                     result = toolcalls.parse(text, name, tools=TOOLS, validate=True)
                     with_calls += bool(result.calls)
-                    bad = result.issues or result.incomplete or (
-                        choice != "auto" and not result.calls
-                    )
-                    if bad:
+                    found = problems(name, text, TOOLS, choice)
+                    if found:
                         failures += 1
-                        print("  FAIL", repr(text)[:400], [i.kind for i in result.issues])
+                        print("  FAIL", repr(text)[:400], found)
                 print(f"{name:12} {choice:8} reasoning={reasoning!s:5} finished {done}/{count}"
                       f" with calls {with_calls} ({time.perf_counter() - started:.1f} s)")
     print("failures:", failures)

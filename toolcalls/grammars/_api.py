@@ -72,13 +72,19 @@ def structural_tag(
     (``glm_xml``, ``minimax_xml``, ``qwen_xml``); the legacy shape holds JSON content only and
     raises ValueError for them. For the others use `grammar`: pythonic (Python literals, not
     JSON), DeepSeek DSML (each parameter a tag of its own, raw text or JSON).
+
+    In the current shape the free text around the calls excludes the markers the format's
+    reader opens a block at (``excludes``: ``</tool_call>``, code fences, ``<think>``...), as
+    `grammar`'s content does, so a stray one cannot be read as a broken call; the legacy shape
+    has no such field, and its free text is any text.
     """
     from ..parsing._registry import get_format
 
     fmt = get_format(format)
     if fmt.name in XGRAMMAR_STYLES and not legacy:
-        return {"type": "structural_tag", "format": xgrammar_format(
-            fmt.name, _chosen(to_tools(tools), tool_choice), tool_choice)}
+        styled = xgrammar_format(fmt.name, _chosen(to_tools(tools), tool_choice), tool_choice)
+        styled["excludes"] = _free_text_excludes(fmt, styled["triggers"])
+        return {"type": "structural_tag", "format": styled}
     if fmt.name not in _TAGGED:
         raise ValueError(
             f"format {fmt.name!r} cannot be written as a structural tag (its arguments are not "
@@ -117,8 +123,21 @@ def structural_tag(
             ],
             "at_least_one": tool_choice != "auto",
             "stop_after_first": tool_choice not in ("auto", "required"),
+            "excludes": _free_text_excludes(fmt, [trigger]),
         },
     }
+
+
+def _free_text_excludes(fmt: Format, triggers: list[str]) -> list[str]:
+    """The markers free text may not hold, as content in `toolcalls.grammar` may not
+    (`Format.openers`: the reader opens a block at each, so a stray one is read with an issue),
+    but for the triggers' own pieces, which xgrammar must let through to see the trigger.
+    None for gpt-oss: its text before a call is itself messages framed by its markers."""
+    if fmt.name == "gpt_oss":
+        return []
+    return sorted(
+        marker for marker in fmt.openers() if marker and not any(marker in t for t in triggers)
+    )
 
 
 def _chosen(tools: list[Tool], tool_choice: str) -> list[Tool]:

@@ -13,19 +13,36 @@ import random
 import re
 from typing import Any
 
-__all__ = ["Vocabulary", "accepts", "sample", "special_tokens", "vocabulary"]
+__all__ = [
+    "TokenClasses", "Vocabulary", "accepts", "problems", "sample", "special_tokens", "vocabulary",
+]
 
 _CLOSING = ('"', "}", "]", ">", "\n")
 
 
-class Vocabulary:
-    """o200k (plus special tokens) for tiktoken and llguidance, with the token classes the
-    random model weighs: blanks (JSON lets any number stand anywhere: 1 pick in 10) and short
-    closing pieces (preferred once a sample is long, so samples end)."""
+class TokenClasses:
+    """The token classes the random model weighs, over a vocabulary given as byte pieces (None
+    for an id with no piece): blanks (JSON lets any number stand anywhere: 1 pick in 10) and
+    short closing pieces (preferred once a sample is long, so samples end)."""
+
+    def __init__(self, pieces: list[bytes | None]) -> None:
+        import numpy as np
+
+        self.blank = np.zeros(len(pieces), dtype=bool)
+        self.closing = np.zeros(len(pieces), dtype=bool)
+        for token, piece in enumerate(pieces):
+            if piece is None:
+                continue
+            text = piece.decode("utf-8", "ignore")
+            self.blank[token] = not piece.strip()
+            self.closing[token] = len(text) <= 3 and any(c in text for c in _CLOSING)
+
+
+class Vocabulary(TokenClasses):
+    """o200k (plus special tokens) for tiktoken and llguidance, with its token classes."""
 
     def __init__(self, specials: tuple[str, ...]) -> None:
         import llguidance.tiktoken
-        import numpy as np
         import tiktoken
 
         from ..budget._tokens import get_encoding
@@ -44,17 +61,13 @@ class Vocabulary:
         self.llguidance = llguidance.tiktoken.lltokenizer_from_encoding(
             self.encoding, eos_token=self.eos
         )
-        size = self.encoding.n_vocab
-        self.blank = np.zeros(size, dtype=bool)
-        self.closing = np.zeros(size, dtype=bool)
-        for token in range(size):
-            try:
-                piece = self.encoding.decode_single_token_bytes(token)
-            except KeyError:
-                continue
-            text = piece.decode("utf-8", "ignore")
-            self.blank[token] = not piece.strip()
-            self.closing[token] = len(text) <= 3 and any(c in text for c in _CLOSING)
+        super().__init__([self._piece(token) for token in range(self.encoding.n_vocab)])
+
+    def _piece(self, token: int) -> bytes | None:
+        try:
+            return self.encoding.decode_single_token_bytes(token)
+        except KeyError:
+            return None
 
     def matcher(self, grammar: str, dialect: str = "llguidance") -> Any:
         import llguidance
@@ -138,7 +151,7 @@ def sample(
     return vocab.encoding.decode(out), matcher.is_accepting()
 
 
-def _pick(vocab: Vocabulary, allowed: Any, rng: random.Random, late: bool) -> int:
+def _pick(vocab: TokenClasses, allowed: Any, rng: random.Random, late: bool) -> int:
     if late and rng.random() < 0.8:
         closing = allowed[vocab.closing[allowed]]
         if len(closing):
@@ -148,6 +161,26 @@ def _pick(vocab: Vocabulary, allowed: Any, rng: random.Random, late: bool) -> in
         if len(solid):
             return int(solid[rng.randrange(len(solid))])
     return int(allowed[rng.randrange(len(allowed))])
+
+
+def problems(format_name: str, text: str, tools: Any, tool_choice: str) -> list[str]:
+    """Why toolcalls' read of a finished sample is wrong (empty: right): it must read calls to
+    declared tools only, valid against their schemas (``validate=True``), with no issue and
+    nothing incomplete, at least one call unless ``tool_choice="auto"``, and exactly one call
+    of the named tool when ``tool_choice`` names one."""
+    from ..parsing._api import parse, to_tools
+
+    result = parse(text, format_name, tools=tools, validate=True)
+    found = [f"issue {issue.kind}: {issue.message}" for issue in result.issues]
+    found += [f"incomplete call {call!r}" for call in result.incomplete]
+    names = [call.name for call in result.calls]
+    declared = {tool.name for tool in to_tools(tools)}
+    found += [f"undeclared tool {name!r}" for name in names if name not in declared]
+    if tool_choice != "auto" and not names:
+        found.append(f"no call under tool_choice={tool_choice!r}")
+    if tool_choice not in ("auto", "required") and names != [tool_choice]:
+        found.append(f"calls {names} under tool_choice={tool_choice!r}")
+    return found
 
 
 def _literals(grammar: str) -> list[str]:
