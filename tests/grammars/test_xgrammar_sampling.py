@@ -26,6 +26,7 @@ from test_grammar_sampling import TOOLS  # noqa: E402
 
 from toolcalls.grammars._sampling_xgrammar import (  # noqa: E402
     byte_vocabulary,
+    known_disagreement,
     padded_enum,
     sample_tag,
     tag_specials,
@@ -49,9 +50,8 @@ def test_samples_parse_as_valid_calls(format_name: str, legacy: bool, tool_choic
         if not done:
             continue
         finished += 1
-        found = [problem for problem in problems(format_name, text, TOOLS, expected)
-                 if not padded_enum(problem)]
-        assert not found, (text, found)
+        found = problems(format_name, text, TOOLS, expected)
+        assert not found or known_disagreement(found), (text, found)
     assert finished, "no sample finished"
 
 
@@ -96,3 +96,16 @@ def test_xml_styles_let_blanks_pad_an_enum_value() -> None:
     found = problems("glm45", text, TOOLS, "required")
     assert found and all(padded_enum(problem) for problem in found)
     assert not problems("glm45", text.replace("\n\ndeep", "\ndeep"), TOOLS, "required")
+
+
+def test_unpaired_surrogate_escapes_pass_xgrammar_json() -> None:
+    """Pinned disagreement (see `known_disagreement`): xgrammar's JSON takes ``\\udd97``
+    alone; toolcalls refuses it on purpose, keeping the call incomplete."""
+    text = (
+        '<tool_call>\n{"name": "search", "arguments": {"q": "a\\udd97b", "tags": []}}\n'
+        "</tool_call>"
+    )
+    assert accepted(toolcalls.structural_tag("hermes", TOOLS), text)
+    found = problems("hermes", text, TOOLS, "required")
+    assert known_disagreement(found) == "lone surrogate"
+    assert not problems("hermes", text.replace("\\udd97", "\\ud83d\\ude00"), TOOLS, "required")

@@ -20,8 +20,8 @@ from typing import Any
 from ._sampling import TokenClasses, _pick
 
 __all__ = [
-    "ByteVocabulary", "byte_vocabulary", "padded_enum", "sample_tag", "tag_literals",
-    "tag_specials",
+    "ByteVocabulary", "byte_vocabulary", "known_disagreement", "padded_enum", "sample_tag",
+    "tag_literals", "tag_specials",
 ]
 
 _EOS = b"</s>"
@@ -82,6 +82,19 @@ def padded_enum(problem: str) -> bool:
     if found is None or not problem.startswith("issue invalid_argument_value"):
         return False
     return json.loads(found[2]).strip() in json.loads(f"[{found[1]}]")
+
+
+def known_disagreement(found: list[str]) -> str | None:
+    """The known disagreement a sample's `_sampling.problems` are, if they are one: "padded
+    enum" (`padded_enum`), or "lone surrogate": xgrammar's JSON strings take any ``\\uXXXX``
+    escape, an unpaired surrogate (``"\\udd97"``) included, which RFC 8259 lets parse but no
+    UTF-8 text can hold; toolcalls' strict JSON refuses it on purpose (`_coerce`: the call is
+    incomplete, with ``invalid_arguments``). No JSON schema keyword can forbid the escape."""
+    if found and all(padded_enum(problem) for problem in found):
+        return "padded enum"
+    if any(p.startswith("issue invalid_arguments") and "lone surrogate" in p for p in found):
+        return "lone surrogate"
+    return None
 
 
 def tag_literals(tag: Any) -> list[str]:
