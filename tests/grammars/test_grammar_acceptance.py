@@ -55,6 +55,13 @@ def texts(name: str) -> list[tuple[str, str, dict[str, Any]]]:
     return rows
 
 
+def opens_with_reasoning(fmt: toolcalls.Format, text: str) -> bool:
+    """Whether the text opens (after blanks) with the format's reasoning tag: its grammar is
+    then the one with a reasoning block, though the block be empty (``<think></think>``) or
+    blank and the reader find no reasoning text in it."""
+    return fmt.reasoning_tags is not None and text.lstrip().startswith(fmt.reasoning_tags[0])
+
+
 def refused(name: str) -> dict[str, str]:
     """Rows read cleanly that the grammar refuses: id -> the matcher's reason."""
     out = {}
@@ -67,7 +74,8 @@ def refused(name: str) -> dict[str, str]:
         thinking = bool(options.get("thinking"))
         if thinking and fmt.reasoning_tags:
             text = fmt.reasoning_tags[0] + text
-        rules = grammar(name, tools, reasoning=thinking or bool(result.reasoning))
+        rules = grammar(name, tools, reasoning=thinking or bool(result.reasoning)
+                        or opens_with_reasoning(fmt, text))
         why = accepts(rules, text)
         if why is not None:
             out[row_id] = why
