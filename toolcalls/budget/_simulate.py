@@ -371,12 +371,7 @@ class _Runner:
                 new = [name for name in dict.fromkeys(turn.tools) if not session.is_loaded(name)]
                 if new:
                     self._load(meter, session, new, strategy == "lazy_search", number)
-            if turn.tools:
-                meter.request()
-                meter.append(f"calls {number}", share.next())
-            meter.request()
-            meter.append(f"answer {number}", share.next())
-            meter.end_turn()
+            _finish_turn(meter, share, number, calls=bool(turn.tools))
         return meter.result(strategy)
 
     def _run_native(self, trace: Trace, meter: _Meter) -> StrategyCost:
@@ -396,12 +391,7 @@ class _Runner:
                     loaded.update(found)
                     meter.append(f"search {number}.{name}", CALL_TOKENS + sum(
                         self._native_definition(hit) for hit in found))
-            if turn.tools:
-                meter.request()
-                meter.append(f"calls {number}", share.next())
-            meter.request()
-            meter.append(f"answer {number}", share.next())
-            meter.end_turn()
+            _finish_turn(meter, share, number, calls=bool(turn.tools))
         return meter.result("native")
 
     def _native_definition(self, name: str) -> int:
@@ -506,3 +496,13 @@ class _Meter:
     def result(self, strategy: Strategy) -> StrategyCost:
         return StrategyCost(strategy, self.cost, self.requests, self.input, self.cached,
                             self.block_changes, tuple(self.cumulative))
+
+
+def _finish_turn(meter: _Meter, share: _Share, number: int, *, calls: bool) -> None:
+    """The turn's last requests: the calls (when it made any), then the answer."""
+    if calls:
+        meter.request()
+        meter.append(f"calls {number}", share.next())
+    meter.request()
+    meter.append(f"answer {number}", share.next())
+    meter.end_turn()
