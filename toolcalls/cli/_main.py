@@ -228,14 +228,20 @@ def _print_events(events: list[Any]) -> None:
         for key in ("call", "incomplete"):
             if key in payload and hasattr(getattr(event, key), "model_dump"):
                 payload[key] = getattr(event, key).model_dump()
-        print(json.dumps(payload, ensure_ascii=False), flush=True)
+        _write_line(json.dumps(payload, ensure_ascii=False))
 
 
 def _print_issues(issues: list[Any]) -> None:
     """The issues as events after the last one: ``{"kind": "issue", "issue": {...}}``."""
     for issue in issues:
-        print(json.dumps({"kind": "issue", "issue": issue.model_dump()}, ensure_ascii=False),
-              flush=True)
+        _write_line(json.dumps({"kind": "issue", "issue": issue.model_dump()}, ensure_ascii=False))
+
+
+def _write_line(text: str) -> None:
+    """One event line, in one write: Ctrl-C between `print`'s text and its newline left a line
+    without its end, and the closing events ran into it (seen in CI)."""
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
 
 
 def _formats(args: argparse.Namespace) -> int:
