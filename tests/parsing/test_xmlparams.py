@@ -1,4 +1,4 @@
-"""The shared reader of XML-parameter calls (`toolcalls.parsing.formats._xmlparams`), through its formats.
+"""The shared XML-parameter reader (`toolcalls.parsing.formats._xmlparams`), through its formats.
 
 Each test names the rule it checks: the structural close rule, newline stripping, holdback of a
 partial close tag inside a streamed value, and the coercion paths. Every text is also streamed
