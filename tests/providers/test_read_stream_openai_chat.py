@@ -194,6 +194,22 @@ def test_arguments_encoded_twice_are_given_as_the_object() -> None:
     assert [e.fragment for e in events if isinstance(e, ArgumentsDelta)] == ['{"x": 1}']
 
 
+def test_arguments_that_are_no_object_cost_no_rejoin_per_fragment() -> None:
+    # 50,000 fragments of 200 characters of a JSON string holding the object: re-joined on
+    # every fragment that is 2.5e11 characters copied (minutes); looked at once, under a second.
+    inner = json.dumps(json.dumps({"text": "x" * 10_000_000}))
+    pieces = [inner[i:i + 200] for i in range(0, len(inner), 200)]
+    parser = toolcalls.read_stream("openai", format=None)
+    parser.feed(_fragment(0, "", "c", "f"))
+    for piece in pieces:
+        parser.feed({"choices": [{"index": 0, "delta": {"tool_calls": [
+            {"index": 0, "function": {"arguments": piece}}]}}]})
+    events = parser.feed(_chunk({}, "stop")) + parser.close()
+    assert len(pieces) > 50_000
+    (end,) = [e for e in events if isinstance(e, ToolCallEnd)]
+    assert end.call.arguments == {"text": "x" * 10_000_000}
+
+
 def test_reasoning_deltas_and_the_usage_chunk() -> None:
     path = FIXTURES / "openai_chat" / "openrouter_minimax_reasoning_cut_by_length.sse"
     events, result = read_all("openai", [_text(path)], None)

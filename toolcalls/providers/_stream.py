@@ -108,7 +108,7 @@ def read_stream(
 class NativeStreamCall:
     """One native call being streamed: its id and name as they come, its argument fragments."""
 
-    __slots__ = ("fragments", "held", "ident", "index", "name", "started")
+    __slots__ = ("fragments", "held", "ident", "index", "name", "started", "whole")
 
     def __init__(self, ident: str | None, name: str | None) -> None:
         self.ident = ident
@@ -118,10 +118,29 @@ class NativeStreamCall:
         self.started = False
         self.held = True
         """Whether the fragments are held back (until one starts with ``{``)."""
+        self.whole = False
+        """Whether the first non-blank fragment did not start an object: held to the end."""
         self.fragments: list[str] = []
 
     def arguments(self) -> str:
         return "".join(self.fragments)
+
+
+def _released(call: NativeStreamCall, fragment: str) -> str:
+    """The text to give once `call`'s arguments turn out to start an object ("" while they are
+    held). Each fragment is looked at once (the ones before it were blank), so a call whose
+    arguments are not an object costs no re-join per fragment: it is held to the end."""
+    if call.whole:
+        return ""
+    # From `_start` (fragment ""): the fragments that came before the name, looked at once.
+    stripped = (fragment or call.arguments()).lstrip()
+    if not stripped:
+        return ""  # blank so far
+    if stripped[0] != "{":
+        call.whole = True  # not an object: given whole at the end
+        return ""
+    call.held = False
+    return call.arguments()
 
 
 class ProviderStream:
@@ -286,12 +305,7 @@ class ProviderStream:
         if not call.started:
             return
         if call.held:
-            text = call.arguments()
-            stripped = text.lstrip()
-            if not stripped or stripped[0] != "{":
-                return  # blank so far, or not an object: given whole at the end
-            call.held = False
-            fragment = text
+            fragment = _released(call, fragment)
         if fragment:
             self._events.append(ArgumentsDelta(call.index, fragment))
 
