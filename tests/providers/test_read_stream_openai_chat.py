@@ -152,6 +152,42 @@ def test_parallel_calls_end_only_at_the_finish_reason() -> None:
     assert result == toolcalls.read_response(assemble(PARALLEL), "openai")
 
 
+def test_a_new_id_at_a_calls_index_starts_another_call() -> None:
+    # Servers that number every call 0 (each with its own id): not glued to the first.
+    chunks = [_fragment(0, '{"a": 1}', "call_a", "f"), _fragment(0, '{"b": 2}', "call_b", "g"),
+              _fragment(0, "", "call_c", "h"), _fragment(0, "{}"), _chunk({}, "tool_calls")]
+    events, result = read_all("openai", chunks)
+    check_event_promises(events, result)
+    assert [(c.id, c.name, c.arguments) for c in result.calls] == [
+        ("call_a", "f", {"a": 1}), ("call_b", "g", {"b": 2}), ("call_c", "h", {})]
+    assert result.issues == []
+    calls = [{"id": ident, "type": "function", "function": {"name": name, "arguments": args}}
+             for ident, name, args in (("call_a", "f", '{"a": 1}'), ("call_b", "g", '{"b": 2}'),
+                                       ("call_c", "h", "{}"))]
+    whole = {"object": "chat.completion", "model": "m", "choices": [{
+        "index": 0, "finish_reason": "tool_calls",
+        "message": {"role": "assistant", "content": None, "tool_calls": calls}}]}
+    assert result == toolcalls.read_response(whole, "openai")
+
+
+def test_a_new_name_at_an_index_without_ids_starts_another_call_once_arguments_began() -> None:
+    chunks = [_fragment(0, "", None, "f"), _fragment(0, '{"a": 1}'),
+              _fragment(0, '{"b": 2}', None, "g"), _chunk({}, "tool_calls")]
+    events, result = read_all("openai", chunks)
+    check_event_promises(events, result)
+    assert [(c.id, c.name, c.arguments) for c in result.calls] == [
+        ("call_0", "f", {"a": 1}), ("call_1", "g", {"b": 2})]
+
+
+def test_a_tool_calls_entry_that_is_no_object_is_an_issue() -> None:
+    chunks = [_chunk({"tool_calls": [5, {"index": 0, "id": "c", "function": {
+        "name": "f", "arguments": "{}"}}]}), _chunk({}, "tool_calls")]
+    events, result = read_all("openai", chunks)
+    check_event_promises(events, result)
+    assert [c.name for c in result.calls] == ["f"]
+    assert [i.kind for i in result.issues] == ["malformed_call"]
+
+
 def test_a_call_cut_off_before_the_finish_fails() -> None:
     events, result = read_all("openai", PARALLEL[:5])
     failed = [e for e in events if isinstance(e, ToolCallFailed)]

@@ -19,8 +19,8 @@ from typing import Any, TypeGuard
 from ..parsing._models import IncompleteCall, ParseIssue, ToolCall
 from ..parsing.issues import IssueKind
 
-__all__ = ["Json", "NativeRead", "decode_arguments", "error_message", "is_obj", "obj",
-           "obj_or_none", "string", "text_of"]
+__all__ = ["Json", "NativeRead", "decode_arguments", "duplicate_id", "error_message", "is_obj",
+           "obj", "obj_or_none", "string", "text_of"]
 
 Json = dict[str, Any]
 
@@ -47,6 +47,8 @@ class NativeRead:
     ``content``: they stream after it) rather than where they were read among the parts."""
     said: int = 0
     """The length of the text read so far."""
+    given_ids: set[str] = field(default_factory=set)
+    """The ids the provider gave the calls read so far (one given twice is not kept twice)."""
 
     def call(self, call_id: Any, name: Any, arguments: Any) -> None:
         """A native call as the provider gave it: the arguments an object, JSON text or nothing.
@@ -60,6 +62,11 @@ class NativeRead:
             self.fail_call("malformed_call", f"native call {ident} has no function name",
                            name if isinstance(name, str) else None, _raw(arguments))
             return
+        if named and ident in self.given_ids:  # the id of a call before: given its own
+            self.issue("duplicate_call_id", duplicate_id(ident, name))
+            named = False
+        elif named:
+            self.given_ids.add(ident)
         decoded, problem = decode_arguments(arguments)
         if decoded is None:
             self.fail_call("invalid_arguments", f"native call {ident} ({name}): {problem}",
@@ -94,6 +101,12 @@ class NativeRead:
         if isinstance(text, str) and text:
             self.text.append(text)
             self.said += len(text)
+
+
+def duplicate_id(ident: str, name: str) -> str:
+    """What a ``duplicate_call_id`` issue says (the call is renamed where ids are given)."""
+    return (f"native call {ident} ({name}): an earlier call has this id: given one of its own "
+            "(the next free call_<n>)")
 
 
 def decode_arguments(arguments: Any) -> tuple[dict[str, Any] | None, str]:

@@ -63,7 +63,7 @@ from ..parsing._models import ParseResult
 from ..parsing._registry import get_format
 from ._provider import by_provider
 from ._read import CallIds, _assemble, _model_format, _parse_text, alias_names, as_json, canonical
-from ._reading import NativeRead
+from ._reading import NativeRead, duplicate_id
 from ._wire_stream import WireDecoder
 
 if TYPE_CHECKING:
@@ -163,6 +163,8 @@ class ProviderStream:
         self._native_started = 0
         self._text_index: dict[int, int] = {}
         self._ids = CallIds(set())
+        self._given_ids: set[str] = set()
+        """The ids the provider gave the native calls started so far."""
         self._renamed: dict[str, str] = {}
         """A text call's engine id -> the id it was given, where another call had it."""
         self._text_ids: dict[str, str] = {}
@@ -286,7 +288,11 @@ class ProviderStream:
         call.started = True
         call.index = self._calls
         self._calls += 1
-        if call.ident:
+        if call.ident in self._given_ids:  # a provider id a call before had: given its own
+            self._native.issue("duplicate_call_id", duplicate_id(call.ident, call.name))
+            call.ident = self._ids.claim(call.ident)
+        elif call.ident:
+            self._given_ids.add(call.ident)
             engine = self._text_ids.pop(call.ident, None)
             if engine is not None:  # a text call started with this provider id: renamed
                 self._renamed[engine] = self._ids.claim(call.ident)
