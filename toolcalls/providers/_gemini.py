@@ -167,8 +167,8 @@ def _read_part(part: Mapping[str, Any], read: NativeRead,
     if is_obj(call):
         return _read_call(call, read, opened)
     if isinstance(text, str):
-        pass
-    elif _field(part, "executableCode") is not None or _field(part, "codeExecutionResult"):
+        return opened
+    if _field(part, "executableCode") is not None or _field(part, "codeExecutionResult"):
         read.issue("server_tool_call", "code executed by Gemini: not a call to run")
     elif not _field(part, "thoughtSignature"):
         kinds = ", ".join(sorted(part)) or "empty"

@@ -96,7 +96,7 @@ class GeminiStream(ProviderStream):
         if is_obj(call):
             self._read_call(call)
         elif isinstance(text, str):
-            pass
+            return
         elif _field(part, "executableCode") is not None or _field(part, "codeExecutionResult"):
             native.issue("server_tool_call", "code executed by Gemini: not a call to run")
         elif not signed:

@@ -28,18 +28,24 @@ JSON events into the events `toolcalls.stream()` emits:
 
 Call `index` in events: calls are numbered in the order they start in this stream, native and
 text together. Call ids are given at `ToolCallStart` and kept to `result()`: a provider's own
-id as it is; a text call's engine id (``call_0``...) or the ``call_<n>`` of a native call
-without one, unless a call started before has it: then the first free ``call_<m>`` (the text
-call's `ToolCallEnd` carries that id), as `read_response` gives them for the calls in the order
-they come. The one case a stream cannot foresee: a provider id that comes after a text call
-that started with the same id (an id such as ``call_0``, which providers do not send): the
-provider's id is kept and the text call renamed in the result, as `read_response` does (its
-events, given before, carry the id it had then; a `ToolCallEnd` still to come, the new one).
+id as it is (one it already gave a call before: the first free ``call_<m>``, with a
+``duplicate_call_id`` issue, as `read_response` does); a text call's engine id (``call_0``...)
+or the ``call_<n>`` of a native call without one, unless a call started before has it: then the
+first free ``call_<m>`` (the text call's `ToolCallEnd` carries that id), as `read_response`
+gives them for the calls in the order they come. The one case a stream cannot foresee: a
+provider id that comes after a text call that started with the same id (an id such as
+``call_0``, which providers do not send): the provider's id is kept and the text call renamed
+in the result, as `read_response` does (its events, given before, carry the id it had then; a
+`ToolCallEnd` still to come, the new one).
 
 `result()` is what `read_response` gives for the assembled response (native calls first, then
 the text's); before `close` it is a snapshot of what is final. Where they differ: a call still
-open when the stream ends fails (``truncated_call``), which a whole response cannot show; and
-under ``"auto"`` the format comes from the model id, as above.
+open when the stream ends fails (``truncated_call``), which a whole response cannot show;
+under ``"auto"`` the format comes from the model id, as above; and the ``call_<n>`` ids of a
+native call without an id and of text calls where the stream starts them in another order than
+the whole response places them (a Chat or Ollama native call streamed before the content that
+holds a text call, whose whole message puts ``tool_calls`` after the content; a native call
+that comes while the text parser holds back a call it has not yet started).
 """
 
 from __future__ import annotations
