@@ -170,6 +170,17 @@ def test_a_new_id_at_a_calls_index_starts_another_call() -> None:
     assert result == toolcalls.read_response(whole, "openai")
 
 
+def test_an_id_given_twice_and_repeated_on_each_fragment_keeps_each_call_whole() -> None:
+    chunks = [_fragment(0, '{"a": ', "dup", "f"), _fragment(0, "1}", "dup"),
+              _fragment(1, '{"b": ', "dup", "g"), _fragment(1, "2}", "dup"),
+              _chunk({}, "tool_calls")]
+    events, result = read_all("openai", chunks)
+    check_event_promises(events, result)
+    assert [(c.id, c.name, c.arguments) for c in result.calls] == [
+        ("dup", "f", {"a": 1}), ("call_0", "g", {"b": 2})]
+    assert [i.kind for i in result.issues] == ["duplicate_call_id"]
+
+
 def test_a_new_name_at_an_index_without_ids_starts_another_call_once_arguments_began() -> None:
     chunks = [_fragment(0, "", None, "f"), _fragment(0, '{"a": 1}'),
               _fragment(0, '{"b": 2}', None, "g"), _chunk({}, "tool_calls")]

@@ -137,3 +137,16 @@ def test_a_message_whose_index_had_streamed_text_is_read_from_its_done_item() ->
         _done(0, {**message, "content": [{"type": "output_text", "text": "first"}]}),
         _added(0, message), _done(0, whole)], None)
     assert result.content == "first second"
+
+
+def test_a_done_item_of_another_call_at_an_open_calls_index_is_read_as_its_own() -> None:
+    first = {"type": "function_call", "call_id": "call_a", "name": "f", "arguments": ""}
+    other = {"type": "function_call", "call_id": "call_b", "name": "g", "arguments": '{"b": 2}'}
+    events, result = read_all("openai_responses", [
+        _added(0, first),
+        {"type": "response.function_call_arguments.delta", "output_index": 0, "delta": "{"},
+        _done(0, other)])
+    check_event_promises(events, result)
+    assert [(c.id, c.arguments) for c in result.calls] == [("call_b", {"b": 2})]
+    assert [(i.name, i.raw) for i in result.incomplete] == [("f", "{")]
+    assert [i.kind for i in result.issues] == ["truncated_call"]

@@ -48,8 +48,6 @@ class GeminiStream(ProviderStream):
         self._open: NativeStreamCall | None = None
         """The call whose arguments are streamed (``partialArgs``), while it is open."""
         self._arguments = PartialArguments()
-        self._given: str | None = None
-        """The open call's id as the provider gave it (None where it gave none)."""
 
     def _read_event(self, data: Mapping[str, Any]) -> None:
         native = self._native
@@ -106,7 +104,7 @@ class GeminiStream(ProviderStream):
     def _read_call(self, call: Mapping[str, Any]) -> None:
         opened = self._open
         if opened is not None:
-            if continues(opened.name, self._given, call):
+            if continues(opened.name, opened.given, call):
                 self._fragment(opened, self._arguments.read(call))
                 if not will_continue(call):
                     self._close_call(opened)
@@ -117,7 +115,7 @@ class GeminiStream(ProviderStream):
             self._start(streamed)
             self._end(streamed, call.get("args"), raw=False)
             return
-        self._open, self._given, self._arguments = streamed, streamed.ident, PartialArguments()
+        self._open, self._arguments = streamed, PartialArguments()
         self._start(streamed)
         self._fragment(streamed, self._arguments.read(call))
         if not will_continue(call):

@@ -139,7 +139,7 @@ class ChatStream(ProviderStream):
         key = fragment.get("index")
         if not isinstance(key, int | str):  # no index: a new id starts a new call
             last = self._open.get(self._last)
-            key = self._last if last is not None and ident in (None, last.ident) else ident
+            key = self._last if last is not None and ident in (None, last.given) else ident
             key = key if key is not None else len(self._open)
         function = obj(fragment.get("function"))
         name = string(function.get("name"))
@@ -147,8 +147,8 @@ class ChatStream(ProviderStream):
         if call is None or _another_call(call, ident, name):
             call = self._open[key] = NativeStreamCall(ident, None)
             self._pending.append(call)
-        elif ident and not call.ident:
-            call.ident = ident
+        elif ident and not call.started and not call.given:  # the id after the name: kept
+            call.ident = call.given = ident
         self._last = key
         if name and not call.name:
             call.name = name
@@ -193,7 +193,7 @@ def _another_call(call: NativeStreamCall, ident: str | None, name: str | None) -
     """Whether a fragment at `call`'s index starts another call: it brings another id, or
     (where the server gives none) another name after `call`'s arguments began (servers that
     number every call 0 reuse the index)."""
-    if ident and call.ident:
-        return ident != call.ident
+    if ident and call.given:
+        return ident != call.given
     return bool(name and call.name and name != call.name and call.fragments)
 

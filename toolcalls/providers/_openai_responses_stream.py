@@ -97,6 +97,10 @@ class ResponsesStream(ProviderStream):
         kind = item.get("type")
         if kind == "function_call":
             call = self._open_calls.pop(key, None)
+            given = string(item.get("call_id"))
+            if call is not None and given and call.given and given != call.given:
+                self._cut_off(call, f"output item {key!r} was done as another call")
+                call = None
             if call is None:  # never added: started and ended at once
                 call = NativeStreamCall(string(item.get("call_id")), string(item.get("name")))
                 self._start(call)

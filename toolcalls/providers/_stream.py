@@ -114,10 +114,12 @@ def read_stream(
 class NativeStreamCall:
     """One native call being streamed: its id and name as they come, its argument fragments."""
 
-    __slots__ = ("fragments", "held", "ident", "index", "name", "started", "whole")
+    __slots__ = ("fragments", "given", "held", "ident", "index", "name", "started", "whole")
 
     def __init__(self, ident: str | None, name: str | None) -> None:
         self.ident = ident
+        self.given = ident
+        """The id the provider gave (`ident` may be another: see `ProviderStream._start`)."""
         self.name = name
         self.index = -1
         """Its place among the stream's calls, set when `ToolCallStart` is given."""
