@@ -175,3 +175,14 @@ def test_an_id_the_provider_gives_twice_is_not_kept_twice(provider: str) -> None
     assert [(c.id, c.name, c.arguments) for c in expected.calls] == [
         (c.id, c.name, c.arguments) for c in result.calls]
     assert expected.issues == result.issues
+
+
+def test_a_native_call_without_a_name_takes_no_number_from_the_calls_after_it() -> None:
+    # A stream never starts a call without a name: read_response numbers the calls the same.
+    parts = [{"functionCall": {"args": {}}}, {"functionCall": {"name": "get_weather", "args": {}}},
+             {"text": HERMES}]
+    events, result = read_all("gemini", [_gemini([part]) for part in parts], "hermes")
+    check_event_promises(events, result)
+    assert [(c.id, c.name) for c in result.calls] == [("call_0", "get_weather"),
+                                                      ("call_1", "get_time")]
+    assert result == toolcalls.read_response(_gemini(parts), "gemini", format="hermes")

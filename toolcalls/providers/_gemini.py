@@ -190,8 +190,7 @@ class StreamedCall:
 
     def ident(self, read: NativeRead) -> str | None:
         """Its id in an issue, as a stream names it: the provider's, else ``call_<n>``."""
-        number = len(read.calls) + len(read.incomplete)
-        return self.given or (f"call_{number}" if self.name else None)
+        return self.given or (f"call_{read.named}" if self.name else None)
 
 
 def _read_call(call: Mapping[str, Any], read: NativeRead,

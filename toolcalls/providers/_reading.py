@@ -47,15 +47,18 @@ class NativeRead:
     ``content``: they stream after it) rather than where they were read among the parts."""
     said: int = 0
     """The length of the text read so far."""
+    named: int = 0
+    """The native calls read so far that have a name, complete or not."""
     given_ids: set[str] = field(default_factory=set)
     """The ids the provider gave the calls read so far (one given twice is not kept twice)."""
 
     def call(self, call_id: Any, name: Any, arguments: Any) -> None:
         """A native call as the provider gave it: the arguments an object, JSON text or nothing.
 
-        A call without an id gets ``call_<n>``, n its place among the native calls.
+        A call without an id gets ``call_<n>``, n its place among the native calls that have a
+        name (a stream starts those, and only those, as they come: it numbers them so).
         """
-        number = len(self.calls) + len(self.incomplete)
+        number = self.named
         named = isinstance(call_id, str) and bool(call_id)
         ident = call_id if named else f"call_{number}"
         if not isinstance(name, str) or not name:
@@ -75,12 +78,14 @@ class NativeRead:
         if problem:
             self.issue("arguments_as_string", f"native call {ident} ({name}): {problem}")
         self.calls.append(ToolCall(id=ident, name=name, arguments=decoded, source="native"))
+        self.named += 1
         self.call_places.append((self.said, named))
 
     def fail_call(self, kind: IssueKind, message: str, name: str | None, raw: str) -> None:
         """A native call that cannot be run: an incomplete call, with an issue saying why."""
         self.incomplete.append(IncompleteCall(name=name, raw=raw, source="native"))
         self.issue(kind, message)
+        self.named += name is not None
 
     def issue(self, kind: IssueKind, message: str) -> None:
         self.issues.append(ParseIssue(kind=kind, message=message, span=None))
