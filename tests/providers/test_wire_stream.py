@@ -79,6 +79,38 @@ def test_comments_fields_and_data_without_a_space_carry_no_json() -> None:
         assert events(pieces) == [{"a": 1}, {"b": 2}]
 
 
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ("event: error\ndata: upstream overloaded, try later\n\n",
+         {"message": "upstream overloaded, try later"}),
+        ("event: error\n\n", {"message": "an SSE error event, empty"}),
+        ('event: error\ndata: {"message": "Overloaded"}\n\n', {"message": "Overloaded"}),
+        ("event: error\ndata: Internal\ndata: Server Error", {"message": "Internal\nServer Error"}),
+    ],
+    ids=["text", "empty", "object", "cut_off"],
+)
+def test_an_error_event_is_the_providers_error_whatever_its_data(
+    text: str, error: dict[str, Any]
+) -> None:
+    """``event: error`` with data that is not the error object was dropped (not JSON) or read
+    as an ordinary event (an object without ``error``)."""
+    for pieces in two_pieces(text):
+        assert events(pieces) == [{"error": error}]
+    reader = toolcalls.read_stream("anthropic")
+    reader.feed(text)
+    reader.close()
+    assert [issue.kind for issue in reader.result().issues] == ["provider_error"]
+    assert reader.result().finish_reason == "error"
+
+
+def test_an_error_event_that_is_the_error_object_is_read_once() -> None:
+    text = ('event: error\ndata: {"type": "error", "error": {"message": "x"}}\n\n'
+            'event: ping\ndata: {"type": "ping"}\n\n')
+    for pieces in two_pieces(text):
+        assert events(pieces) == [{"type": "error", "error": {"message": "x"}}, {"type": "ping"}]
+
+
 def test_what_cannot_be_read_is_an_issue_in_its_place() -> None:
     text = 'not json\ndata: {"a": 1}\n\n{"broken"\ndata: [1]\n\nother: field\n{"b": 2}\n'
     expected = ([{"a": 1}, {"b": 2}],

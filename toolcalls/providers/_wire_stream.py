@@ -8,6 +8,7 @@ import json
 import re
 
 from ..parsing._models import ParseIssue
+from ..parsing.issues import IssueKind
 from ._reading import Json
 
 __all__ = ["Decoded", "WireDecoder"]
@@ -55,8 +56,8 @@ class WireDecoder:
     (`scanned` counts the characters looked at, a few times the input).
     """
 
-    __slots__ = ("_blank", "_bytes_in", "_data", "_decoder", "_invalid", "_pending", "_raw",
-                 "_skip", "scanned")
+    __slots__ = ("_blank", "_bytes_in", "_data", "_decoder", "_event", "_event_read",
+                 "_invalid", "_pending", "_raw", "_skip", "scanned")
 
     def __init__(self) -> None:
         self._decoder = codecs.getincrementaldecoder("utf-8")("strict")
@@ -66,6 +67,10 @@ class WireDecoder:
         """The pieces of the line still arriving (joined once it ends)."""
         self._data: list[str] = []
         """The ``data:`` values of the SSE event being read."""
+        self._event = ""
+        """The ``event:`` type of the SSE event being read."""
+        self._event_read = False
+        """Whether the SSE event being read gave its object already (a whole ``data:`` line)."""
         self._raw = False
         """Whether a piece held a line break: pieces are then split anywhere."""
         self._blank = False
@@ -112,12 +117,7 @@ class WireDecoder:
             if not self._read_last(line, found):
                 found.append(ParseIssue(kind="truncated_stream", span=None, message=_unread(
                     "the stream ended inside a line (cut off?)", line)))
-        if self._data:
-            data = "\n".join(self._data)
-            self._data = []
-            if not _blank(data) and not self._object(data, found):
-                found.append(ParseIssue(kind="truncated_stream", span=None, message=_unread(
-                    "the stream ended inside an SSE event (cut off?)", data)))
+        self._end_event(found, cut_off=True)
         return found
 
     # -- bytes to text ------------------------------------------------------------------------
@@ -204,7 +204,7 @@ class WireDecoder:
         text = text.removeprefix("\ufeff")
         if not text or text.startswith(_LINE_STARTS):
             return True
-        return text.startswith("{") and self._decodes(text)
+        return text.startswith("{") and self._loads(text) is not None
 
     def _whole_line(self, text: str, found: list[Decoded]) -> bool:
         """Read `text` (no line break, at the start of a line) if it is a whole line already:
@@ -216,10 +216,9 @@ class WireDecoder:
         field, value = _field(text)
         if field == "data" and value.strip() == "[DONE]":
             return True
-        payload = value if field == "data" else text
-        if self._data or not payload.startswith("{"):
-            return False
-        return self._object(payload, found)
+        if field == "data":
+            return not self._data and value.startswith("{") and self._data_object(value, found)
+        return text.startswith("{") and self._object(text, found)
 
     def _read_last(self, line: str, found: list[Decoded]) -> bool:
         """The line the stream ended inside, read if it is whole; False if it cannot be."""
@@ -229,7 +228,7 @@ class WireDecoder:
             self._end_event(found)
             return self._object(line, found)
         if field == "data" and not self._data and value.startswith("{"):
-            return self._object(value, found)
+            return self._data_object(value, found)
         if field == "data" or field in _NO_JSON_FIELDS:
             self._line(line, found)
             return True
@@ -249,35 +248,59 @@ class WireDecoder:
         else:
             field, value = _field(line)
             if field == "data":
-                if self._data or not value.startswith("{") or not self._object(value, found):
+                if self._data or not value.startswith("{") or not self._data_object(value,
+                                                                                    found):
                     self._data.append(value)  # not a whole object: the event goes on
+            elif field == "event":
+                self._event = value
             elif field not in _NO_JSON_FIELDS:
                 found.append(ParseIssue(kind="unread_stream_data", span=None, message=_unread(
                     "a line of the stream is neither an SSE field nor a JSON object", line)))
 
-    def _end_event(self, found: list[Decoded]) -> None:
-        """A blank line (or a new NDJSON object): the SSE event being read is read."""
-        if self._data:
-            data = "\n".join(self._data)
-            self._data = []
-            if not _blank(data) and not self._object(data, found):
-                found.append(ParseIssue(kind="unread_stream_data", span=None, message=_unread(
-                    "an SSE event's data is not a JSON object", data)))
+    def _end_event(self, found: list[Decoded], cut_off: bool = False) -> None:
+        """A blank line, a new NDJSON object or the end: the SSE event being read is read.
+        An ``event: error`` whose data is not an object is still the provider's error: its
+        text (or its absence) as the ``error`` the stream readers know."""
+        data = "\n".join(self._data)
+        self._data = []
+        error = self._event == "error" and not self._event_read
+        if data and not _blank(data) and self._data_object(data, found):
+            error = False
+        elif error:
+            found.append({"error": {"message": data.strip() or "an SSE error event, empty"}})
+        elif data and not _blank(data):
+            kind: IssueKind = "truncated_stream" if cut_off else "unread_stream_data"
+            what = ("the stream ended inside an SSE event (cut off?)" if cut_off
+                    else "an SSE event's data is not a JSON object")
+            found.append(ParseIssue(kind=kind, span=None, message=_unread(what, data)))
+        self._event, self._event_read = "", False
+
+    def _data_object(self, text: str, found: list[Decoded]) -> bool:
+        """`_object` for the data of an SSE event: under ``event: error``, an object that is
+        not the error itself is the error's body."""
+        value = self._loads(text)
+        if value is None:
+            return False
+        self._event_read = True
+        found.append({"error": value} if self._event == "error" and "error" not in value
+                     else value)
+        return True
 
     def _object(self, text: str, found: list[Decoded]) -> bool:
         """Add the JSON object `text` holds to `found`; False if it holds none."""
+        value = self._loads(text)
+        if value is not None:
+            found.append(value)
+        return value is not None
+
+    def _loads(self, text: str) -> Json | None:
         self.scanned += len(text)
         try:
             value = json.loads(text)
         except (ValueError, RecursionError):  # RecursionError: nested too deep for json
-            return False
-        if not isinstance(value, dict):
-            return False
-        found.append(value)
-        return True
+            return None
+        return value if isinstance(value, dict) else None
 
-    def _decodes(self, text: str) -> bool:
-        return self._object(text, [])
 
 
 
