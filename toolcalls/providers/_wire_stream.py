@@ -43,13 +43,20 @@ class WireDecoder:
     ``invalid_utf8`` issue naming the first (given at `finish`, so that where the pieces were
     split does not move it among the others).
 
+    SSE ``event: error`` (Anthropic's, and any server's) is the provider's error whatever its
+    data: an object that is not the error itself is given as ``{"error": object}``, text or
+    nothing as ``{"error": {"message": text}}``, so the stream readers report it as they
+    report an error object.
+
     Lines without their line break (what ``iter_lines()`` gives, blank lines as ``""``) work
     too, until a piece holds a line break (then pieces are split anywhere, and an empty one is
-    nothing): a piece that starts a line and is a whole line already (a ``data:`` line or an
-    object that decodes, ``[DONE]``, a line that carries no JSON, a blank) is read at once, any
-    other is held as the start of a line; while one is held, a piece shaped like a line of its
-    own (blank, a ``data:``, ``event:``, ``id:`` or ``retry:`` field, an object that decodes)
-    ends it, so a line that cannot be read does not swallow the ones after it.
+    nothing). A piece that starts a line and is whole already (a blank, a ``data:`` line or a
+    line that is a JSON object that decodes, ``data: [DONE]``) is read at once; any other is
+    held as the start of a line. While one is held, a piece shaped like a line of its own (a
+    ``data:``, ``event:``, ``id:`` or ``retry:`` field, an object that decodes) ends it, so a
+    line that cannot be read does not swallow the lines after it, and an empty piece is a blank
+    line if such a piece follows it. (A stream split anywhere whose first line is longer than
+    a piece, and cut right before such a shape, is read as two lines there: an issue says so.)
 
     Work is linear in the input however it is split: the pieces of a line still arriving are
     kept in a list and joined once, and line breaks are looked for in each piece as it comes
@@ -302,8 +309,6 @@ class WireDecoder:
         return value if isinstance(value, dict) else None
 
 
-
-
 def _field(line: str) -> tuple[str, str]:
     """An SSE line's field name and value (one space after the colon is not part of it; a
     line without a colon is a field with an empty value)."""
@@ -312,7 +317,7 @@ def _field(line: str) -> tuple[str, str]:
 
 
 def _unread(what: str, text: str) -> str:
-    """An issue's message: what was not read, its length and its start."""
+    """An issue's message: what was not read, its length, its first and last characters."""
     excerpt = text if len(text) <= 2 * _EXCERPT else f"{text[:_EXCERPT]}…{text[-_EXCERPT:]}"
     return f"{what}: not read ({len(text)} characters: {excerpt!r})"
 
