@@ -93,14 +93,14 @@ class WireDecoder:
     def feed(self, chunk: str | bytes | bytearray) -> list[Decoded]:
         found: list[Decoded] = []
         if isinstance(chunk, str):
-            text = self._flush_bytes() + chunk if self._decoder.getstate()[0] else chunk
+            text = self._flush_bytes() + chunk if self._bytes_in else chunk
         else:
             text = self._decode(bytes(chunk), final=False)
         self.scanned += len(text)
         if "\n" in text or "\r" in text:
             self._raw = True
             self._blank = False  # an empty piece before this one was nothing
-            self._lines(self._after_break(text), found)
+            self._lines(self._after_break(text) if self._skip else text, found)
         elif text:
             self._skip = ""
             if self._raw:
@@ -130,10 +130,10 @@ class WireDecoder:
     # -- bytes to text ------------------------------------------------------------------------
 
     def _decode(self, chunk: bytes, final: bool) -> str:
-        held = len(self._decoder.getstate()[0])  # an unfinished sequence from the last piece
         try:
             text = self._decoder.decode(chunk, final)
         except UnicodeDecodeError as error:  # the decoder kept its state: decode again
+            held = len(self._decoder.getstate()[0])  # an unfinished sequence from before
             offset = self._bytes_in - held + error.start
             self._invalid = (f"the stream is not valid UTF-8 (byte "
                              f"0x{error.object[error.start]:02x} at offset {offset}): each "
@@ -244,6 +244,10 @@ class WireDecoder:
     # -- lines to events ----------------------------------------------------------------------
 
     def _line(self, line: str, found: list[Decoded]) -> None:
+        if line.startswith("data: {") and not self._data and self._event != "error" and (
+                self._object(line[6:], found)):  # the common case, first: one whole object
+            self._event_read = True
+            return
         line = line.removeprefix("\ufeff")
         if not line:
             self._end_event(found)
@@ -268,6 +272,9 @@ class WireDecoder:
         """A blank line, a new NDJSON object or the end: the SSE event being read is read.
         An ``event: error`` whose data is not an object is still the provider's error: its
         text (or its absence) as the ``error`` the stream readers know."""
+        if not self._data and not self._event:  # the common case: nothing held
+            self._event_read = False
+            return
         data = "\n".join(self._data)
         self._data = []
         error = self._event == "error" and not self._event_read
@@ -301,6 +308,7 @@ class WireDecoder:
         return value is not None
 
     def _loads(self, text: str) -> Json | None:
+        """The JSON object `text` holds, or None."""
         self.scanned += len(text)
         try:
             value = json.loads(text)
