@@ -189,9 +189,8 @@ def _stream_provider(text: str) -> str:
 
 
 def _is_captured_stream(text: str) -> bool:
-    """SSE (``data:``/``event:`` lines) or NDJSON (one JSON object per line, several); a byte
-    order mark first is not part of the stream (the SSE spec drops it)."""
-    head = text.removeprefix("\ufeff").lstrip()
+    """SSE (``data:``/``event:`` lines) or NDJSON (one JSON object per line, several)."""
+    head = text.lstrip()
     if head.startswith(("data:", "event:", ":")):
         return True
     lines = [line for line in head.splitlines() if line.strip()]
