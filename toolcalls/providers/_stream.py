@@ -221,8 +221,6 @@ class ProviderStream:
         return (f"<toolcalls.read_stream {self.provider!r} ({fmt}): {self._chunks} chunks, "
                 f"{calls} complete call{'' if calls == 1 else 's'}, {state}>")
 
-    # -- what a provider's reader implements --------------------------------------------------
-
     def _read_wire(self, decoded: list[Decoded]) -> None:
         """What the raw stream gave: each event read, each issue of the wire noted."""
         for item in decoded:
@@ -230,6 +228,8 @@ class ProviderStream:
                 self._native.issues.append(item)
             else:
                 self._read(item)
+
+    # -- what a provider's reader implements --------------------------------------------------
 
     def _read(self, data: Mapping[str, Any]) -> None:
         error = data.get("error")
