@@ -7,6 +7,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import toolcalls
 from toolcalls.parsing._models import ParseIssue
@@ -132,6 +134,37 @@ def test_an_issue_says_what_was_not_read_in_a_few_words() -> None:
 def test_json_nested_too_deep_is_an_issue_not_a_crash() -> None:
     deep = '{"a":' * 100_000 + "1" + "}" * 100_000
     assert decoded([f"data: {deep}\n\n", deep + "\n"])[1] == ["unread_stream_data"] * 2
+
+
+_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(), lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(st.text(max_size=5), inner, max_size=3), max_leaves=8)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.dictionaries(st.text(max_size=5), _VALUES, min_size=1, max_size=3),
+                min_size=1, max_size=4),
+       st.sampled_from(["\n", "\r\n", "\r"]), st.booleans(), st.booleans(), st.data())
+def test_any_events_any_line_end_any_split(events_sent: list[dict[str, Any]], end: str,
+                                           split_data: bool, ndjson: bool,
+                                           data: st.DataObject) -> None:
+    """Events as SSE (a ``data:`` line each, or each object's JSON over several ``data:``
+    lines) or NDJSON, in bytes cut at any places after the first line break, and as the
+    lines ``iter_lines()`` gives."""
+    if ndjson:
+        lines = [json.dumps(event, ensure_ascii=False) for event in events_sent]
+    else:
+        lines = ["".join(f"data: {part}{end}" for part in
+                         (json.dumps(event, indent=1 if split_data else None,
+                                     ensure_ascii=False).split("\n"))) for event in events_sent]
+    raw = end.join([": comment", *lines, ""]).encode()
+    first = raw.index(end.encode()) + len(end)
+    cuts = sorted(data.draw(st.lists(st.integers(first, len(raw)), max_size=12)))
+    pieces: list[str | bytes] = [raw[a:b] for a, b in zip([0, *cuts], [*cuts, len(raw)],
+                                                            strict=True)]
+    assert events(pieces) == events_sent
+    lines_given: list[str | bytes] = list(raw.decode().split(end)[:-1])  # as iter_lines()
+    assert events(lines_given) == events_sent
 
 
 # -- lines without their line break: what iter_lines() gives ------------------------------------
