@@ -4,6 +4,7 @@ JSON of each event; what carries none is skipped, what cannot be read is an issu
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +15,9 @@ import toolcalls
 from toolcalls.parsing._models import ParseIssue
 from toolcalls.providers._wire_stream import WireDecoder
 
+RECORDED = sorted((Path(__file__).resolve().parents[2] / "fixtures" / "providers").glob(
+    "*/*.[sn][sd]*"))
+"""The recorded streams (SSE and NDJSON) of every provider."""
 EVENTS = [{"a": 1}, {"b": "é\nx"}, {"c": [1, 2]}]
 SSE = "".join(f"data: {json.dumps(e, ensure_ascii=False)}\r\n\r\n" for e in EVENTS)
 NDJSON = "".join(json.dumps(e) + "\n" for e in EVENTS)
@@ -202,6 +206,27 @@ def test_a_line_read_without_its_break_is_not_ended_twice() -> None:
     line, it is not a blank line that ends the event being read."""
     assert events(["event: x", "\r\n", MULTILINE]) == [{"a": 1}]
     assert events(['data: {"a": 1}', "\r", "\n", 'data: {"b": 2}\n']) == [{"a": 1}, {"b": 2}]
+
+
+@pytest.mark.parametrize("saved", RECORDED, ids=lambda path: path.name)
+def test_a_recorded_stream_reads_the_same_as_lines_and_as_bytes_with_cr(saved: Path) -> None:
+    """Every recorded stream, given as ``iter_lines()`` gives it or as bytes with CR line ends
+    in 5-byte pieces, reads as it does whole."""
+    provider = {"openai_chat": "openai"}.get(saved.parent.name, saved.parent.name)
+    text = saved.read_text(encoding="utf-8")
+    cr = text.replace("\n", "\r").encode()
+
+    def read(pieces: list[str] | list[bytes]) -> toolcalls.ParseResult:
+        reader = toolcalls.read_stream(provider, format="auto")
+        for piece in pieces:
+            reader.feed(piece)
+        reader.close()
+        return reader.result()
+
+    whole = read([text])
+    assert [issue.kind for issue in whole.issues if "stream" in issue.kind] == []
+    assert read(text.splitlines()) == whole
+    assert read([cr[at:at + 5] for at in range(0, len(cr), 5)]) == whole
 
 
 # -- the end of the stream ---------------------------------------------------------------------
