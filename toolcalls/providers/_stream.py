@@ -2,7 +2,9 @@
 
 A chunk is the SDK's stream object (read through its own ``to_dict()``, else
 ``model_dump()``: no SDK is imported here), a dict, or raw SSE / NDJSON text or bytes split
-anywhere (`WireDecoder`, in `toolcalls.providers._wire_stream`). Each provider's reader
+anywhere (`WireDecoder`, in `toolcalls.providers._wire_stream`: what the raw stream holds that
+is not a JSON event is an issue in the result, ``unread_stream_data``, ``truncated_stream`` or
+``invalid_utf8``, in its place among the providers' own). Each provider's reader
 (`ProviderStream` subclasses, one private module per provider: `_openai_chat_stream`,
 `_openai_responses_stream`, `_anthropic_stream`, `_gemini_stream`, `_ollama_stream`) turns the
 JSON events into the events `toolcalls.stream()` emits:
@@ -65,12 +67,12 @@ from ..parsing._events import (
     ToolCallFailed,
     ToolCallStart,
 )
-from ..parsing._models import ParseResult
+from ..parsing._models import ParseIssue, ParseResult
 from ..parsing._registry import get_format
 from ._provider import by_provider
 from ._read import CallIds, _assemble, _model_format, _parse_text, alias_names, as_json, canonical
 from ._reading import NativeRead, duplicate_id
-from ._wire_stream import WireDecoder
+from ._wire_stream import Decoded, WireDecoder
 
 if TYPE_CHECKING:
     from ..parsing._api import ToolsLike
@@ -197,8 +199,7 @@ class ProviderStream:
         if type(chunk) is dict:
             self._read(chunk)
         elif isinstance(chunk, str | bytes | bytearray):
-            for data in self._wire.feed(chunk):
-                self._read(data)
+            self._read_wire(self._wire.feed(chunk))
         else:
             self._read(as_json(chunk))
         return events
@@ -210,8 +211,7 @@ class ProviderStream:
             return []
         events: list[Event] = []
         self._events = events
-        for data in self._wire.finish():
-            self._read(data)
+        self._read_wire(self._wire.finish())
         self._closed = True
         self._finish()
         self._finish_text()
@@ -249,6 +249,14 @@ class ProviderStream:
         state = "closed" if self._closed else "open"
         return (f"<toolcalls.read_stream {self.provider!r} ({fmt}): {self._chunks} chunks, "
                 f"{calls} complete call{'' if calls == 1 else 's'}, {state}>")
+
+    def _read_wire(self, decoded: list[Decoded]) -> None:
+        """What the raw stream gave: each event read, each issue of the wire noted."""
+        for item in decoded:
+            if isinstance(item, ParseIssue):
+                self._native.issues.append(item)
+            else:
+                self._read(item)
 
     # -- what a provider's reader implements --------------------------------------------------
 
