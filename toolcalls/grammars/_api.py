@@ -25,6 +25,7 @@ def grammar(
     tool_choice: str = "auto",
     reasoning: bool = False,
     parallel: bool = True,
+    bounded_whitespace: bool = True,
 ) -> str:
     """The grammar of a whole response in ``format`` calling ``tools``, for constrained decoding.
 
@@ -37,6 +38,9 @@ def grammar(
     ``tool_choice``: ``"auto"`` (content, then optionally calls), ``"required"`` (at least one
     call, no content), or a tool name (exactly one call of that tool). ``reasoning=True``: the
     response opens with the format's reasoning block. ``parallel=False``: one call at most.
+    ``bounded_whitespace=True``: at most one space between two JSON tokens, as the chat
+    templates write JSON (``{"a": 1, "b": 2}`` or ``{"a":1,"b":2}``); ``False``: any blanks,
+    which a model can write for ever (a random model did, 400 tokens of ``\r\n``).
 
     >>> import toolcalls
     >>> tools = [{"name": "f", "parameters": {"type": "object", "properties": {}}}]
@@ -46,7 +50,7 @@ def grammar(
     name = format if isinstance(format, str) else format.name
     return build(
         name, to_tools(tools), tool_choice=tool_choice, reasoning=reasoning, parallel=parallel
-    ).write(dialect)
+    ).write(dialect, bounded_whitespace=bounded_whitespace)
 
 
 def structural_tag(

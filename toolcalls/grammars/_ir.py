@@ -127,11 +127,13 @@ class Grammar:
 
     rules: dict[str, Node] = field(default_factory=dict)
 
-    def write(self, dialect: str) -> str:
+    def write(self, dialect: str, *, bounded_whitespace: bool = True) -> str:
+        """The grammar in ``dialect``; ``bounded_whitespace``: the blanks between two JSON
+        tokens are `JSON_BLANKS` (else any blanks, which a model can write without end)."""
         writer = _WRITERS.get(dialect)
         if writer is None:
             raise ValueError(f"unknown grammar dialect {dialect!r}: one of {sorted(_WRITERS)}")
-        return writer(self)
+        return writer(self, bounded_whitespace)
 
 
 # -- shared helpers ---------------------------------------------------------------------------
@@ -145,13 +147,17 @@ def regex_escape(text: str) -> str:
     return escape_chars(text, _REGEX_META)
 
 
-_CONTROL_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+CONTROL_ESCAPES = {
+    **{chr(code): f"\\x{code:02x}" for code in range(0x20)},
+    "\n": "\\n", "\r": "\\r", "\t": "\\t",
+}
+"""Control characters as escapes every dialect reads (a raw NUL in a grammar's text is lost)."""
 
 
 def escape_chars(text: str, special: str | set[str]) -> str:
     """``text`` with a backslash before each ``special`` character and newline, carriage
     return and tab written as escapes: the quoting shared by regexes and GBNF strings."""
-    return "".join("\\" + char if char in special else _CONTROL_ESCAPES.get(char, char)
+    return "".join("\\" + char if char in special else CONTROL_ESCAPES.get(char, char)
                    for char in text)
 
 
@@ -199,8 +205,7 @@ def _group(node: Node, write_leaf: Callable[[Node], str]) -> str:
 
 def _class_escape(chars: str) -> str:
     return "".join(
-        {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(c, "\\" + c if c in "]\\^-[/" else c)
-        for c in chars
+        CONTROL_ESCAPES.get(c, "\\" + c if c in "]\\^-[/" else c) for c in chars
     )
 
 
@@ -211,8 +216,15 @@ def _any_of(texts: Sequence[str]) -> str:
 # -- llguidance -------------------------------------------------------------------------------
 
 
-def _write_llguidance(grammar: Grammar) -> str:
+JSON_BLANKS = "(?: |\\r?\\n[ \\t]{0,32})?"
+"""The blanks between two JSON tokens, bounded: one space (the templates' ``{"a": 1, "b": 2}``)
+or none, or one line break and an indent (pretty-printed JSON, which models write too)."""
+_BOUNDED_JSON = {"x-guidance": {"whitespace_pattern": JSON_BLANKS}}
+
+
+def _write_llguidance(grammar: Grammar, bounded_whitespace: bool) -> str:
     namer = _Namer()
+    options = _BOUNDED_JSON if bounded_whitespace else {}
 
     def leaf(node: Node) -> str:
         if isinstance(node, Lit):
@@ -224,7 +236,7 @@ def _write_llguidance(grammar: Grammar) -> str:
         if isinstance(node, Ws):
             return namer.add("WS", "", lambda name, _: f"{name}: /[ \\t\\r\\n]+/")  + "?"
         if isinstance(node, Json):
-            body = json.dumps(node.schema, ensure_ascii=False, sort_keys=False)
+            body = json.dumps({**node.schema, **options}, ensure_ascii=False, sort_keys=False)
             return namer.add("json", body, lambda name, b: f"{name}: %json {b}")
         if isinstance(node, Free):
             first = f"[^{_class_escape(node.first_not)}]" if node.first_not else "."
@@ -248,11 +260,11 @@ def _not_containing(exclude: tuple[str, ...]) -> str:
 # -- plain Lark (Python lark, Earley) ---------------------------------------------------------
 
 
-def _write_lark(grammar: Grammar) -> str:
+def _write_lark(grammar: Grammar, bounded_whitespace: bool) -> str:
     from ._json_rules import JsonRules
 
     namer = _Namer()
-    json_rules = JsonRules("lark")
+    json_rules = JsonRules("lark", bounded_whitespace)
 
     def leaf(node: Node) -> str:
         if isinstance(node, Lit):
@@ -282,11 +294,11 @@ def _write_lark(grammar: Grammar) -> str:
 # -- GBNF (llama.cpp) -------------------------------------------------------------------------
 
 
-def _write_gbnf(grammar: Grammar) -> str:
+def _write_gbnf(grammar: Grammar, bounded_whitespace: bool) -> str:
     from ._automaton import text_rules
     from ._json_rules import JsonRules, gbnf_string
 
-    json_rules = JsonRules("gbnf")
+    json_rules = JsonRules("gbnf", bounded_whitespace)
     extra: list[str] = []
     made: dict[tuple[str, tuple[str, ...]], str] = {}
 
@@ -324,7 +336,7 @@ def _write_gbnf(grammar: Grammar) -> str:
     return "\n".join(lines + tail) + "\n"
 
 
-_WRITERS: dict[str, Callable[[Grammar], str]] = {
+_WRITERS: dict[str, Callable[[Grammar, bool], str]] = {
     "llguidance": _write_llguidance,
     "lark": _write_lark,
     "gbnf": _write_gbnf,

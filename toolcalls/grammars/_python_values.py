@@ -31,7 +31,8 @@ _NUMBER_KEYWORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"
 
 
 def _quoted(quote: str) -> Node:
-    plain = Free((quote, "\\", "\n", "\r"))
+    # No NUL: Python refuses it in source, so the reader would refuse the call.
+    plain = Free((quote, "\\", "\n", "\r", "\0"))
     escape = alt(*(Lit("\\" + char) for char in ("\\", "'", '"', "n", "t")))
     return seq(Lit(quote), Rep(alt(plain, escape)), Lit(quote))
 

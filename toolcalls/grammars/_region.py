@@ -13,7 +13,7 @@ from ._ir import Lit, Node, Opt, Until, alt, seq
 
 __all__ = [
     "CallRegion", "arguments_schema", "named_object", "properties_of", "raw_value",
-    "structural_tags", "without_close_tags",
+    "structural_tags",
 ]
 
 
@@ -67,36 +67,6 @@ def properties_of(tool: Tool) -> tuple[list[tuple[str, Mapping[str, Any]]], set[
     ]
     required = schema.get("required")
     return listed, set(required) if isinstance(required, list) else set()
-
-
-# A JSON value between XML-parameter tags ends at the first close tag or section tag, even
-# inside one of its strings (the reader cannot tell), so strings there hold no "<" (found by
-# sampling: "</parameter>" and "<tool_call>" inside an array's string).
-_NO_CLOSE_TAG = "^[^<]*$"
-
-
-def without_close_tags(schema: Any) -> Any:
-    """``schema`` with every string (that has no pattern of its own) barred from ``<``."""
-    if not isinstance(schema, Mapping):
-        return schema
-    fixed = dict(schema)
-    if isinstance(schema.get("properties"), Mapping):
-        fixed["properties"] = {
-            key: without_close_tags(sub) for key, sub in schema["properties"].items()
-        }
-    for key in ("items", "additionalProperties"):
-        if isinstance(schema.get(key), Mapping):
-            fixed[key] = without_close_tags(schema[key])
-    for key in ("anyOf", "oneOf", "allOf"):
-        if isinstance(schema.get(key), list):
-            fixed[key] = [without_close_tags(sub) for sub in schema[key]]
-    kinds = schema.get("type")
-    stringy = kinds == "string" or isinstance(kinds, list) and "string" in kinds or (
-        kinds is None and not any(k in schema for k in ("properties", "items", "enum", "const",
-                                                         "anyOf", "oneOf", "allOf", "$ref")))
-    if stringy and "pattern" not in schema:
-        fixed["pattern"] = _NO_CLOSE_TAG
-    return fixed
 
 
 def structural_tags(tags: XmlTags) -> tuple[str, ...]:
