@@ -10,6 +10,7 @@ from ..parsing.formats._base import Format
 from ..tools._tool import Tool
 from . import _deepseek_kimi, _other_families
 from ._formats import REGIONS, arguments_schema, build
+from ._names import check_tools
 from ._xml_families import XGRAMMAR_STYLES, xgrammar_format
 
 __all__ = ["Dialect", "grammar", "structural_tag"]
@@ -86,7 +87,8 @@ def structural_tag(
 
     fmt = get_format(format)
     if fmt.name in XGRAMMAR_STYLES and not legacy:
-        styled = xgrammar_format(fmt.name, _chosen(to_tools(tools), tool_choice), tool_choice)
+        chosen = _chosen(fmt, to_tools(tools), tool_choice)
+        styled = xgrammar_format(fmt.name, chosen, tool_choice)
         styled["excludes"] = _free_text_excludes(fmt, styled["triggers"])
         return {"type": "structural_tag", "format": styled}
     if fmt.name not in _TAGGED:
@@ -95,7 +97,7 @@ def structural_tag(
             f"one JSON object between fixed strings): use toolcalls.grammar; one of "
             f"{sorted(_TAGGED)}"
         )
-    chosen = _chosen(to_tools(tools), tool_choice)
+    chosen = _chosen(fmt, to_tools(tools), tool_choice)
     trigger, begin, end = _TAGGED[fmt.name]
     tags = [
         {
@@ -144,10 +146,12 @@ def _free_text_excludes(fmt: Format, triggers: list[str]) -> list[str]:
     )
 
 
-def _chosen(tools: list[Tool], tool_choice: str) -> list[Tool]:
+def _chosen(fmt: Format, tools: list[Tool], tool_choice: str) -> list[Tool]:
+    """The tools ``tool_choice`` lets the model call, each one ``fmt``'s reader can read."""
     chosen = [tool for tool in tools if tool_choice in ("auto", "required", tool.name)]
     if not chosen:
         raise ValueError(f"tool_choice {tool_choice!r} names no tool of the tool set")
+    check_tools(fmt, chosen)
     return chosen
 
 

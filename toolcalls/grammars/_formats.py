@@ -23,6 +23,7 @@ from ..parsing.formats import xml as _xml
 from ..tools._tool import Tool
 from . import _deepseek_kimi, _other_families, _xml_families
 from ._ir import Free, Grammar, Json, Lit, Node, Opt, Ref, Rep, Seq, Until, Ws, alt, seq
+from ._names import check_tools
 from ._region import (
     CallRegion,
     arguments_schema,
@@ -156,6 +157,7 @@ def build(
         parallel = False
     if not chosen:
         raise ValueError("a grammar of calls needs at least one tool")
+    check_tools(fmt, chosen)
     markers = tuple(sorted(m for m in fmt.openers() if m))
     rules: dict[str, Node] = {}
     rules["call"] = alt(*(region.call(tool) for tool in chosen))
