@@ -220,11 +220,17 @@ JSON_BLANKS = "(?: |\\r?\\n[ \\t]{0,32})?"
 """The blanks between two JSON tokens, bounded: one space (the templates' ``{"a": 1, "b": 2}``)
 or none, or one line break and an indent (pretty-printed JSON, which models write too)."""
 _BOUNDED_JSON = {"x-guidance": {"whitespace_pattern": JSON_BLANKS}}
+TAG_BLANKS = "[ \\t]{1,32}|(?:[ \\t]{0,32}\\r?\\n){1,4}[ \\t]{0,32}"
+"""The blanks between tags (`Ws`), bounded: a few line breaks, each line indented at most 32
+columns, where the templates write one line break (or none)."""
+_GBNF_TAG_BLANKS = '([ \\t]{0,32} "\\r"? "\\n"){0,4} [ \\t]{0,32}'
+_ANY_BLANKS = "[ \\t\\r\\n]+"
 
 
 def _write_llguidance(grammar: Grammar, bounded_whitespace: bool) -> str:
     namer = _Namer()
     options = _BOUNDED_JSON if bounded_whitespace else {}
+    blanks = TAG_BLANKS if bounded_whitespace else _ANY_BLANKS
 
     def leaf(node: Node) -> str:
         if isinstance(node, Lit):
@@ -234,7 +240,7 @@ def _write_llguidance(grammar: Grammar, bounded_whitespace: bool) -> str:
         if isinstance(node, Ref):
             return node.name
         if isinstance(node, Ws):
-            return namer.add("WS", "", lambda name, _: f"{name}: /[ \\t\\r\\n]+/")  + "?"
+            return namer.add("WS", "", lambda name, _: f"{name}: /{blanks}/") + "?"
         if isinstance(node, Json):
             body = json.dumps({**node.schema, **options}, ensure_ascii=False, sort_keys=False)
             return namer.add("json", body, lambda name, b: f"{name}: %json {b}")
@@ -287,7 +293,8 @@ def _write_lark(grammar: Grammar, bounded_whitespace: bool) -> str:
         raise TypeError(node)
 
     lines = [f"{name}: {_walk(node, leaf)}" for name, node in grammar.rules.items()]
-    tail = ["WS: /[ \\t\\r\\n]+/", *namer.extra, *json_rules.lines]
+    blanks = TAG_BLANKS if bounded_whitespace else _ANY_BLANKS
+    tail = [f"WS: /{blanks}/", *namer.extra, *json_rules.lines]
     return "\n".join(lines + [""] + tail) + "\n"
 
 
@@ -332,7 +339,8 @@ def _write_gbnf(grammar: Grammar, bounded_whitespace: bool) -> str:
         f"{'root' if name == 'start' else name.replace('_', '-')} ::= {_walk(node, leaf)}"
         for name, node in grammar.rules.items()
     ]
-    tail = ['ws ::= [ \\t\\r\\n]*', *extra, *json_rules.lines]
+    blanks = _GBNF_TAG_BLANKS if bounded_whitespace else "[ \\t\\r\\n]*"
+    tail = [f"ws ::= {blanks}", *extra, *json_rules.lines]
     return "\n".join(lines + tail) + "\n"
 
 
