@@ -39,9 +39,13 @@ def grammar(
     ``tool_choice``: ``"auto"`` (content, then optionally calls), ``"required"`` (at least one
     call, no content), or a tool name (exactly one call of that tool). ``reasoning=True``: the
     response opens with the format's reasoning block. ``parallel=False``: one call at most.
-    ``bounded_whitespace=True``: at most one space between two JSON tokens, as the chat
-    templates write JSON (``{"a": 1, "b": 2}`` or ``{"a":1,"b":2}``); ``False``: any blanks,
-    which a model can write for ever (a random model did, 400 tokens of ``\r\n``).
+    ``bounded_whitespace=True``: between two JSON tokens one space or none (as the chat
+    templates write JSON: ``{"a": 1, "b": 2}``), or one line break and an indent of at most
+    32 (pretty-printed JSON), and between tags at most four line breaks; ``False``: any
+    blanks anywhere, which a model can write for ever (a random model did, 400 tokens of
+    ``\\r\\n``). A tool whose name or parameter name the format's reader would not read back
+    where the format writes it (``resolve-library-id`` in a pythonic list, a blank in a
+    Mistral name) raises `ToolDefinitionError`, as it does in `structural_tag`.
 
     >>> import toolcalls
     >>> tools = [{"name": "f", "parameters": {"type": "object", "properties": {}}}]
