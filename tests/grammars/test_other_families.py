@@ -39,6 +39,7 @@ def clean(name: str, text: str) -> toolcalls.ParseResult:
     "[book(who='Ann', seats=2, vip=True, note=None)]",
     '[book(who="A \\"B\\" \\\\ \\n", seats=-3, where={\'city\': "Oslo"})]',
     "[book(seats=1, extra=[1, 'x', {'k': None}]), ping()]",
+    "[book(seats=1, extra=[1.5e3, -0.25, 1E+99])]",
     "[book(who='\x01 \x0b \x7f \u2028 \ufeff', seats=1)]",  # control characters Python takes
     "Sure. [ping()] Done.",
     "<|python_start|>[ping()]<|python_end|>",
@@ -57,6 +58,8 @@ def test_pythonic_values_are_python_literals(text: str) -> None:
     "[book(who='a\nb', seats=1)]",  # a raw line break in a string
     "[book(who='a\x00b', seats=1)]",  # NUL: Python refuses it, so the reader does
     "[book(seats=1, extra={'a\x00': 1})]",
+    "[book(seats=1, extra=1e400)]",  # infinite: the reader refuses it
+    "[book(seats=1, extra=[1" + "0" * 200 + "])]",
     "[nope()]",
     "[book(seats=1, extra=[[[1]]])]",  # a value of no declared type nests 2 deep at most
 ])

@@ -27,6 +27,7 @@ __all__ = [
     "Json",
     "Lit",
     "Node",
+    "Number",
     "Opt",
     "Ref",
     "Rep",
@@ -108,7 +109,26 @@ class Opt:
     item: Node
 
 
-Node = Lit | Json | Free | Until | Ws | Ref | Seq | Alt | Rep | Opt
+@dataclass(frozen=True)
+class Number:
+    """A number as Python and JSON write it that is a finite double: at most 200 digits before
+    the point and an exponent of at most two digits (``1.5e3``, never ``1e400``, which the
+    readers refuse); ``integer``: digits only."""
+
+    integer: bool = False
+
+
+_NUMBER_REGEX = "-?(?:0|[1-9][0-9]{0,199})"
+_FRACTION_REGEX = "(?:\\.[0-9]+)?(?:[eE][-+]?[0-9]{1,2})?"
+_NUMBER_GBNF = '"-"? ("0" | [1-9] [0-9]{0,199})'
+_FRACTION_GBNF = ' ("." [0-9]+)? ([eE] [-+]? [0-9]{1,2})?'
+
+
+def number_regex(node: Number) -> str:
+    return _NUMBER_REGEX + ("" if node.integer else _FRACTION_REGEX)
+
+
+Node = Lit | Json | Free | Until | Ws | Ref | Seq | Alt | Rep | Opt | Number
 
 
 def seq(*items: Node) -> Node:
@@ -241,6 +261,8 @@ def _write_llguidance(grammar: Grammar, bounded_whitespace: bool) -> str:
             return node.name
         if isinstance(node, Ws):
             return namer.add("WS", "", lambda name, _: f"{name}: /{blanks}/") + "?"
+        if isinstance(node, Number):
+            return namer.add("NUMBER", f"/{number_regex(node)}/", lambda name, b: f"{name}: {b}")
         if isinstance(node, Json):
             body = json.dumps({**node.schema, **options}, ensure_ascii=False, sort_keys=False)
             return namer.add("json", body, lambda name, b: f"{name}: %json {b}")
@@ -279,6 +301,8 @@ def _write_lark(grammar: Grammar, bounded_whitespace: bool) -> str:
             return node.name
         if isinstance(node, Ws):
             return "WS?"
+        if isinstance(node, Number):
+            return namer.add("NUMBER", f"/{number_regex(node)}/", lambda name, b: f"{name}: {b}")
         if isinstance(node, Json):
             return json_rules.rule(node.schema)
         if isinstance(node, Free):
@@ -324,6 +348,8 @@ def _write_gbnf(grammar: Grammar, bounded_whitespace: bool) -> str:
             return node.name.replace("_", "-")
         if isinstance(node, Ws):
             return "ws"
+        if isinstance(node, Number):
+            return f"({_NUMBER_GBNF}{'' if node.integer else _FRACTION_GBNF})"
         if isinstance(node, Json):
             return json_rules.rule(node.schema)
         if isinstance(node, Free):
