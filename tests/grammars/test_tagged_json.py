@@ -85,3 +85,16 @@ def test_a_json_value_may_not_hold_its_close_tag(format_name: str, spot: str) ->
     rules = grammar(format_name, [PERSON])
     assert accepts(rules, text) is None
     assert accepts(rules, text.replace(spot, json.dumps(CLOSE[format_name]))) is not None
+
+
+@pytest.mark.parametrize("format_name", XML)
+def test_a_number_parameter_is_finite(format_name: str) -> None:
+    """``%json`` lets a number have any exponent; the readers refuse ``1e400``."""
+    tools = [{"name": "f", "parameters": {"type": "object", "properties": {
+        "n": {"type": "number"}, "i": {"type": "integer"}}, "required": ["n", "i"]}}]
+    text = _call(format_name, {"n": 1.5, "i": 7})
+    rules = grammar(format_name, tools)
+    assert accepts(rules, text) is None
+    assert accepts(rules, text.replace("1.5", "1.5e3")) is None
+    assert accepts(rules, text.replace("1.5", "1e400")) is not None
+    assert accepts(rules, text.replace("7", "7.5")) is not None

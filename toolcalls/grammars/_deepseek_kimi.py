@@ -35,6 +35,7 @@ from ._ir import Json, Lit, Node, Opt, Ws, seq
 from ._region import (
     CallRegion,
     arguments_schema,
+    bare_number,
     properties_of,
     raw_value,
     structural_tags,
@@ -80,7 +81,8 @@ def _dsml_call(tool: Tool) -> Node:
         raw = raw_value(sub, _DSML.param_close, structural_tags(_DSML))
         kind = "true" if raw is not None else "false"
         stops = (_DSML.param_close, *structural_tags(_DSML))
-        value = raw or seq(Ws(), Json(within_tags(sub, stops)), Ws(), Lit(_DSML.param_close))
+        json_value = bare_number(sub) or Json(within_tags(sub, stops))
+        value = raw or seq(Ws(), json_value, Ws(), Lit(_DSML.param_close))
         head = seq(Ws(), Lit(f'{_DSML.param_open} name="{name}" string="{kind}">'))
         parts.append(seq(head, value) if name in required else Opt(seq(head, value)))
     parts.append(seq(Ws(), Lit(_DSML.call_close)))

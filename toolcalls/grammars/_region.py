@@ -9,10 +9,10 @@ from typing import Any
 
 from ..parsing.formats._xmlparams import XmlTags
 from ..tools._tool import Tool
-from ._ir import Lit, Node, Opt, Until, alt, seq
+from ._ir import Lit, Node, Number, Opt, Until, alt, seq
 
 __all__ = [
-    "CallRegion", "arguments_schema", "named_object", "properties_of", "raw_value",
+    "CallRegion", "arguments_schema", "bare_number", "named_object", "properties_of", "raw_value",
     "structural_tags",
 ]
 
@@ -90,6 +90,19 @@ def raw_value(
             return seq(newline, alt(*(Lit(choice) for choice in choices)), newline, Lit(end))
         return None
     return Until(end, exclude) if schema.get("type") == "string" else None
+
+
+_NUMERIC_KEYWORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
+                     "enum", "const")
+
+
+def bare_number(schema: Mapping[str, Any]) -> Node | None:
+    """A number or integer value with no other constraint, as a finite number (`Number`):
+    in ``%json`` llguidance writes any exponent, ``1e400`` too, which the readers refuse."""
+    kind = schema.get("type")
+    if kind not in ("number", "integer") or any(key in schema for key in _NUMERIC_KEYWORDS):
+        return None
+    return Number(integer=kind == "integer")
 
 
 def named_object(tool: Tool, key: str) -> dict[str, Any]:

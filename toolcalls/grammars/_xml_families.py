@@ -37,6 +37,7 @@ from ._ir import Json, Lit, Node, Opt, Until, Ws, alt, seq
 from ._region import (
     CallRegion,
     arguments_schema,
+    bare_number,
     properties_of,
     raw_value,
     structural_tags,
@@ -85,7 +86,7 @@ def _value(schema: Mapping[str, Any], style: XmlCallStyle, excluded: tuple[str, 
         raw = Until(end, excluded)
     if raw is not None:
         return raw
-    value = Json(within_tags(schema, (end, *excluded)))
+    value = bare_number(schema) or Json(within_tags(schema, (end, *excluded)))
     spelled = [style.value(v) for v, kind in _SPELLED if kind in types]
     others = [Lit(word) for word in dict.fromkeys(spelled) if word not in ("true", "false", "null")]
     return seq(Ws(), alt(value, *others) if "enum" not in schema and "const" not in schema
