@@ -189,6 +189,9 @@ class ReaderContext:
         """Absolute offset of ``buf[0]`` in the whole text."""
         self.section: str | None = None
         """The closer of the section of calls the text is in (set by section readers)."""
+        self.quoted: list[tuple[int, int]] = []
+        """Absolute spans the format reads as tool results (`formats._results`): data, never
+        calls. Detection keeps another format from reading a call inside one."""
         # What follows is the engine's: readers never touch it.
         self._reader: Reader | None = None
         """The reader of the open block (None outside blocks), set by the engine."""
