@@ -159,7 +159,9 @@ def parse(
         validate: check each complete call's arguments against its tool's JSON Schema (after
             XML-style values are typed by it) and report what does not fit as issues
             (``missing_argument``, ``unknown_argument``, ``wrong_argument_type``,
-            ``invalid_argument_value``), with messages to send back to the model. Off by
+            ``invalid_argument_value``), with messages to send back to the model. Local
+            ``$ref``s (``#/$defs/...``) are followed; remote ones (``https://...``) are not
+            fetched, so they accept any value. Off by
             default: jsonschema runs in the interpreter, ~0.1 ms per call checked (a short
             Qwen3-Coder response with one call, interpreted: 150 µs parsed, 260 µs
             validated); without it the parse runs no schema code at all.

@@ -16,6 +16,8 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..parsing._coerce import resolve_ref
+
 if TYPE_CHECKING:
     from jsonschema import exceptions
     from jsonschema.protocols import Validator
@@ -131,6 +133,10 @@ def _cached_schema_problem(schema_json: str) -> str | None:
                 + ", ".join(_TYPE_WORDS)
             )
         return f"parameters is not a valid JSON Schema: {message} (at {where})"
+    dangling = _dangling_ref(schema)
+    if dangling is not None:
+        return (f"parameters has a $ref that points nowhere: {dangling!r}; define it under "
+                "$defs in the parameters schema (local refs are followed, remote ones are not)")
     declared = schema.get("type")
     if declared is not None and "object" not in _as_list(declared):
         return (
@@ -140,9 +146,51 @@ def _cached_schema_problem(schema_json: str) -> str | None:
     return None
 
 
+def _validator(schema: Mapping[str, Any]) -> Validator:
+    """A validator of `schema` that follows its local ``$ref``s and no remote one: a remote
+    ``$ref`` (``https://...``) accepts any value, as nothing is fetched while parsing."""
+    return _validator_for(schema)(schema, registry=_no_remote_refs())
+
+
+@functools.cache
+def _no_remote_refs() -> Any:
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012
+
+    def anything(uri: str) -> Resource[Any]:
+        return Resource.from_contents({}, default_specification=DRAFT202012)
+
+    return Registry(retrieve=anything)  # type: ignore[call-arg]
+
+
+def _dangling_ref(schema: Any) -> str | None:
+    """The first local ``$ref`` (``#/$defs/Name``, ``#name``) in `schema` that points nowhere:
+    jsonschema would raise on it while checking a call. Remote refs are not followed."""
+    refs: list[str] = []
+    anchors: set[str] = set()
+    stack = [schema]
+    while stack:  # a loop, not recursion: a schema may be nested thousands deep
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, Mapping):
+            if isinstance(node.get("$ref"), str) and node["$ref"].startswith("#"):
+                refs.append(node["$ref"])
+            if isinstance(node.get("$anchor"), str):
+                anchors.add(node["$anchor"])
+            stack.extend(value for key, value in node.items() if key not in _NOT_SCHEMAS)
+    for ref in refs:
+        fragment = ref[1:]
+        found = (fragment in anchors if fragment and not fragment.startswith("/")
+                 else resolve_ref(ref, schema) is not None)
+        if not found:
+            return ref
+    return None
+
+
 def argument_problems(schema: Mapping[str, Any], arguments: Any) -> list[str]:
     """Every way ``arguments`` fails ``schema``, as sentences a model can act on; [] if valid."""
-    validator = _validator_for(schema)(schema)
+    validator = _validator(schema)
     errors = sorted(validator.iter_errors(arguments), key=lambda e: (list(e.path), e.validator))
     return [_explain(error) for error in errors]
 
@@ -155,7 +203,7 @@ def argument_issues(schema: Mapping[str, Any], arguments: Any) -> list[tuple[Iss
     other arguments: a tool's parameters list what it takes), ``wrong_argument_type``
     (``type``), ``invalid_argument_value`` (anything else: enum, range, pattern...).
     """
-    validator = _validator_for(schema)(schema)
+    validator = _validator(schema)
     errors = sorted(validator.iter_errors(arguments), key=lambda e: (list(e.path), e.validator))
     found = [_classified(error) for error in errors]
     unlisted = _unlisted(schema, arguments)
@@ -288,16 +336,3 @@ def _uppercase_types(schema: Any) -> set[str]:
 
 def _canonical(schema: Mapping[str, Any]) -> str:
     return json.dumps(schema, sort_keys=True, ensure_ascii=False, default=repr)
-
-
-def resolve_ref(ref: str, root: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    """A local JSON pointer (``#/$defs/Name``) into ``root``; None when it goes nowhere."""
-    if not ref.startswith("#"):
-        return None
-    node: Any = root
-    for part in ref[1:].split("/")[1:]:
-        key = part.replace("~1", "/").replace("~0", "~")
-        if not isinstance(node, Mapping) or key not in node:
-            return None
-        node = node[key]
-    return node if isinstance(node, Mapping) else None
