@@ -40,7 +40,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .._errors import ToolNotFoundError
+from .._errors import ToolDefinitionError, ToolNotFoundError
 from ..parsing._api import ToolsLike, to_tools
 from ..parsing._models import ParseIssue, ParseResult, ToolCall
 from ..tools._tool import Tool
@@ -81,6 +81,16 @@ SEARCH_LINE_CHARS = 80
 """Longest one-line description of a search result, in characters."""
 
 TOOL_SEARCH = "tool_search"
+
+
+def check_search_name(tools: Iterable[Tool]) -> None:
+    """Raise `ToolDefinitionError` when one of `tools` is named ``tool_search``: lazy loading
+    sends a tool of that name, and every call to it would be taken for a search."""
+    for tool in tools:
+        if tool.name == TOOL_SEARCH:
+            raise ToolDefinitionError(
+                f"a tool is named {TOOL_SEARCH!r} (source {tool.source!r}), the name of the tool "
+                "lazy loading adds to find the deferred ones: rename it, or pin every tool")
 
 _SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)[.!?](?=\s|$)|\n")
 
@@ -190,6 +200,8 @@ class Session:
         self.search_limit = search_limit
         self.min_score = min_score
         self.deferred = [tool for name, tool in self.catalog.items() if name not in self.pinned]
+        if self.deferred:
+            check_search_name(self.catalog.values())
         self.search_tool = tool_search_tool(self.deferred)
         self._active: list[str] = []  # activation order: what requests carry, stable
         self._last_used: dict[str, int] = {}

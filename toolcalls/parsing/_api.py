@@ -44,8 +44,15 @@ def to_tools(tools: ToolsLike) -> list[Tool]:
     (a key moved to the end of its dict, ``1`` replaced by ``1.0`` or ``True``) keeps the tools
     read before. Equal definitions in new objects are found by their content (types and key
     order included). A generator, or a list holding functions, is read every time.
+
+    Two tools of one name raise `ToolDefinitionError` naming both (providers refuse them).
     """
-    return list(_read(tools))
+    found = list(_read(tools))
+    if len({tool.name for tool in found}) < len(found):
+        from ..tools._tool import check_unique_names  # loaded: `found` holds `Tool` objects
+
+        check_unique_names(found)
+    return found
 
 
 def _read(tools: ToolsLike) -> Sequence[Tool]:
@@ -244,7 +251,7 @@ class Parser:
     ) -> None:
         self.format: Format | str = "auto" if format == "auto" else get_format(format)
         """The `Format`, or ``"auto"``: detected per response, which `stream` cannot do."""
-        self.tools: tuple[Tool, ...] = tuple(_read(tools))
+        self.tools: tuple[Tool, ...] = tuple(to_tools(tools))  # made once: names checked
         self.strict = strict
         self.thinking = thinking
         self.validate = validate
