@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from ..parsing.issues import IssueKind
 
 __all__ = [
-    "argument_issues", "argument_problems", "python_type_names_fixed", "resolve_ref",
-    "schema_problem",
+    "MAX_SCHEMA_NESTING", "argument_issues", "argument_problems", "nesting_problem",
+    "python_type_names_fixed", "resolve_ref", "schema_problem",
 ]
 
 _TYPE_WORDS = {
@@ -99,9 +99,33 @@ def _fixed_properties(properties: dict[str, Any]) -> dict[str, Any]:
 def _json_type_name(declared: Any) -> Any:
     if isinstance(declared, str) and declared in _PYTHON_TYPE_NAMES:
         return _PYTHON_TYPE_NAMES[declared]
-    if isinstance(declared, list) and any(name in _PYTHON_TYPE_NAMES for name in declared):
-        return [_PYTHON_TYPE_NAMES.get(name, name) for name in declared]
+    if isinstance(declared, list) and any(
+            isinstance(name, str) and name in _PYTHON_TYPE_NAMES for name in declared):
+        # A name that is no string ([[]]) stays as it is: `schema_problem` names it.
+        return [_PYTHON_TYPE_NAMES.get(name, name) if isinstance(name, str) else name
+                for name in declared]
     return declared
+
+
+MAX_SCHEMA_NESTING = 100
+"""How many objects and arrays deep a tool's schema may nest: far more than any real one, few
+enough for the recursive readers of schemas (jsonschema's among them)."""
+
+
+def nesting_problem(schema: Any, what: str = "parameters") -> str | None:
+    """What is wrong when `schema` nests deeper than `MAX_SCHEMA_NESTING` (checked with a
+    loop: a schema nested thousands deep is data here, not a crash), else None."""
+    stack: list[tuple[Any, int]] = [(schema, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_SCHEMA_NESTING:
+            return (f"{what} nests more than {MAX_SCHEMA_NESTING} objects and arrays deep; "
+                    "flatten it, or define the repeated part once under $defs and $ref it")
+        children = node.values() if isinstance(node, dict) else node if isinstance(
+            node, list) else ()
+        stack.extend((child, depth + 1) for child in children
+                     if isinstance(child, dict | list))
+    return None
 
 
 def schema_problem(schema: Mapping[str, Any]) -> str | None:

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from .._errors import ToolDefinitionError
 from ..parsing._coerce import property_schema
-from ._schema import python_type_names_fixed, schema_problem
+from ._schema import nesting_problem, python_type_names_fixed, schema_problem
 
 __all__ = ["Tool", "check_unique_names"]
 
@@ -95,6 +95,11 @@ class Tool(BaseModel):
             schema = {}
         elif schema is not None and not isinstance(schema, dict):
             raise ToolDefinitionError(_not_a_schema(data.get("name"), schema))
+        for what, given in (("parameters", schema),
+                            ("result_schema", data.get("result_schema", data.get("outputSchema")))):
+            deep = nesting_problem(given, what)
+            if deep is not None:
+                raise ToolDefinitionError(f"tool {data.get('name')!r}: {deep}")
         if schema is not None:
             shaped["parameters"] = python_type_names_fixed(schema)
         result_schema = data.get("result_schema", data.get("outputSchema"))
