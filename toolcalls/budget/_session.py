@@ -82,6 +82,10 @@ SEARCH_LINE_CHARS = 80
 
 TOOL_SEARCH = "tool_search"
 
+SUGGESTED_NAMES = 3
+"""How many unknown names of one ``tool_search(names=[...])`` get ``did_you_mean`` suggestions
+(each is a search of the whole catalog); the others are only said to be unknown."""
+
 
 def check_search_name(tools: Iterable[Tool]) -> None:
     """Raise `ToolDefinitionError` when one of `tools` is named ``tool_search``: lazy loading
@@ -322,12 +326,18 @@ class Session:
             loaded.append(_definition(activation.tool))
             evicted += activation.evicted
         answer: dict[str, Any] = {"loaded": loaded, "evicted": evicted}
-        errors = [self._no_such_tool(name) for name in unique if name not in self._canonical]
+        unknown = [name for name in unique if name not in self._canonical]
+        # A search costs as much as the catalog is large: only the first few unknown names get
+        # suggestions, so thousands of them cost one pass each, not a search each.
+        errors = [self._no_such_tool(name, suggest=index < SUGGESTED_NAMES)
+                  for index, name in enumerate(unknown)]
         if errors:
             answer["errors"] = errors
         return answer
 
-    def _no_such_tool(self, name: str) -> dict[str, Any]:
+    def _no_such_tool(self, name: str, *, suggest: bool = True) -> dict[str, Any]:
+        if not suggest:
+            return {"error": f"no tool is named {name!r}"}
         suggestions = [hit["name"] for hit in self.search(name, limit=5)]
         return {"error": f"no tool is named {name!r}", "did_you_mean": suggestions}
 
