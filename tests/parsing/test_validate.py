@@ -260,3 +260,22 @@ def test_a_local_ref_that_points_nowhere_is_a_broken_definition(ref: str) -> Non
     broken = {"name": "f", "parameters": {"type": "object", "properties": {"a": {"$ref": ref}}}}
     with pytest.raises(toolcalls.ToolDefinitionError, match="points nowhere"):
         toolcalls.to_tools([broken])
+
+
+def test_arguments_too_deep_to_check_are_an_issue_not_a_crash() -> None:
+    # A recursive schema over arguments 190 deep: RecursionError from jsonschema on main.
+    tree = {"name": "f", "parameters": {
+        "type": "object", "properties": {"a": {"$ref": "#/$defs/N"}},
+        "$defs": {"N": {"anyOf": [{"type": "array", "items": {"$ref": "#/$defs/N"}},
+                                  {"type": "integer"}]}}}}
+    text = ('<tool_call>\n{"name": "f", "arguments": {"a": ' + "[" * 190 + "1" + "]" * 190
+            + "}}\n</tool_call>")
+    result = toolcalls.parse(text, "hermes", tools=[tree], validate=True)
+    assert len(result.calls) == 1
+    assert [issue.kind for issue in result.issues] == ["invalid_argument_value"]
+    assert "too deep to be checked" in result.issues[0].message
+    events, streamed = stream_chunks("hermes", split_at(text, [7, 100, 300]), tools=[tree],
+                                     validate=True)
+    assert streamed == result
+    shallow = text.replace("[" * 190, "[" * 20).replace("]" * 190, "]" * 20)
+    assert toolcalls.parse(shallow, "hermes", tools=[tree], validate=True).issues == []

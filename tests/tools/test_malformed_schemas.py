@@ -10,7 +10,7 @@ import pytest
 import toolcalls
 from toolcalls import Tool, ToolDefinitionError
 from toolcalls.budget import count_openai_tools
-from toolcalls.tools import typescript_namespace
+from toolcalls.tools import from_gemini, typescript_namespace
 from toolcalls.tools._schema import MAX_SCHEMA_NESTING
 
 
@@ -95,3 +95,12 @@ def test_an_odd_valid_schema_parses_renders_and_counts(schema: dict[str, Any]) -
                    "openai_responses"]:
         toolcalls.render(tools, target)
         toolcalls.render(tools, target, budget=10)
+
+
+def test_a_gemini_declaration_nested_thousands_deep_is_a_tool_definition_error() -> None:
+    schema: dict[str, Any] = {"type": "STRING"}
+    for _ in range(3000):
+        schema = {"type": "ARRAY", "items": schema}
+    declaration = {"name": "f", "parameters": {"type": "OBJECT", "properties": {"a": schema}}}
+    with pytest.raises(ToolDefinitionError, match="nests more than"):  # RecursionError on main
+        from_gemini([declaration])

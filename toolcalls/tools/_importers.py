@@ -25,7 +25,7 @@ from pydantic import ValidationError
 from .._errors import ToolDefinitionError
 from ._functions import tool_from_function
 from ._gemini import json_schema_from_gemini
-from ._schema import argument_problems
+from ._schema import argument_problems, nesting_problem
 from ._tool import _OPTIONAL_FIELDS, Tool, check_unique_names
 
 __all__ = [
@@ -110,6 +110,9 @@ def _gemini_declarations(tools: Any) -> list[Mapping[str, Any]]:
 
 
 def _gemini_tool(declaration: Mapping[str, Any], position: int) -> Tool:
+    deep = nesting_problem(declaration.get("parameters"))  # converted by recursion, below
+    if deep is not None:
+        raise _at(position, f"tool {declaration.get('name')!r}: {deep}")
     if "parametersJsonSchema" in declaration:
         parameters = declaration["parametersJsonSchema"]
     elif "parameters" in declaration:

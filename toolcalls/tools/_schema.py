@@ -112,14 +112,15 @@ MAX_SCHEMA_NESTING = 100
 enough for the recursive readers of schemas (jsonschema's among them)."""
 
 
-def nesting_problem(schema: Any, what: str = "parameters") -> str | None:
-    """What is wrong when `schema` nests deeper than `MAX_SCHEMA_NESTING` (checked with a
-    loop: a schema nested thousands deep is data here, not a crash), else None."""
+def nesting_problem(schema: Any, what: str = "parameters",
+                    limit: int = MAX_SCHEMA_NESTING) -> str | None:
+    """What is wrong when `schema` nests deeper than `limit` (checked with a loop: a schema
+    nested thousands deep is data here, not a crash), else None."""
     stack: list[tuple[Any, int]] = [(schema, 1)]
     while stack:
         node, depth = stack.pop()
-        if depth > MAX_SCHEMA_NESTING:
-            return (f"{what} nests more than {MAX_SCHEMA_NESTING} objects and arrays deep; "
+        if depth > limit:
+            return (f"{what} nests more than {limit} objects and arrays deep; "
                     "flatten it, or define the repeated part once under $defs and $ref it")
         children = node.values() if isinstance(node, dict) else node if isinstance(
             node, list) else ()
@@ -212,11 +213,28 @@ def _dangling_ref(schema: Any) -> str | None:
     return None
 
 
+MAX_CHECKED_NESTING = 64
+"""Arguments nested deeper are not checked against the schema (jsonschema checks by recursion:
+a recursive schema over arguments 200 deep ran out of stack); an issue says so."""
+_TOO_DEEP = (f"the arguments nest more than {MAX_CHECKED_NESTING} arrays and objects deep, too "
+             "deep to be checked against the tool's schema; send a flatter value")
+
+
+def _errors(schema: Mapping[str, Any], arguments: Any) -> list[exceptions.ValidationError] | None:
+    """The validation errors, in a stable order; None when the arguments are too deep to check."""
+    if nesting_problem(arguments, "arguments", MAX_CHECKED_NESTING) is not None:
+        return None
+    try:
+        found = list(_validator(schema).iter_errors(arguments))
+    except RecursionError:  # interpreted code: a deep schema on a stack already deep
+        return None
+    return sorted(found, key=lambda e: (list(e.path), e.validator))
+
+
 def argument_problems(schema: Mapping[str, Any], arguments: Any) -> list[str]:
     """Every way ``arguments`` fails ``schema``, as sentences a model can act on; [] if valid."""
-    validator = _validator(schema)
-    errors = sorted(validator.iter_errors(arguments), key=lambda e: (list(e.path), e.validator))
-    return [_explain(error) for error in errors]
+    errors = _errors(schema, arguments)
+    return [_TOO_DEEP] if errors is None else [_explain(error) for error in errors]
 
 
 def argument_issues(schema: Mapping[str, Any], arguments: Any) -> list[tuple[IssueKind, str]]:
@@ -227,8 +245,9 @@ def argument_issues(schema: Mapping[str, Any], arguments: Any) -> list[tuple[Iss
     other arguments: a tool's parameters list what it takes), ``wrong_argument_type``
     (``type``), ``invalid_argument_value`` (anything else: enum, range, pattern...).
     """
-    validator = _validator(schema)
-    errors = sorted(validator.iter_errors(arguments), key=lambda e: (list(e.path), e.validator))
+    errors = _errors(schema, arguments)
+    if errors is None:
+        return [_as_issue("invalid_argument_value", _TOO_DEEP)]
     found = [_classified(error) for error in errors]
     unlisted = _unlisted(schema, arguments)
     if unlisted:
