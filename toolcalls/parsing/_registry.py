@@ -144,7 +144,8 @@ def detect_parsed(text: str, declared: Sequence[Tool]) -> tuple[str | None, Pars
         if _has_markup(name, text) or _reads_a_call(parses.result(name))
     ]
     if any(_reads_a_call(parses.result(name)) for name in shortlist):
-        guards = [name for name in list_formats() if _has_result_marker(name, text)]
+        guards = {name: first for name in list_formats()
+                  if (first := _first_result_marker(name, text)) >= 0}
         holders = {name: _holders(name, guards, parses) for name in shortlist}
         trusted = [name for name in shortlist if not holders[name]]
         if len(trusted) < len(shortlist) and not any(
@@ -198,16 +199,22 @@ def _reads_a_call(result: ParseResult) -> bool:
     return bool(result.calls or result.incomplete)
 
 
-def _has_result_marker(name: str, text: str) -> bool:
-    return any(marker in text for marker in _load(name).result_markers())
+def _first_result_marker(name: str, text: str) -> int:
+    """Where the first of the format's tool-result markers is in `text`; -1 when none is."""
+    found = [at for marker in _load(name).result_markers() if (at := text.find(marker)) >= 0]
+    return min(found, default=-1)
 
 
-def _holders(name: str, guards: Sequence[str], parses: _Parses) -> list[str]:
-    """The other formats in whose tool results a call that `name` reads starts."""
+def _holders(name: str, guards: dict[str, int], parses: _Parses) -> list[str]:
+    """The other formats in whose tool results a call that `name` reads starts (`guards`: the
+    formats with a result marker in the text, and where the first one is)."""
     result = parses.result(name)
     spans = [call.span for call in result.calls] + [call.span for call in result.incomplete]
     starts = [span[0] for span in spans if span is not None]
-    return [guard for guard in guards if guard != name
+    last = max(starts, default=-1)
+    # A guard is parsed only when a call starts after its first marker: a call followed by
+    # its result block (the usual history) costs no parse.
+    return [guard for guard, first in guards.items() if guard != name and first < last
             and any(_within(start, parses.quoted(guard)) for start in starts)]
 
 
