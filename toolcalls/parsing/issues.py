@@ -65,6 +65,7 @@ IssueKind = Literal[
     "server_tool_call",
     "unread_part",
     "provider_error",
+    "lone_surrogate",
 ]
 """The kinds of `ISSUE_KINDS`, as a type: ``ctx.issue`` and ``ctx.fail_call`` take one."""
 
@@ -123,6 +124,7 @@ ISSUE_KINDS: Final[dict[str, str]] = {
     "server_tool_call": "a tool the provider ran itself (web search, code execution): not a call",
     "unread_part": "a part of a response of a type the reader does not know: noted, not read",
     "provider_error": "the provider sent an error (as the body, or mid-stream): its message",
+    "lone_surrogate": "text of a response holding a lone surrogate (no UTF-8): read as U+FFFD",
 }
 """Each issue kind, with what it means."""
 

@@ -42,7 +42,7 @@ from ..tools._importers import from_gemini
 from ..tools._tool import Tool
 from ._content import result_parts, texts
 from ._provider import Message, NativeProvider, ToolResult
-from ._reading import Json, NativeRead, is_obj, obj, obj_or_none, string
+from ._reading import Json, NativeRead, brief, is_obj, items, member, obj, obj_or_none, string
 
 __all__ = ["PROVIDER", "call_messages", "read_response", "render_tools", "result_messages",
            "signed_part"]
@@ -109,18 +109,21 @@ def read_response(data: Json) -> NativeRead:
     """The pieces of a ``GenerateContentResponse`` (see the module docstring)."""
     read = NativeRead(model=string(_field(data, "modelVersion")),
                       usage=obj_or_none(_field(data, "usageMetadata")))
-    candidates = data.get("candidates")
-    if not isinstance(candidates, list) or not candidates:
+    candidates = items(read, data.get("candidates"), "candidates")
+    if not candidates:
         read.finish_reason = string(_field(obj(_field(data, "promptFeedback")), "blockReason"))
         return read
     if len(candidates) > 1:
         read.issue("other_choices", f"{len(candidates)} candidates: only the first is read")
-    candidate = obj(candidates[0])
+    candidate = member(read, candidates[0], "candidates[0]")
     read.finish_reason = string(_field(candidate, "finishReason"))
-    parts = obj(candidate.get("content")).get("parts")
-    for part in parts if isinstance(parts, list) else ():
+    content = member(read, candidate.get("content"), "a candidate's content")
+    parts = items(read, content.get("parts"), "a candidate's parts")
+    for part in parts:
         if is_obj(part):
             _read_part(part, read)
+        else:
+            read.issue("unread_part", f"a part is {brief(part)}, not an object: not read")
     return read
 
 
@@ -148,7 +151,8 @@ def _read_part(part: Mapping[str, Any], read: NativeRead) -> None:
     if _field(part, "thoughtSignature"):
         read.reasoning_blocks.append(signed_part(part))
     call = _field(part, "functionCall")
-    if is_obj(call):
+    if call is not None:
+        call = member(read, call, "a part's functionCall")
         read.call(call.get("id"), call.get("name"), call.get("args"))
     elif isinstance(part.get("text"), str):
         (read.think if part.get("thought") else read.say)(part["text"])

@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..parsing._events import Event, TextDelta
-from ._reading import Json, is_obj, obj, string
+from ._reading import Json, brief, encodable, event_key, is_obj, items, member, obj, string
 from ._stream import NativeStreamCall, ProviderStream
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ class ChatStream(ProviderStream):
                     delta = choice.get("delta")
                     if type(delta) is dict and len(delta) == 1:
                         content = delta.get("content")
-                        if type(content) is str:
+                        if type(content) is str and encodable(content):
                             self._chunks += 1
                             events = parser.feed(content)
                             if not events or (len(events) == 1
@@ -71,11 +71,8 @@ class ChatStream(ProviderStream):
         native = self._native
         if native.model is None:
             native.model = string(data.get("model"))
-        choices = data.get("choices")
-        if choices and isinstance(choices, list):
-            for choice in choices:
-                if is_obj(choice):
-                    self._read_choice(choice)
+        for choice in items(native, data.get("choices"), "a chunk's choices"):
+            self._read_choice(member(native, choice, "a chunk's choice"))
         usage = data.get("usage")
         if usage and is_obj(usage):
             native.usage = dict(usage)
@@ -83,10 +80,10 @@ class ChatStream(ProviderStream):
     def _read_choice(self, choice: Mapping[str, Any]) -> None:
         number = choice.get("index", 0)
         if number != 0:
-            self._other_choices.add(number)
+            self._other_choices.add(event_key(number))
             return
-        delta = choice.get("delta")
-        if delta and is_obj(delta):
+        delta = member(self._native, choice.get("delta"), "a choice's delta")
+        if delta:
             content = delta.get("content")
             if content and isinstance(content, str):
                 self._text(content)
@@ -105,9 +102,9 @@ class ChatStream(ProviderStream):
             for part in content:
                 if is_obj(part) and isinstance(part.get("text"), str):
                     self._text(part["text"])
-        refusal = delta.get("refusal")
-        if refusal and isinstance(refusal, str):
-            self._text(refusal)
+        else:  # a string was read by `_read_choice`
+            self._native.not_text(None if isinstance(content, str) else content, "delta.content")
+        self._say(delta.get("refusal"))
         reasoning = delta.get("reasoning_content")
         self._think(reasoning)
         if delta.get("reasoning") != reasoning:
@@ -117,11 +114,12 @@ class ChatStream(ProviderStream):
             for detail in details:
                 if is_obj(detail):
                     self._merge_detail(detail)
-        fragments = delta.get("tool_calls")
-        if isinstance(fragments, list):
-            for fragment in fragments:
-                if is_obj(fragment):
-                    self._read_fragment(fragment)
+        for fragment in items(self._native, delta.get("tool_calls"), "delta.tool_calls"):
+            if is_obj(fragment):
+                self._read_fragment(fragment)
+            else:
+                self._native.issue("malformed_call", "a tool_calls fragment is not an object: "
+                                                     f"{brief(fragment)}")
         legacy = delta.get("function_call")
         if is_obj(legacy):
             self._read_fragment({"index": "function_call", "function": legacy})

@@ -42,7 +42,6 @@ APIs as they come; under ``"auto"`` with a model id naming no format, the native
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -54,7 +53,7 @@ from ..parsing._registry import get_format
 from ..parsing.reader import _tool_table
 from . import _anthropic, _gemini, _ollama, _openai_chat, _openai_responses
 from ._provider import by_provider
-from ._reading import Json, NativeRead
+from ._reading import Json, NativeRead, brief, escape_surrogates, json_problem, load_json
 
 if TYPE_CHECKING:
     from ..parsing._api import ToolsLike
@@ -107,7 +106,9 @@ def read_response(
 def as_json(response: Any) -> Json:
     """The response as a JSON object: from the SDK object's own dump, a dict, or JSON text."""
     if isinstance(response, str | bytes | bytearray):
-        response = json.loads(response)
+        response = load_json(response)
+        if not isinstance(response, dict):  # the text is JSON, of another kind
+            raise ValueError(f"a response is a JSON object, not {_json_kind(response)}")
     elif not isinstance(response, Mapping):
         if callable(getattr(response, "to_dict", None)):  # openai, anthropic: what was sent
             response = response.to_dict()
@@ -116,6 +117,11 @@ def as_json(response: Any) -> Json:
     if not isinstance(response, Mapping):
         raise TypeError(f"a response is a JSON object, not {type(response).__name__}")
     return dict(response)
+
+
+def _json_kind(value: Any) -> str:
+    kinds = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+    return kinds.get(type(value), "a number")
 
 
 def detect_provider(data: Mapping[str, Any]) -> str:
@@ -181,19 +187,43 @@ def _assemble(
     aliases = alias_names(declared)
     if aliases:
         calls, incomplete, issues = _resolved(native, calls, aliases)
+    usage, blocks, unkept = _kept(native)
     return ParseResult(
         format=text.format,
         content=text.content,
         reasoning="".join(reasoning) if reasoning else text.reasoning,
         calls=calls,
         incomplete=incomplete + text.incomplete,
-        issues=issues + _unknown_tools(calls[:len(native.calls)], declared) + text.issues,
+        issues=issues + unkept + _unknown_tools(calls[:len(native.calls)], declared)
+        + text.issues,
         segments=text.segments,
         provider=provider,
-        finish_reason=native.finish_reason,
-        usage=native.usage,
-        reasoning_blocks=native.reasoning_blocks or None,
+        finish_reason=native.finish_reason and escape_surrogates(native.finish_reason),
+        usage=usage,
+        reasoning_blocks=blocks or None,
     )
+
+
+def _kept(native: NativeRead) -> tuple[Json | None, list[Json], list[ParseIssue]]:
+    """The usage and reasoning blocks a result keeps as the provider gave them: those JSON
+    writes back (a result is serialized); any other is noted (``unread_part``), not kept."""
+    issues: list[ParseIssue] = []
+    usage = native.usage
+    problem = json_problem(usage)
+    if problem:
+        issues.append(ParseIssue(kind="unread_part", span=None,
+                                 message=f"the usage is not kept: its fields {problem}"))
+        usage = None
+    blocks = []
+    for block in native.reasoning_blocks:
+        problem = json_problem(block)
+        if problem:
+            issues.append(ParseIssue(kind="unread_part", span=None, message="a reasoning block "
+                                     f"of type {brief(block.get('type'))} is not kept: its "
+                                     f"fields {problem}"))
+        else:
+            blocks.append(block)
+    return usage, blocks, issues
 
 
 def ordered_ids(

@@ -12,15 +12,18 @@ read becomes an issue (``span=None``: it is not in the text).
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeGuard
+from typing import Any, Final, TypeGuard
 
+from ..parsing._json import MAX_DEPTH, SURROGATE, deeper_than, loads
 from ..parsing._models import IncompleteCall, ParseIssue, ToolCall
 from ..parsing.issues import IssueKind
 
-__all__ = ["Json", "NativeRead", "decode_arguments", "error_message", "is_obj", "obj",
-           "obj_or_none", "string", "text_of"]
+__all__ = ["Json", "NativeRead", "brief", "decode_arguments", "encodable", "error_message",
+           "escape_surrogates", "event_key", "is_obj", "items", "json_problem", "load_json",
+           "member", "obj", "obj_or_none", "raw", "string", "text_of"]
 
 Json = dict[str, Any]
 
@@ -47,6 +50,8 @@ class NativeRead:
     ``content``: they stream after it) rather than where they were read among the parts."""
     said: int = 0
     """The length of the text read so far."""
+    surrogates_noted: bool = False
+    """Whether a lone surrogate in the text was noted (`readable`)."""
 
     def call(self, call_id: Any, name: Any, arguments: Any) -> None:
         """A native call as the provider gave it: the arguments an object, JSON text or nothing.
@@ -56,27 +61,41 @@ class NativeRead:
         number = len(self.calls) + len(self.incomplete)
         named = isinstance(call_id, str) and bool(call_id)
         ident = call_id if named else f"call_{number}"
-        if not isinstance(name, str) or not name:
-            self.fail_call("malformed_call", f"native call {ident} has no function name",
-                           name if isinstance(name, str) else None, _raw(arguments))
+        if named and not encodable(ident):
+            named, ident = False, f"call_{number}"
+            self.unwritable_id(ident, call_id)
+        if not isinstance(name, str) or not name or not encodable(name):
+            what = "a name UTF-8 cannot encode" if isinstance(name, str) and name else \
+                "no function name"
+            self.fail_call("malformed_call", f"native call {ident} has {what}",
+                           name if isinstance(name, str) else None, raw(arguments))
             return
         decoded, problem = decode_arguments(arguments)
         if decoded is None:
             self.fail_call("invalid_arguments", f"native call {ident} ({name}): {problem}",
-                           name, _raw(arguments))
+                           name, raw(arguments))
             return
         if problem:
             self.issue("arguments_as_string", f"native call {ident} ({name}): {problem}")
         self.calls.append(ToolCall(id=ident, name=name, arguments=decoded, source="native"))
         self.call_places.append((self.said, named))
 
+    def unwritable_id(self, ident: str, given: str) -> None:
+        """A call's id held a lone surrogate (no result holding it can be written): it has
+        `ident` instead."""
+        self.issue("lone_surrogate", f"native call {ident}: its id {brief(given)} holds a lone "
+                                     "surrogate: given its own")
+
     def fail_call(self, kind: IssueKind, message: str, name: str | None, raw: str) -> None:
         """A native call that cannot be run: an incomplete call, with an issue saying why."""
-        self.incomplete.append(IncompleteCall(name=name, raw=raw, source="native"))
+        name = name if name is None else escape_surrogates(name)
+        self.incomplete.append(IncompleteCall(name=name, raw=escape_surrogates(raw),
+                                              source="native"))
         self.issue(kind, message)
 
     def issue(self, kind: IssueKind, message: str) -> None:
-        self.issues.append(ParseIssue(kind=kind, message=message, span=None))
+        """An issue; a message that quotes the response has its lone surrogates escaped."""
+        self.issues.append(ParseIssue(kind=kind, message=escape_surrogates(message), span=None))
 
     def error(self, error: Any) -> None:
         """The provider sent an error (its ``error`` field, or an error event): an issue
@@ -88,12 +107,35 @@ class NativeRead:
 
     def think(self, text: Any) -> None:
         if isinstance(text, str) and text:
-            self.reasoning.append(text)
+            self.reasoning.append(self.readable(text, "the reasoning"))
+        else:
+            self.not_text(text, "a piece of reasoning")
 
     def say(self, text: Any) -> None:
         if isinstance(text, str) and text:
+            text = self.readable(text, "the text")
             self.text.append(text)
             self.said += len(text)
+        else:
+            self.not_text(text, "a piece of text")
+
+    def not_text(self, value: Any, what: str) -> None:
+        """Note a text field that is set but not a string (``unread_part``)."""
+        if value is not None and not isinstance(value, str):
+            self.issue("unread_part", f"{what} is {brief(value)}, not a string: not read")
+
+    def readable(self, text: str, what: str) -> str:
+        """`text`, each lone surrogate in it (UTF-8 cannot encode one, so no result holding it
+        can be written) read as U+FFFD, as the CLI reads invalid UTF-8; the first gives an
+        issue (once a response: a stream says it once however the text is split)."""
+        found = None if text.isascii() else SURROGATE.search(text)
+        if found is None:
+            return text
+        if not self.surrogates_noted:
+            self.surrogates_noted = True
+            self.issue("lone_surrogate", f"{what} holds a lone surrogate ({found.group()!r}): "
+                                         "each read as U+FFFD")
+        return SURROGATE.sub("\ufffd", text)
 
 
 def decode_arguments(arguments: Any) -> tuple[dict[str, Any] | None, str]:
@@ -101,18 +143,23 @@ def decode_arguments(arguments: Any) -> tuple[dict[str, Any] | None, str]:
 
     An object is taken as it is; JSON text is decoded; ``""``, blank text and None mean
     ``{}``. JSON text holding JSON text of an object (encoded twice) is decoded twice, with a
-    note. Anything else gives None and the reason.
+    note. Anything else gives None and the reason, as do arguments no JSON encoder and UTF-8
+    can write back, as the text readers refuse them (`toolcalls.parsing._json.loads`): NaN,
+    Infinity, a number that overflows a double, a lone surrogate, nesting deeper than
+    `MAX_DEPTH`, or (in an object given decoded) a value that is not JSON at all.
     """
     if arguments is None:
         return {}, ""
     if isinstance(arguments, Mapping):
-        return dict(arguments), ""
+        decoded = dict(arguments)
+        problem = json_problem(decoded)
+        return (None, f"arguments {problem}") if problem else (decoded, "")
     if not isinstance(arguments, str):
         return None, f"arguments are a {type(arguments).__name__}, not a JSON object"
     if not arguments.strip():
         return {}, ""
     try:
-        value = json.loads(arguments)
+        value = loads(arguments)
     except ValueError as error:
         return None, f"arguments are not valid JSON ({error})"
     if isinstance(value, str):
@@ -124,29 +171,135 @@ def decode_arguments(arguments: Any) -> tuple[dict[str, Any] | None, str]:
     return None, f"arguments are a JSON {type(value).__name__}, not an object"
 
 
+def json_problem(value: Any) -> str:
+    """What keeps `value` from being JSON that ``json.dumps(..., allow_nan=False)`` writes and
+    UTF-8 encodes, as it was read (``""`` when nothing). Iterative: any depth is ordinary."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, str):
+            if not encodable(item):
+                return "hold a lone surrogate, which UTF-8 cannot encode"
+        elif isinstance(item, bool | int) or item is None:
+            continue
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                return f"hold {item}, which is not a JSON number"
+        elif depth >= MAX_DEPTH:
+            return f"nest deeper than {MAX_DEPTH}"
+        elif isinstance(item, dict):
+            for name, member in item.items():
+                if not isinstance(name, str):
+                    return f"hold a {type(name).__name__} key, not a string"
+                stack.append((name, depth))
+                stack.append((member, depth + 1))
+        elif isinstance(item, list):
+            stack.extend((member, depth + 1) for member in item)
+        else:
+            return f"hold a {type(item).__name__}, which is not JSON"
+    return ""
+
+
 def error_message(error: Any) -> str:
     """What the provider said went wrong: the kind of error (``type``, ``status`` or ``code``)
     and its ``message``; Ollama's error is the message itself."""
     if isinstance(error, str):
-        return f"the provider sent an error: {error}"
+        return f"the provider sent an error: {escape_surrogates(error)}"
     if not isinstance(error, Mapping):
-        return f"the provider sent an error: {_raw(error)}"
-    kinds = [str(error[key]) for key in ("type", "status", "code")
-             if error.get(key) not in (None, "", "error")]
+        return f"the provider sent an error: {raw(error)}"
+    kinds = [_said(error[name]) for name in ("type", "status", "code")
+             if _said(error.get(name)) not in ("", "error")]
     message = error.get("message")
-    said = message if isinstance(message, str) and message else _raw(dict(error))
+    said = escape_surrogates(message) if isinstance(message, str) and message else raw(dict(error))
     if not kinds:
         return f"the provider sent an error: {said}"
     return f"the provider sent an error ({', '.join(dict.fromkeys(kinds))}): {said}"
 
 
-def _raw(arguments: Any) -> str:
-    """The arguments as the provider sent them, as text (an IncompleteCall's ``raw``)."""
-    if isinstance(arguments, str):
-        return arguments
+def _said(value: Any) -> str:
+    """A kind of error (``type``, ``status``, ``code``) as the message names it."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return escape_surrogates(str(value)) if value is not None else ""
+    return brief(value)
+
+
+def raw(arguments: Any) -> str:
+    """The arguments as the provider sent them, as text (an IncompleteCall's ``raw``) that
+    UTF-8 encodes: a lone surrogate as its ``\\u`` escape; an object too deep to write out is
+    named, not written (the issue says why the call failed)."""
     if arguments is None:
         return ""
-    return json.dumps(arguments, ensure_ascii=False, default=str)
+    if not isinstance(arguments, str):
+        if deeper_than(arguments, MAX_DEPTH):
+            return f"<a {type(arguments).__name__} nested deeper than {MAX_DEPTH}>"
+        arguments = json.dumps(arguments, ensure_ascii=False, default=str)
+    return escape_surrogates(arguments)
+
+
+def encodable(text: str) -> bool:
+    """Whether UTF-8 encodes `text` (it holds no lone surrogate)."""
+    return text.isascii() or not SURROGATE.search(text)
+
+
+def escape_surrogates(text: str) -> str:
+    if encodable(text):
+        return text
+    return SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
+
+_BRIEF: Final = 80
+"""How many characters of a value a message shows."""
+_BRIEF_DEPTH: Final = 8
+"""A value nested deeper is named in a message, not written out."""
+
+
+def load_json(text: str | bytes | bytearray) -> Any:
+    """`json.loads`, with nesting too deep for it a ValueError as any other JSON it cannot
+    read (the C decoder raises RecursionError, reliably: it counts its own depth)."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("JSON nested too deep to read") from None
+
+
+def brief(value: Any, limit: int = _BRIEF) -> str:
+    """A short, safe rendering of a piece of a response for a message: its JSON (cut at
+    `limit` characters, lone surrogates escaped), or what it is when it nests too deep to
+    write out."""
+    if isinstance(value, dict | list) and deeper_than(value, _BRIEF_DEPTH):
+        return f"a {type(value).__name__} nested deeper than {_BRIEF_DEPTH}"
+    try:
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    except TypeError:  # keys that do not sort (a caller's dict, not JSON)
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    text = escape_surrogates(text)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def event_key(value: Any) -> object:
+    """A stream event's index or id as a dict key: itself where it is a JSON scalar, else its
+    `brief` JSON text (a list or an object is no key, and must not stop the stream)."""
+    return value if value is None or isinstance(value, str | int | float) else brief(value)
+
+
+def member(read: NativeRead, value: Any, what: str) -> Json:
+    """An object field's value; one that is set but not an object is noted (``unread_part``)
+    and read as ``{}``."""
+    if isinstance(value, Mapping):
+        return dict(value)
+    if value is not None:
+        read.issue("unread_part", f"{what} is {brief(value)}, not an object: not read")
+    return {}
+
+
+def items(read: NativeRead, value: Any, what: str) -> list[Any]:
+    """A list field's entries; a field that is set but not a list is noted (``unread_part``)
+    and read as empty."""
+    if isinstance(value, list):
+        return value
+    if value is not None and value != "":
+        read.issue("unread_part", f"{what} is {brief(value)}, not a list: not read")
+    return []
 
 
 def text_of(content: Any) -> str | None:

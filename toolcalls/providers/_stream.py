@@ -63,7 +63,7 @@ from ..parsing._models import ParseResult
 from ..parsing._registry import get_format
 from ._provider import by_provider
 from ._read import CallIds, _assemble, _model_format, _parse_text, alias_names, as_json, canonical
-from ._reading import NativeRead
+from ._reading import NativeRead, encodable
 from ._wire_stream import WireDecoder
 
 if TYPE_CHECKING:
@@ -243,6 +243,7 @@ class ProviderStream:
 
     def _text(self, text: str) -> None:
         """Content text: through the format's stream parser."""
+        text = self._native.readable(text, "the text")
         parser = self._parser
         if parser is None:
             if self._held is not None:
@@ -257,16 +258,31 @@ class ProviderStream:
 
     def _think(self, text: Any) -> None:
         if isinstance(text, str) and text:
+            text = self._native.readable(text, "the reasoning")
             self._native.think(text)
             self._events.append(ReasoningDelta(text))
+        else:
+            self._native.not_text(text, "a piece of reasoning")
+
+    def _say(self, text: Any) -> None:
+        """A text field of an event: its text through `_text`; one that is not a string is
+        noted."""
+        if isinstance(text, str):
+            if text:
+                self._text(text)
+        else:
+            self._native.not_text(text, "a piece of text")
 
     def _start(self, call: NativeStreamCall) -> None:
         """Give `ToolCallStart` for `call` once its name is known, then any fragments held."""
-        if call.started or not call.name:
-            return
+        if call.started or not call.name or not encodable(call.name):
+            return  # a name UTF-8 cannot encode: the call fails at its end (`NativeRead.call`)
         call.started = True
         call.index = self._calls
         self._calls += 1
+        unwritable = call.ident if call.ident and not encodable(call.ident) else None
+        if unwritable:
+            call.ident = None
         if call.ident:
             engine = self._text_ids.pop(call.ident, None)
             if engine is not None:  # a text call started with this provider id: renamed
@@ -275,6 +291,8 @@ class ProviderStream:
         else:
             call.ident = self._ids.claim(f"call_{self._native_started}")
         self._native_started += 1
+        if unwritable:
+            self._native.unwritable_id(call.ident, unwritable)
         self._events.append(ToolCallStart(call.index, call.ident,
                                           self._aliases.get(call.name, call.name)))
         if call.fragments:
@@ -323,7 +341,7 @@ class ProviderStream:
             self._cut_off(call, "the provider sent an error")
 
     def _failed(self, call: NativeStreamCall) -> None:
-        if not call.started and call.name:
+        if not call.started and call.name and encodable(call.name):
             self._start(call)
         index = call.index if call.started else None
         self._events.append(ToolCallFailed(index, canonical(self._native.incomplete[-1],

@@ -4,9 +4,8 @@ JSON object of each event, for `toolcalls.read_stream` (`toolcalls.providers._st
 from __future__ import annotations
 
 import codecs
-import json
 
-from ._reading import Json
+from ._reading import Json, load_json
 
 __all__ = ["WireDecoder"]
 
@@ -69,7 +68,7 @@ class WireDecoder:
         if self._data or not payload.startswith("{"):
             return False
         try:
-            value = json.loads(payload)
+            value = load_json(payload)
         except ValueError:
             return False  # a line still arriving
         if isinstance(value, dict):
@@ -83,7 +82,7 @@ class WireDecoder:
             payload = _data(line)
             if not self._data and payload.startswith("{"):  # the common case: one whole object
                 try:
-                    value = json.loads(payload)
+                    value = load_json(payload)
                 except ValueError:
                     pass
                 else:
@@ -106,7 +105,7 @@ class WireDecoder:
 
     def _decode(self, text: str, found: list[Json]) -> None:
         try:
-            value = json.loads(text)
+            value = load_json(text)
         except ValueError:
             self.unread.append(text)
             return
