@@ -52,8 +52,8 @@ from ._reading import (
     text_of,
 )
 
-__all__ = ["PROVIDER", "call_messages", "function", "read_message", "read_response",
-           "render_tools", "result_messages"]
+__all__ = ["PROVIDER", "call_messages", "function", "not_text_part", "read_message",
+           "read_response", "render_tools", "result_messages"]
 
 
 def render_tools(tools: Sequence[Tool]) -> Message:
@@ -116,8 +116,13 @@ def _unread_parts(message: Mapping[str, Any], read: NativeRead) -> None:
     parts = content if isinstance(content, list) else []
     for part in parts:
         if not (is_obj(part) and isinstance(part.get("text"), str)):
-            kind = brief(part.get("type")) if is_obj(part) else type(part).__name__
-            read.issue("unread_part", f"a content part of type {kind} is not text: not read")
+            read.issue("unread_part", not_text_part(part))
+
+
+def not_text_part(part: Any) -> str:
+    """What an ``unread_part`` issue says of a content part that is not text."""
+    kind = brief(part.get("type")) if is_obj(part) else type(part).__name__
+    return f"a content part of type {kind} is not text: not read"
 
 
 def read_message(message: Mapping[str, Any], read: NativeRead) -> None:

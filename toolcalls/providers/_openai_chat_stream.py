@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..parsing._events import Event, TextDelta
+from ._openai_chat import not_text_part
 from ._reading import Json, brief, encodable, event_key, is_obj, items, member, obj, string
 from ._stream import NativeStreamCall, ProviderStream
 
@@ -102,6 +103,8 @@ class ChatStream(ProviderStream):
             for part in content:
                 if is_obj(part) and isinstance(part.get("text"), str):
                     self._text(part["text"])
+                else:
+                    self._native.issue("unread_part", not_text_part(part))
         else:  # a string was read by `_read_choice`
             self._native.not_text(None if isinstance(content, str) else content, "delta.content")
         self._say(delta.get("refusal"))
