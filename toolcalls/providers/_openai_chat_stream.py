@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..parsing._events import Event, TextDelta
 from ._openai_chat import not_text_part
-from ._reading import Json, brief, encodable, event_key, is_obj, items, member, obj, string
+from ._reading import Json, brief, encodable, event_key, is_obj, items, member, obj, raw, string
 from ._stream import NativeStreamCall, ProviderStream
 
 if TYPE_CHECKING:
@@ -146,8 +146,11 @@ class ChatStream(ProviderStream):
             call.name = name
             self._start(call)
         arguments = function.get("arguments")
-        if isinstance(arguments, str) and arguments:
-            self._fragment(call, arguments)
+        if isinstance(arguments, str):
+            if arguments:
+                self._fragment(call, arguments)
+        elif arguments is not None:  # an object (as a whole response may give): as its text
+            self._fragment(call, raw(arguments))
 
     def _end_all(self) -> None:
         calls = list(self._open.values())
