@@ -66,6 +66,7 @@ IssueKind = Literal[
     "unread_part",
     "provider_error",
     "lone_surrogate",
+    "duplicate_call",
 ]
 """The kinds of `ISSUE_KINDS`, as a type: ``ctx.issue`` and ``ctx.fail_call`` take one."""
 
@@ -125,6 +126,7 @@ ISSUE_KINDS: Final[dict[str, str]] = {
     "unread_part": "a part of a response of a type the reader does not know: noted, not read",
     "provider_error": "the provider sent an error (as the body, or mid-stream): its message",
     "lone_surrogate": "text of a response holding a lone surrogate (no UTF-8): read as U+FFFD",
+    "duplicate_call": "a call said natively and in the text: the later one, failed, not run twice",
 }
 """Each issue kind, with what it means."""
 

@@ -38,6 +38,14 @@ earlier call already has gets the first free ``call_<m>``. The order: a message'
 ``tool_calls`` (Chat Completions, Ollama) after its content; the parts or blocks of the other
 APIs as they come; under ``"auto"`` with a model id naming no format, the native calls first
 (the stream holds that text back to its end).
+
+A call said twice, in the native calls and in the text (a server that leaves the markup it
+parsed in the content; a model that writes its native call out too), is read once: of a native
+call and a text call to the same tool with the same arguments, the one that comes first in that
+order is the call, the other an incomplete call with a ``duplicate_call`` issue naming it, so a
+host does not run it twice (`toolcalls.providers._duplicates`; `toolcalls.read_stream` does the
+same: the repetition fails where it would have ended). Text calls that repeat no native call
+are read as calls, beside the native ones.
 """
 
 from __future__ import annotations
@@ -52,6 +60,7 @@ from ..parsing._models import IncompleteCall, ParseIssue, ParseResult, ToolCall
 from ..parsing._registry import get_format
 from ..parsing.reader import _tool_table
 from . import _anthropic, _gemini, _ollama, _openai_chat, _openai_responses
+from ._duplicates import Repeats
 from ._provider import by_provider
 from ._reading import Json, NativeRead, brief, escape_surrogates, json_problem, load_json
 
@@ -60,8 +69,8 @@ if TYPE_CHECKING:
     from ..parsing.formats._base import Format
     from ..tools._tool import Tool
 
-__all__ = ["READERS", "alias_names", "as_json", "canonical", "detect_provider", "CallIds",
-           "ordered_ids", "read_response"]
+__all__ = ["READERS", "alias_names", "arrival", "as_json", "canonical", "detect_provider",
+           "CallIds", "ordered_ids", "read_response", "with_repeats"]
 
 _Call = TypeVar("_Call", ToolCall, IncompleteCall)
 
@@ -100,7 +109,43 @@ def read_response(
     declared = read_tools(tools)
     text = _parse_text("".join(native.text), format, native.model, declared)
     natives_first = format == "auto" and _model_format(native.model) is None
-    return _assemble(native, name, text, declared, ordered_ids(native, text.calls, natives_first))
+    calls = ordered_ids(native, text.calls, natives_first)
+    repeats = _drop_repeats(native, calls, arrival(native, text.calls, natives_first),
+                            alias_names(declared))
+    result = _assemble(native, name, text, declared, calls)
+    return with_repeats(result, repeats, result.calls)
+
+
+def _drop_repeats(native: NativeRead, calls: list[ToolCall], order: list[tuple[bool, int]],
+                  aliases: Mapping[str, str]) -> Repeats:
+    """Take each call that repeats one of the other source before it (in `order`) out of
+    `calls` (the native ones then the text's; a native one out of `native` too), as a stream
+    fails it where it ends (`toolcalls.providers._duplicates`); the repetitions found."""
+    repeats = Repeats()
+    natives = len(native.calls)
+    repeated = []
+    for is_text, number in order:
+        which = natives + number if is_text else number
+        call = canonical(calls[which], aliases)
+        earlier = repeats.earlier(call)
+        if earlier is not None:
+            repeats.repetition(call, earlier)
+            repeated.append(which)
+    for which in sorted(repeated, reverse=True):
+        del calls[which]
+        if which < natives:
+            del native.calls[which]
+            del native.call_places[which]
+    return repeats
+
+
+def with_repeats(result: ParseResult, repeats: Repeats, calls: list[ToolCall]) -> ParseResult:
+    """`result` with `calls`, and the repetitions `repeats` found as incomplete calls."""
+    if not repeats.issues:
+        return result
+    return result.model_copy(update={"calls": calls,
+                                     "incomplete": result.incomplete + repeats.incomplete,
+                                     "issues": result.issues + repeats.issues})
 
 
 def as_json(response: Any) -> Json:
@@ -226,13 +271,11 @@ def _kept(native: NativeRead) -> tuple[Json | None, list[Json], list[ParseIssue]
     return usage, blocks, issues
 
 
-def ordered_ids(
+def arrival(
     native: NativeRead, text_calls: list[ToolCall], natives_first: bool
-) -> list[ToolCall]:
-    """The native calls then the text's, each with an id no other has, given in the order the
-    calls come (see the module docstring)."""
-    ids = CallIds({call.id for call, (_, named)
-                   in zip(native.calls, native.call_places, strict=True) if named})
+) -> list[tuple[bool, int]]:
+    """The order the calls come in (as a stream gives them): (from the text, its number among
+    the native or the text calls) for each."""
     end = sum(len(text) for text in native.text)
     order: list[tuple[int, int, int]] = []  # (place in the text, natives first on a tie, which)
     for number, (said, _) in enumerate(native.call_places):
@@ -240,8 +283,18 @@ def ordered_ids(
         order.append((place, 0, number))
     for number, call in enumerate(text_calls):
         order.append((call.span[0] if call.span else 0, 1, number))
+    return [(bool(is_text), number) for _, is_text, number in sorted(order)]
+
+
+def ordered_ids(
+    native: NativeRead, text_calls: list[ToolCall], natives_first: bool
+) -> list[ToolCall]:
+    """The native calls then the text's, each with an id no other has, given in the order the
+    calls come (see the module docstring)."""
+    ids = CallIds({call.id for call, (_, named)
+                   in zip(native.calls, native.call_places, strict=True) if named})
     calls = [*native.calls, *text_calls]
-    for _, is_text, number in sorted(order):
+    for is_text, number in arrival(native, text_calls, natives_first):
         which = len(native.calls) + number if is_text else number
         if is_text or not native.call_places[number][1]:
             ident = ids.claim(calls[which].id)

@@ -61,8 +61,18 @@ from ..parsing._events import (
 )
 from ..parsing._models import ParseResult
 from ..parsing._registry import get_format
+from ._duplicates import Repeats
 from ._provider import by_provider
-from ._read import CallIds, _assemble, _model_format, _parse_text, alias_names, as_json, canonical
+from ._read import (
+    CallIds,
+    _assemble,
+    _model_format,
+    _parse_text,
+    alias_names,
+    as_json,
+    canonical,
+    with_repeats,
+)
 from ._reading import NativeRead, encodable
 from ._wire_stream import WireDecoder
 
@@ -154,6 +164,10 @@ class ProviderStream:
         self._closed = False
         self._chunks = 0
         self._events: list[Event] = []
+        self._repeats = Repeats()
+        """The calls ended so far: a call repeating one of the other source fails."""
+        self._repeated_text: set[str] = set()
+        """The engine ids of the text calls that repeated a native call."""
 
     # -- the public API ---------------------------------------------------------------------
 
@@ -197,9 +211,12 @@ class ProviderStream:
             text = _parse_text("", fmt, None, self._tools)
         calls = list(self._native.calls)
         for call in text.calls:
+            if call.id in self._repeated_text:
+                continue
             ident = self._renamed.get(call.id)
             calls.append(call if ident is None else call.model_copy(update={"id": ident}))
-        return _assemble(self._native, self.provider, text, self._tools, calls)
+        result = _assemble(self._native, self.provider, text, self._tools, calls)
+        return with_repeats(result, self._repeats, result.calls)
 
     def text_call(self, index: int) -> bool:
         """Whether call `index` (as the events number it) was read from the text, not sent
@@ -320,10 +337,17 @@ class ProviderStream:
         done = len(read.calls)
         read.call(call.ident, call.name, call.arguments() if raw else arguments)
         if len(read.calls) > done:
-            finished = read.calls[-1]
+            finished = canonical(read.calls[-1], self._aliases)
             if call.started and call.held:
                 self._events.append(ArgumentsDelta(call.index, finished.arguments_json()))
-            self._events.append(ToolCallEnd(call.index, canonical(finished, self._aliases)))
+            earlier = self._repeats.earlier(finished)
+            if earlier is None:
+                self._events.append(ToolCallEnd(call.index, finished))
+                return
+            read.calls.pop()  # a repetition of a text call: fails (`_duplicates`)
+            read.call_places.pop()
+            self._events.append(ToolCallFailed(call.index,
+                                               self._repeats.repetition(finished, earlier)))
         else:
             self._failed(call)
 
@@ -407,7 +431,13 @@ class ProviderStream:
                 call = event.call
                 if call.id in self._renamed:
                     call = call.model_copy(update={"id": self._renamed[call.id]})
-                out.append(ToolCallEnd(self._text_index[event.index], call))
+                earlier = self._repeats.earlier(call)
+                if earlier is None:
+                    out.append(ToolCallEnd(self._text_index[event.index], call))
+                else:  # a repetition of a native call: fails (`_duplicates`)
+                    self._repeated_text.add(event.call.id)
+                    out.append(ToolCallFailed(self._text_index[event.index],
+                                              self._repeats.repetition(call, earlier)))
             else:
                 index = None if event.index is None else self._text_index[event.index]
                 out.append(ToolCallFailed(index, event.incomplete))
