@@ -29,9 +29,11 @@ class Repeats:
     """The calls of one response in the order they come: `earlier` finds the call a new one
     repeats, and `repetition` gives what it becomes."""
 
-    __slots__ = ("_kept", "incomplete", "issues")
+    __slots__ = ("_first", "_kept", "incomplete", "issues")
 
     def __init__(self) -> None:
+        self._first: list[ToolCall] = []
+        """The calls while all are of one source (the common case: nothing is keyed)."""
         self._kept: dict[tuple[str, str, str], list[ToolCall]] = {}
         """Calls not yet repeated, by (source, name, arguments as sorted JSON)."""
         self.incomplete: list[IncompleteCall] = []
@@ -40,13 +42,23 @@ class Repeats:
     def earlier(self, call: ToolCall) -> ToolCall | None:
         """The call of the other source that `call` repeats, or None (then `call` is kept, to
         be found repeated by a later one)."""
-        arguments = json.dumps(call.arguments, sort_keys=True, ensure_ascii=False)
+        first = self._first
+        if not self._kept:
+            if not first or first[0].source == call.source:
+                first.append(call)
+                return None
+            for kept in first:  # the other source's first call: key the ones before it
+                self._keep(kept)
+            first.clear()
         other = "text" if call.source == "native" else "native"
-        found = self._kept.get((other, call.name, arguments))
+        found = self._kept.get((other, *_key(call)))
         if found:
             return found.pop(0)
-        self._kept.setdefault((call.source, call.name, arguments), []).append(call)
+        self._keep(call)
         return None
+
+    def _keep(self, call: ToolCall) -> None:
+        self._kept.setdefault((call.source, *_key(call)), []).append(call)
 
     def repetition(self, call: ToolCall, earlier: ToolCall) -> IncompleteCall:
         """`call`, which repeats `earlier`, as an incomplete call; its issue is kept."""
@@ -58,3 +70,8 @@ class Repeats:
             message=f"{call.source} call {call.id} ({call.name}) repeats {earlier.source} call "
                     f"{earlier.id} with the same arguments: read once, as {earlier.id}"))
         return failed
+
+
+def _key(call: ToolCall) -> tuple[str, str]:
+    """A call's name and its arguments as sorted JSON: equal for the same call."""
+    return call.name, json.dumps(call.arguments, sort_keys=True, ensure_ascii=False)

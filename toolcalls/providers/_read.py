@@ -110,6 +110,8 @@ def read_response(
     text = _parse_text("".join(native.text), format, native.model, declared)
     natives_first = format == "auto" and _model_format(native.model) is None
     calls = ordered_ids(native, text.calls, natives_first)
+    if not (native.calls and text.calls):  # no call can repeat one of the other source
+        return _assemble(native, name, text, declared, calls)
     repeats = _drop_repeats(native, calls, arrival(native, text.calls, natives_first),
                             alias_names(declared))
     result = _assemble(native, name, text, declared, calls)

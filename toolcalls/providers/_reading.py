@@ -7,17 +7,27 @@ parsed for calls in the text), the reasoning, the reasoning pieces to send back,
 reason, the usage and the model id. `toolcalls.providers._read` turns it into a `ParseResult`.
 Nothing of a response that is content, reasoning or a call is dropped: what a reader cannot
 read becomes an issue (``span=None``: it is not in the text).
+
+A response is untrusted input: any field may be of another shape (``tool_calls: 5``, a list
+for an index or a type), nest thousands deep, or hold NaN or a lone surrogate. Readers take
+lists through `items`, objects through `member` (a field of the wrong shape is an
+``unread_part`` issue, read as empty), stream indices through `event_key`, and quote the
+response in messages through `brief`; a call's arguments must be JSON every encoder and UTF-8
+write back (`decode_arguments`), text with a lone surrogate is read as U+FFFD (`readable`), and
+the usage and reasoning blocks kept as they came must be such JSON too (`json_problem`).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any, Final, TypeGuard
 
-from ..parsing._json import MAX_DEPTH, SURROGATE, deeper_than, loads
+from ..parsing._json import MAX_DEPTH, SURROGATE, deeper_than, finite_float
 from ..parsing._models import IncompleteCall, ParseIssue, ToolCall
 from ..parsing.issues import IssueKind
 
@@ -144,7 +154,7 @@ def decode_arguments(arguments: Any) -> tuple[dict[str, Any] | None, str]:
     An object is taken as it is; JSON text is decoded; ``""``, blank text and None mean
     ``{}``. JSON text holding JSON text of an object (encoded twice) is decoded twice, with a
     note. Anything else gives None and the reason, as do arguments no JSON encoder and UTF-8
-    can write back, as the text readers refuse them (`toolcalls.parsing._json.loads`): NaN,
+    can write back, as the text readers refuse them (`toolcalls.parsing._json`): NaN,
     Infinity, a number that overflows a double, a lone surrogate, nesting deeper than
     `MAX_DEPTH`, or (in an object given decoded) a value that is not JSON at all.
     """
@@ -159,9 +169,11 @@ def decode_arguments(arguments: Any) -> tuple[dict[str, Any] | None, str]:
     if not arguments.strip():
         return {}, ""
     try:
-        value = loads(arguments)
+        value, problem = _decoded(arguments)
     except ValueError as error:
         return None, f"arguments are not valid JSON ({error})"
+    if problem:
+        return None, f"arguments {problem}"
     if isinstance(value, str):
         inner, problem = decode_arguments(value)
         if inner is not None and not problem:
@@ -171,33 +183,83 @@ def decode_arguments(arguments: Any) -> tuple[dict[str, Any] | None, str]:
     return None, f"arguments are a JSON {type(value).__name__}, not an object"
 
 
-def json_problem(value: Any) -> str:
+def json_problem(value: Any, *, strings: bool = True) -> str:
     """What keeps `value` from being JSON that ``json.dumps(..., allow_nan=False)`` writes and
-    UTF-8 encodes, as it was read (``""`` when nothing). Iterative: any depth is ordinary."""
+    UTF-8 encodes, as it was read (``""`` when nothing); `strings` False where no string can
+    hold a lone surrogate (decoded from text that held none and no escape). One iterative walk
+    (any depth is ordinary input), a few type tests a value: 0.6 ms for 10,000 values."""
+    if type(value) is not dict and type(value) is not list:
+        return _scalar_problem(value, strings)
     stack: list[tuple[Any, int]] = [(value, 0)]
     while stack:
         item, depth = stack.pop()
-        if isinstance(item, str):
-            if not encodable(item):
-                return "hold a lone surrogate, which UTF-8 cannot encode"
-        elif isinstance(item, bool | int) or item is None:
-            continue
-        elif isinstance(item, float):
-            if not math.isfinite(item):
-                return f"hold {item}, which is not a JSON number"
-        elif depth >= MAX_DEPTH:
+        if depth >= MAX_DEPTH:
             return f"nest deeper than {MAX_DEPTH}"
-        elif isinstance(item, dict):
-            for name, member in item.items():
-                if not isinstance(name, str):
+        if type(item) is dict:
+            for name in item:
+                if type(name) is not str:
                     return f"hold a {type(name).__name__} key, not a string"
-                stack.append((name, depth))
-                stack.append((member, depth + 1))
-        elif isinstance(item, list):
-            stack.extend((member, depth + 1) for member in item)
+                if strings and not encodable(name):
+                    return _SURROGATE_PROBLEM
+            members: Any = item.values()
         else:
-            return f"hold a {type(item).__name__}, which is not JSON"
+            members = item
+        for member in members:
+            kind = type(member)
+            if kind is dict or kind is list:
+                stack.append((member, depth + 1))
+            elif kind is not str and kind is not int and kind is not bool and member is not None \
+                    or kind is str and strings:
+                problem = _scalar_problem(member, strings)
+                if problem:
+                    return problem
     return ""
+
+
+_SURROGATE_PROBLEM: Final = "hold a lone surrogate, which UTF-8 cannot encode"
+
+
+def _scalar_problem(value: Any, strings: bool) -> str:
+    if isinstance(value, str):
+        return "" if not strings or encodable(value) else _SURROGATE_PROBLEM
+    if isinstance(value, float):
+        return "" if math.isfinite(value) else f"hold {value}, which is not a JSON number"
+    if value is None or isinstance(value, int):  # bool is an int
+        return ""
+    return f"hold a {type(value).__name__}, which is not JSON"
+
+
+def _refuse_constant(literal: str) -> Any:
+    raise ValueError(f"{literal} is not JSON")
+
+
+_DECODER: Final = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=finite_float)
+"""JSON text of arguments, in C: NaN, Infinity and a number that overflows a double (1e400)
+refused as it reads; depth and lone surrogates after (`_decoded`)."""
+
+
+_STRINGS_AND_PLAIN: Final = re.compile(r'[^\[\]{}"]+|"[^"\\]*(?:\\.[^"\\]*)*"')
+"""What is not a bracket of the structure: strings (well formed: the text decoded), the rest."""
+_STEP: Final = {"[": 1, "{": 1, "]": -1, "}": -1}
+_SURROGATE_ESCAPE: Final = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _decoded(text: str) -> tuple[Any, str]:
+    """JSON text of arguments, decoded, and what keeps it from being written back (``""``
+    when nothing); ValueError where it is not JSON. What the text shows cannot be there is not
+    looked for in the value: C scans of the text, where the walk costs about 1 µs a value."""
+    try:
+        value = _DECODER.decode(text)
+    except RecursionError:  # the C decoder counts its depth: reliable
+        raise ValueError(f"nesting deeper than {MAX_DEPTH}") from None
+    if text.count("[") + text.count("{") > MAX_DEPTH:
+        brackets = _STRINGS_AND_PLAIN.sub("", text)
+        if max(accumulate(map(_STEP.__getitem__, brackets)), default=0) > MAX_DEPTH:
+            return value, f"nest deeper than {MAX_DEPTH}"
+    # A lone surrogate comes from the text itself, or from a \u escape of one.
+    if not encodable(text) or ("\\u" in text and _SURROGATE_ESCAPE.search(text)):
+        return value, json_problem(value)
+    return value, ""
 
 
 def error_message(error: Any) -> str:

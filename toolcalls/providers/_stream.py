@@ -36,6 +36,9 @@ that started with the same id (an id such as ``call_0``, which providers do not 
 provider's id is kept and the text call renamed in the result, as `read_response` does (its
 events, given before, carry the id it had then; a `ToolCallEnd` still to come, the new one).
 
+A call said natively and in the text is read once, as `read_response` reads it: the later of
+the two fails (`ToolCallFailed`, a ``duplicate_call`` issue) where it would have ended.
+
 `result()` is what `read_response` gives for the assembled response (native calls first, then
 the text's); before `close` it is a snapshot of what is final. Where they differ: a call still
 open when the stream ends fails (``truncated_call``), which a whole response cannot show; and
