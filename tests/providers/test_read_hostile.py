@@ -24,8 +24,10 @@ STREAMS = sorted([*FIXTURES.glob("*/*.sse"), *FIXTURES.glob("*/*.ndjson")])
 
 WRONG: tuple[Any, ...] = (5, "s", [[]], {"x": [1]}, "\ud800", float("nan"))
 """Values of the wrong shape for any field (a list where an index or type is expected, a string
-where an object is, a lone surrogate...). None, [] and {} are left out: an empty field is a
-shape providers send."""
+where an object is, a lone surrogate...)."""
+EMPTY: tuple[Any, ...] = (None, [], True)
+"""Values read without raising too, where a call may go without an issue: an empty field is a
+shape providers send (and True is an int)."""
 
 
 def deep(levels: int) -> Any:
@@ -69,10 +71,12 @@ def check_no_call_lost_silently(before: toolcalls.ParseResult,
         assert {(issue.kind, issue.message) for issue in after.issues} - said, after.issues
 
 
-def wrong_for(value: Any) -> list[Any]:
-    """The `WRONG` values of another type than `value`: text for text, or an object for an
-    object, is a value of the right shape, which may rightly hold no call."""
-    return [wrong for wrong in WRONG if type(wrong) is not type(value)]
+def wrong_for(value: Any) -> list[tuple[Any, bool]]:
+    """The `WRONG` values of another type than `value` (text for text, or an object for an
+    object, is a value of the right shape, which may rightly hold no call), then the `EMPTY`
+    ones; each with whether a call it loses must have an issue."""
+    return [*((wrong, True) for wrong in WRONG if type(wrong) is not type(value)),
+            *((empty, False) for empty in EMPTY)]
 
 
 def at(value: Any, path: tuple[Any, ...]) -> Any:
@@ -89,10 +93,11 @@ def test_every_field_of_a_recorded_response_of_the_wrong_shape_is_read_without_r
     provider = PROVIDER_OF_FOLDER[path.parent.name]
     before = toolcalls.read_response(raw, provider, format="auto")
     for where in list(paths(raw))[1:]:
-        for value in wrong_for(at(raw, where)):
+        for value, said in wrong_for(at(raw, where)):
             after = toolcalls.read_response(replaced(raw, where, value), provider, format="auto")
             check_written(after)
-            check_no_call_lost_silently(before, after)
+            if said:
+                check_no_call_lost_silently(before, after)
 
 
 def _events(path: Path) -> list[dict[str, Any]]:
@@ -117,11 +122,11 @@ def test_every_field_of_a_recorded_stream_event_of_the_wrong_shape_is_read_witho
     before = _read_events(provider, events)
     for number, event in enumerate(events):
         for where in list(paths(event))[1:]:
-            for value in wrong_for(at(event, where)):
+            for value, said in wrong_for(at(event, where)):
                 changed = [*events[:number], replaced(event, where, value), *events[number + 1:]]
                 after = _read_events(provider, changed)
                 check_written(after)
-                if where != ("type",):  # an event of a type no reader knows is skipped
+                if said and where != ("type",):  # an event of a type no reader knows: skipped
                     check_no_call_lost_silently(before, after)
 
 
@@ -133,8 +138,7 @@ def test_every_field_of_a_recorded_stream_event_of_the_wrong_shape_is_read_witho
      "message.tool_calls is 5, not a list"),
     ("openai_responses", {"object": "response", "output": 1}, "output is 1, not a list"),
     ("anthropic", {"type": "message", "content": [{"type": ["tool_use"]}]},
-     'a content block of type [["tool_use"]] was not read'.replace('[["tool_use"]]',
-                                                                     '["tool_use"]')),
+     'a content block of type ["tool_use"] was not read'),
     ("gemini", {"candidates": [{"content": {"parts": [{"functionCall": [1]}]}}]},
      "a part's functionCall is [1], not an object"),
     ("ollama", {"message": {"tool_calls": "f()"}}, 'message.tool_calls is "f()", not a list'),
