@@ -129,7 +129,11 @@ class Case:
         note = self.row.get("note", "")
         # llama.cpp's legacy parser defaults to reasoning_format NONE.
         legacy_default = "legacy chat-format" in note and "reasoning_format=" not in note
-        return legacy_default or "reasoning_format=NONE" in note or "reasoning_in_content=true" in note
+        return (
+            legacy_default
+            or "reasoning_format=NONE" in note
+            or "reasoning_in_content=true" in note
+        )
 
     def _content(self, result: toolcalls.ParseResult) -> str:
         if not self._reasoning_in_content:

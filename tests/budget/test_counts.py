@@ -188,3 +188,11 @@ def test_o200k_error_bound_holds_against_the_shipped_vocabularies() -> None:
     o200k = count_tokens(text)
     for counter in (QwenCounter(), DeepSeekCounter()):
         assert abs(counter.count(text) / o200k - 1) <= O200K_ERROR
+
+
+def test_a_lone_surrogate_is_counted_as_tiktoken_counts_it() -> None:
+    # The DeepSeek tokenizer raised TypeError on it (a tool description with one, rendered
+    # for deepseek_v32_dsml and counted).
+    text = "a lone \ud800 surrogate"
+    for counter in (QwenCounter(), DeepSeekCounter()):
+        assert counter.count(text) == counter.count(text.replace("\ud800", "\ufffd"))

@@ -11,10 +11,12 @@ from hypothesis import strategies as st
 
 import toolcalls
 from toolcalls import Tool, ToolCall, ToolNotFoundError, to_tools
+from toolcalls.budget._search import ToolIndex
 from toolcalls.budget._session import (
     DEFAULT_MAX_ACTIVE,
     INDEX_LINE_CHARS,
     SEARCH_LINE_CHARS,
+    SUGGESTED_NAMES,
     TOOL_SEARCH,
     Session,
     index_text,
@@ -226,3 +228,21 @@ def test_loading_in_messages_keeps_the_tools_block_for_any_loads(loads: list[lis
         assert keeping.request_tools() == first
         assert keeping.active == rewriting.active
         assert [tool.name for tool in rewriting.request_tools()][2:] == list(rewriting.active)
+
+
+def test_thousands_of_unknown_names_cost_a_few_searches_not_one_each(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    session = Session([Tool(name=f"get_item_{i}", description=f"Get item {i}.")
+                       for i in range(50)])
+    searches = []
+    original = ToolIndex.search
+    monkeypatch.setattr(ToolIndex, "search", lambda self, *args, **kwargs: (
+        searches.append(args) or original(self, *args, **kwargs)))
+    names = ["get_item_1", *(f"get_thing_{i}" for i in range(5000))]
+    answer = session.tool_search(names=names)
+    assert [tool["name"] for tool in answer["loaded"]] == ["get_item_1"]
+    assert len(answer["errors"]) == 5000  # every unknown name is said to be unknown
+    assert len(searches) == SUGGESTED_NAMES  # on main: one search (of the catalog) per name
+    assert [("did_you_mean" in error) for error in answer["errors"][:4]] == [
+        True] * SUGGESTED_NAMES + [False]

@@ -125,3 +125,15 @@ def test_any_json_value_fits_a_token_cap(value: object, cap: int) -> None:
     cut = truncate_result(json.dumps(value, ensure_ascii=False), None, max_tokens=cap)
     assert count_tokens(cut) <= cap
     json.loads(cut)
+
+
+@pytest.mark.parametrize("depth", [250, 800, 3000, 100_000])
+@pytest.mark.parametrize("shape", ["[", '{"a":'])
+def test_json_nested_thousands_deep_is_cut_as_text(depth: int, shape: str) -> None:
+    # 800 deep: RecursionError on main (json.loads read it, the cut recursed into it).
+    closing = "]" if shape == "[" else "}"
+    text = shape * depth + ("" if shape == "[" else "1") + closing * depth
+    cut = truncate_result(text, 200)
+    assert len(cut) <= 200
+    assert "characters truncated" in cut
+    assert truncate_result(text + " " * 10, max_chars=None, max_tokens=50) != ""

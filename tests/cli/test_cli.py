@@ -74,6 +74,18 @@ def test_read_prints_a_saved_response_as_the_result(capsys: pytest.CaptureFixtur
     assert [c["source"] for c in printed["calls"]] == ["native", "text"]
 
 
+def test_read_reads_a_response_saved_with_a_byte_order_mark(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    saved = FIXTURES / "providers" / "openai_chat" / "constructed_native_and_text_call.json"
+    marked = tmp_path / "saved.json"
+    marked.write_bytes(b"\xef\xbb\xbf" + saved.read_bytes())
+    assert main(["read", str(marked)]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert main(["read", str(saved)]) == 0
+    assert printed == json.loads(capsys.readouterr().out)
+
+
 def test_read_with_format_none_reads_no_text_calls(capsys: pytest.CaptureFixture[str]) -> None:
     saved = FIXTURES / "providers" / "openai_chat" / "constructed_hermes_call_in_content.json"
     assert main(["read", str(saved), "--format", "none", "--provider", "openai"]) == 0
@@ -93,6 +105,22 @@ def test_read_reads_a_captured_stream_telling_its_provider(
     reader.feed(saved.read_text(encoding="utf-8"))
     reader.close()
     assert printed == json.loads(reader.result().model_dump_json())
+
+
+@pytest.mark.parametrize("end", ["\n", "\r\n", "\r"], ids=["lf", "crlf", "cr"])
+def test_read_reads_a_stream_saved_with_a_byte_order_mark_and_any_line_end(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], end: str
+) -> None:
+    """A stream whose file starts with U+FEFF was not told from a response (and its first
+    event was lost when it was)."""
+    saved = FIXTURES / "providers" / "openai_chat" / "gpt4o_mini_tool_call.sse"
+    text = saved.read_text(encoding="utf-8")
+    marked = tmp_path / "saved.sse"
+    marked.write_bytes(("\ufeff" + text.replace("\n", end)).encode())
+    assert main(["read", str(marked)]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert main(["read", str(saved)]) == 0
+    assert printed == json.loads(capsys.readouterr().out) and printed["calls"]
 
 
 @pytest.mark.parametrize(

@@ -51,3 +51,13 @@ def test_a_nul_byte_in_any_block_is_a_binary_file() -> None:
     assert decoder.decode(b"text ") == "text "
     with pytest.raises(InputError, match=r"'x.bin' is a binary file \(a NUL byte at offset 7\)"):
         decoder.decode(b"ab\x00")
+
+
+def test_a_byte_order_mark_first_is_not_read_however_the_blocks_end(
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An editor's U+FEFF made a saved response unreadable (``json`` refuses it) and a saved
+    stream undetected; only the first one is dropped."""
+    encoded = "\ufeff{}\ufeff".encode()
+    for cut in range(len(encoded) + 1):
+        assert decode_in([encoded[:cut], encoded[cut:]], capsys) == ("{}\ufeff", "")

@@ -39,6 +39,8 @@ def clean(name: str, text: str) -> toolcalls.ParseResult:
     "[book(who='Ann', seats=2, vip=True, note=None)]",
     '[book(who="A \\"B\\" \\\\ \\n", seats=-3, where={\'city\': "Oslo"})]',
     "[book(seats=1, extra=[1, 'x', {'k': None}]), ping()]",
+    "[book(seats=1, extra=[1.5e3, -0.25, 1E+99])]",
+    "[book(who='\x01 \x0b \x7f \u2028 \ufeff', seats=1)]",  # control characters Python takes
     "Sure. [ping()] Done.",
     "<|python_start|>[ping()]<|python_end|>",
 ])
@@ -54,11 +56,23 @@ def test_pythonic_values_are_python_literals(text: str) -> None:
     "[book(seats=2, vip=1)]",
     "[book(seats=2, where={})]",  # city is required
     "[book(who='a\nb', seats=1)]",  # a raw line break in a string
+    "[book(who='a\x00b', seats=1)]",  # NUL: Python refuses it, so the reader does
+    "[book(seats=1, extra={'a\x00': 1})]",
+    "[book(seats=1, extra=1e400)]",  # infinite: the reader refuses it
+    "[book(seats=1, extra=[1" + "0" * 200 + "])]",
     "[nope()]",
     "[book(seats=1, extra=[[[1]]])]",  # a value of no declared type nests 2 deep at most
 ])
 def test_pythonic_refuses_what_the_schema_does_not_allow(text: str) -> None:
     assert accepts(grammar("pythonic", TOOLS), text) is not None
+
+
+@pytest.mark.parametrize("dialect", ["llguidance", "lark", "gbnf"])
+def test_control_characters_are_written_as_escapes(dialect: str) -> None:
+    """The NUL the pythonic strings exclude is written ``\\x00``, never raw."""
+    rules = grammar("pythonic", TOOLS, dialect=dialect)  # type: ignore[arg-type]
+    assert "\\x00" in rules
+    assert not any(ord(char) < 0x20 and char != "\n" for char in rules)
 
 
 def test_pythonic_tool_choice_names_one_call() -> None:

@@ -128,3 +128,35 @@ def test_structural_tag_in_xgrammar_accepts_the_template_layout(name: str) -> No
 def test_structural_tag_legacy_shape_holds_json_only() -> None:
     with pytest.raises(ValueError, match="use toolcalls.grammar"):
         toolcalls.structural_tag("glm45", TWO, legacy=True)
+
+
+FLAGS = {
+    "name": "flags",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "on": {"type": "boolean"},
+            "gone": {"type": "null"},
+            "either": {"type": ["boolean", "integer"]},
+        },
+        "required": ["on"],
+    },
+}
+
+
+@pytest.mark.parametrize("name", ["qwen3_coder", "seed_oss"])
+def test_booleans_and_null_as_the_template_writes_them(name: str) -> None:
+    """Their templates write a non-string value with Jinja's ``string`` filter: ``True``,
+    ``False``, ``None``, as `render_calls` does; JSON's spelling stays allowed."""
+    fmt = toolcalls.get_format(name)
+    rules = grammar(name, [FLAGS])
+    for arguments in ({"on": True, "gone": None, "either": False}, {"on": False, "either": 3}):
+        call = toolcalls.ToolCall(id="a", name="flags", arguments=arguments, source="native")
+        written = fmt.render_calls([call])
+        assert "True" in written or "False" in written
+        assert accepts(rules, written) is None, written
+        for python, spelled in (("True", "true"), ("False", "false"), ("None", "null")):
+            written = written.replace(python, spelled)
+        assert accepts(rules, written) is None, written
+    assert accepts(rules, fmt.render_calls([toolcalls.ToolCall(
+        id="a", name="flags", arguments={"on": "TRUE"}, source="native")])) is not None

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from toolcalls.parsing._coerce import (
     coerce,
     decode_json_value,
+    property_schema,
     streams_as_string,
     strip_value_newlines,
 )
@@ -303,3 +304,48 @@ def test_strip_value_newlines_removes_at_most_one_each_side(raw: str) -> None:
     assert cuts
     if raw.startswith(("\n", "\r\n")):
         assert any(head for head, _ in cuts)
+
+
+# -- $ref: local refs are followed where they decide the type, remote ones are not ----------------
+
+ADDRESS = {"type": "object", "properties": {"street": {"type": "string"}}}
+
+
+@pytest.mark.parametrize("parameters", [
+    {"properties": {"a": {"$ref": "#/$defs/Address"}}, "$defs": {"Address": ADDRESS}},
+    {"properties": {"a": {"$ref": "#/definitions/Address"}}, "definitions": {"Address": ADDRESS}},
+    # pydantic: Optional[Address]; pydantic v1: a ref with a description sits in an allOf
+    {"properties": {"a": {"anyOf": [{"$ref": "#/$defs/Address"}, {"type": "null"}]}},
+     "$defs": {"Address": ADDRESS}},
+    {"properties": {"a": {"allOf": [{"$ref": "#/definitions/Address"}], "description": "d"}},
+     "definitions": {"Address": ADDRESS}},
+    # a ref to a ref
+    {"properties": {"a": {"$ref": "#/$defs/Home"}},
+     "$defs": {"Home": {"$ref": "#/$defs/Address"}, "Address": ADDRESS}},
+], ids=["$defs", "definitions", "optional", "allOf", "ref to a ref"])
+def test_a_local_ref_types_the_value_as_what_it_points_to(parameters: dict[str, Any]) -> None:
+    schema = property_schema(parameters, "a")
+    assert not streams_as_string(schema)
+    assert coerce('{"street": "Main"}', schema) == ({"street": "Main"}, None)
+
+
+def test_cyclic_and_remote_refs_end_and_keep_what_they_cannot_type() -> None:
+    tree = {"anyOf": [{"$ref": "#/$defs/Tree"},
+                      {"type": "array", "items": {"$ref": "#/$defs/Tree"}}]}
+    cyclic = {"properties": {"a": {"$ref": "#/$defs/Tree"}}, "$defs": {"Tree": tree}}
+    assert coerce("[[1]]", property_schema(cyclic, "a")) == ([[1]], None)
+    remote = {"properties": {"a": {"$ref": "https://example.com/address.json"}}}
+    text = '{"street": "Main"}'
+    assert coerce(text, property_schema(remote, "a")) == (text, None)
+    # Definitions that each refer to the next twice: followed a bounded number of times.
+    doubling = {f"D{i}": {"anyOf": [{"$ref": f"#/$defs/D{i + 1}"}] * 2} for i in range(60)}
+    doubling["D60"] = {"type": "integer"}
+    many = {"properties": {"a": {"$ref": "#/$defs/D0"}}, "$defs": doubling}
+    assert coerce("5", property_schema(many, "a")) == (5, None)
+
+
+def test_branches_nested_thousands_deep_allow_any_value() -> None:
+    schema: dict[str, Any] = {"type": "integer"}
+    for _ in range(5000):
+        schema = {"anyOf": [schema]}
+    assert coerce("5", schema) == (5, None)

@@ -56,7 +56,9 @@ def test_golden_streams_the_same_in_any_chunking(path: Path) -> None:
     options = {k: v for k, v in _expected(path).get("options", {}).items() if v is not None}
     batch = toolcalls.parse(text, path.parent.name, **options)
     chunkings = [list(text), *(random_chunks(text, seed) for seed in range(6))]
-    chunkings += [[text[:cut], text[cut:]] for cut in range(0, len(text) + 1, max(1, len(text) // 40))]
+    chunkings += [
+        [text[:cut], text[cut:]] for cut in range(0, len(text) + 1, max(1, len(text) // 40))
+    ]
     for chunks in chunkings:
         events, result = stream_chunks(path.parent.name, chunks, **options)
         assert result == batch

@@ -1,9 +1,10 @@
-"""gpt-oss's tools block is its template's, for any schema (`toolcalls.parsing.formats._harmony_tools`).
+"""gpt-oss's tools block is its template's, for any schema.
 
-The port of the template's TypeScript macros is checked against the template itself, rendered
-with jinja2 as transformers renders it, on generated schemas: every JSON Schema shape the
-macros branch on (arrays of each item type, nested objects, enums, ``nullable``, type lists,
-``oneOf`` with descriptions and defaults, ``anyOf``, defaults of every JSON type).
+The port of the template's TypeScript macros (`toolcalls.parsing.formats._harmony_tools`) is
+checked against the template itself, rendered with jinja2 as transformers renders it, on
+generated schemas: every JSON Schema shape the macros branch on (arrays of each item type,
+nested objects, enums, ``nullable``, type lists, ``oneOf`` with descriptions and defaults,
+``anyOf``, defaults of every JSON type).
 """
 
 from __future__ import annotations

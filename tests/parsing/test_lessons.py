@@ -23,7 +23,9 @@ def hermes(arguments: dict, name: str = "run") -> str:
 def test_01_23_fragments_concatenate_to_the_canonical_arguments() -> None:
     text = hermes({"path": "a.py", "n": [1, 2.5, None, True], "o": {"k": "v"}})
     for size in (1, 3, 7, len(text)):
-        events, result = stream_chunks("hermes", [text[i : i + size] for i in range(0, len(text), size)])
+        events, result = stream_chunks(
+            "hermes", [text[i : i + size] for i in range(0, len(text), size)]
+        )
         joined = "".join(e.fragment for e in events if isinstance(e, ArgumentsDelta))
         assert joined == result.calls[0].arguments_json()
 
@@ -49,7 +51,9 @@ def test_07_ids_are_assigned_once_and_deterministically() -> None:
     assert ids[0] == ids[1] == ["call_0", "call_1"]
 
 
-@pytest.mark.parametrize("value", ['say \\"hi\\"', "back\\\\slash", "caf\\u00e9", "\\ud83d\\ude00 x"])
+@pytest.mark.parametrize(
+    "value", ['say \\"hi\\"', "back\\\\slash", "caf\\u00e9", "\\ud83d\\ude00 x"]
+)
 def test_08_escapes_split_at_every_position(value: str) -> None:
     text = '<tool_call>{"name": "f", "arguments": {"s": "' + value + '"}}</tool_call>'
     expected = toolcalls.parse(text, "hermes")
@@ -78,7 +82,9 @@ def test_09_long_string_arguments_stream_while_they_arrive() -> None:
 def test_10_non_string_values_are_emitted_only_when_final() -> None:
     text = hermes({"n": 123456789, "f": -1.5e-3})
     events, _ = stream_chunks("hermes", list(text))
-    numbers = [e.fragment for e in events if isinstance(e, ArgumentsDelta) and e.fragment[:1].isdigit()]
+    numbers = [
+        e.fragment for e in events if isinstance(e, ArgumentsDelta) and e.fragment[:1].isdigit()
+    ]
     assert "123456789" in numbers or any("123456789" in f for f in numbers)
     assert not any(f in ("1", "12", "123") for f in numbers)
 
@@ -112,7 +118,9 @@ def test_prose_that_mentions_the_tag_loses_nothing() -> None:
 
 
 def test_parameterless_call_keeps_empty_arguments() -> None:
-    result = toolcalls.parse('<tool_call>{"name": "get_time", "arguments": {}}</tool_call>', "hermes")
+    result = toolcalls.parse(
+        '<tool_call>{"name": "get_time", "arguments": {}}</tool_call>', "hermes"
+    )
     assert result.calls[0].arguments == {}
 
 
@@ -126,7 +134,11 @@ def test_close_tag_inside_a_string_of_malformed_json_streams_like_batch() -> Non
 
 @pytest.mark.parametrize("order", ["id_first", "id_last"])
 def test_07_a_model_id_is_used_only_if_known_at_call_start(order: str) -> None:
-    body = '"id": "x1", "name": "f"' if order == "id_first" else '"name": "f", "arguments": {}, "id": "x1"'
+    body = (
+        '"id": "x1", "name": "f"'
+        if order == "id_first"
+        else '"name": "f", "arguments": {}, "id": "x1"'
+    )
     text = "<tool_call>{" + body + "}</tool_call>"
     expected = toolcalls.parse(text, "hermes")
     assert expected.calls[0].id == ("x1" if order == "id_first" else "call_0")

@@ -94,14 +94,27 @@ def test_03_a_glm_call_name_stands_on_the_openers_line(
 
 LONG = "line of code\n" * 200
 STREAMED_VALUES = {
-    "qwen3_coder": f"<tool_call>\n<function=w>\n<parameter=s>\n{LONG}\n</parameter>\n</function>\n</tool_call>",
+    "qwen3_coder": (
+        f"<tool_call>\n<function=w>\n<parameter=s>\n{LONG}\n</parameter>\n</function>\n</tool_call>"
+    ),
     "glm45": f"<tool_call>w\n<arg_key>s</arg_key>\n<arg_value>{LONG}</arg_value>\n</tool_call>",
-    "minimax_m2": f'<minimax:tool_call>\n<invoke name="w">\n<parameter name="s">{LONG}</parameter>\n'
-    "</invoke>\n</minimax:tool_call>",
-    "deepseek_v32_dsml": f"<{DSML}function_calls>\n{dsml_invoke('w', s=LONG)}</{DSML}function_calls>",
-    "kimi_k2": "<|tool_calls_section_begin|><|tool_call_begin|>functions.w:0<|tool_call_argument_begin|>"
-    + json.dumps({"s": LONG}) + "<|tool_call_end|><|tool_calls_section_end|>",
-    "xml": "<tool_call><name>w</name><arguments>" + json.dumps({"s": LONG}) + "</arguments></tool_call>",
+    "minimax_m2": (
+        f'<minimax:tool_call>\n<invoke name="w">\n<parameter name="s">{LONG}</parameter>\n'
+        "</invoke>\n</minimax:tool_call>"
+    ),
+    "deepseek_v32_dsml": (
+        f"<{DSML}function_calls>\n{dsml_invoke('w', s=LONG)}</{DSML}function_calls>"
+    ),
+    "kimi_k2": (
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.w:0<|tool_call_argument_begin|>"
+        + json.dumps({"s": LONG})
+        + "<|tool_call_end|><|tool_calls_section_end|>"
+    ),
+    "xml": (
+        "<tool_call><name>w</name><arguments>"
+        + json.dumps({"s": LONG})
+        + "</arguments></tool_call>"
+    ),
 }
 
 
@@ -119,11 +132,17 @@ def test_09_19_long_string_values_stream_as_they_arrive(fmt: str, text: str) -> 
     parser = toolcalls.stream(fmt, tools=[tool("w", s="string")])
     streamed, longest_silence, silence = "", 0, 0
     for start in range(0, len(text), 4):
-        fragments = [e.fragment for e in parser.feed(text[start : start + 4]) if isinstance(e, ArgumentsDelta)]
+        fragments = [
+            e.fragment
+            for e in parser.feed(text[start : start + 4])
+            if isinstance(e, ArgumentsDelta)
+        ]
         silence = 0 if fragments else silence + 4
         longest_silence = max(longest_silence, silence) if streamed else 0
         streamed += "".join(fragments)
-        assert "</" not in streamed and "<|" not in streamed, "a partial terminal leaked into the value"
+        assert "</" not in streamed and "<|" not in streamed, (
+            "a partial terminal leaked into the value"
+        )
     streamed += "".join(e.fragment for e in parser.close() if isinstance(e, ArgumentsDelta))
     call = parser.result().calls[0]
     # XML-style values lose one newline before the closing tag where the template adds it.
@@ -136,14 +155,23 @@ def test_09_19_long_string_values_stream_as_they_arrive(fmt: str, text: str) -> 
 def test_10_non_string_values_are_emitted_only_when_final(fmt: str) -> None:
     value = "12345678"
     text = {
-        "qwen3_coder": f"<tool_call>\n<function=f>\n<parameter=n>\n{value}\n</parameter>\n</function>\n</tool_call>",
-        "glm45": f"<tool_call>f\n<arg_key>n</arg_key>\n<arg_value>{value}</arg_value>\n</tool_call>",
-        "minimax_m2": f'<minimax:tool_call><invoke name="f"><parameter name="n">{value}</parameter>'
-        "</invoke></minimax:tool_call>",
+        "qwen3_coder": (
+            f"<tool_call>\n<function=f>\n<parameter=n>\n{value}\n</parameter>\n</function>\n"
+            "</tool_call>"
+        ),
+        "glm45": (
+            f"<tool_call>f\n<arg_key>n</arg_key>\n<arg_value>{value}</arg_value>\n</tool_call>"
+        ),
+        "minimax_m2": (
+            f'<minimax:tool_call><invoke name="f"><parameter name="n">{value}</parameter>'
+            "</invoke></minimax:tool_call>"
+        ),
     }[fmt]
     events, result = stream_chunks(fmt, list(text), tools=[tool("f", n="integer")])
     fragments = [e.fragment for e in events if isinstance(e, ArgumentsDelta)]
-    assert not any(value[:k] in f and value not in f for f in fragments for k in range(1, len(value)))
+    assert not any(
+        value[:k] in f and value not in f for f in fragments for k in range(1, len(value))
+    )
     assert result.calls[0].arguments == {"n": 12345678}
 
 
@@ -159,8 +187,12 @@ def test_10_non_string_values_are_emitted_only_when_final(fmt: str) -> None:
         ("boolean", "maybe", "maybe", True),
     ],
 )
-def test_12_coercion_follows_the_schema_and_keeps_the_call(kind: str, raw: str, expected: Any, issue: bool) -> None:
-    text = f"<tool_call>\n<function=f>\n<parameter=v>\n{raw}\n</parameter>\n</function>\n</tool_call>"
+def test_12_coercion_follows_the_schema_and_keeps_the_call(
+    kind: str, raw: str, expected: Any, issue: bool
+) -> None:
+    text = (
+        f"<tool_call>\n<function=f>\n<parameter=v>\n{raw}\n</parameter>\n</function>\n</tool_call>"
+    )
     result = checked("qwen3_coder", text, tools=[tool("f", v=kind)])
     assert calls(result) == [("f", {"v": expected})]
     assert any(i.kind == "invalid_value" for i in result.issues) == issue
@@ -170,8 +202,10 @@ def test_12_coercion_follows_the_schema_and_keeps_the_call(kind: str, raw: str, 
 
 
 def test_13_a_parameter_tag_without_its_bracket_keeps_every_other_call() -> None:
-    text = ("<tool_call>\n<function=a>\n<parameter=x\n1\n</parameter>\n<parameter=y>\n2\n</parameter>\n"
-            "</function>\n</tool_call>\n<tool_call>\n<function=b>\n</function>\n</tool_call>")
+    text = (
+        "<tool_call>\n<function=a>\n<parameter=x\n1\n</parameter>\n<parameter=y>\n2\n</parameter>\n"
+        "</function>\n</tool_call>\n<tool_call>\n<function=b>\n</function>\n</tool_call>"
+    )
     result = checked("qwen3_coder", text)
     assert [c.name for c in result.calls] == ["a", "b"]
     assert result.calls[0].arguments["y"] == "2"
@@ -180,11 +214,22 @@ def test_13_a_parameter_tag_without_its_bracket_keeps_every_other_call() -> None
 
 SPECIALS = "pwd && ls; echo '<' \"a < b\" </parameter> x </function> y </tool_call> z"
 OWN_TAGS = {
-    "qwen3_coder": f"<tool_call>\n<function=sh>\n<parameter=cmd>\n{SPECIALS}\n</parameter>\n</function>\n</tool_call>",
-    "glm45": f"<tool_call>sh\n<arg_key>cmd</arg_key>\n<arg_value>{SPECIALS} </arg_value> x</arg_value>\n</tool_call>",
-    "glm47": f"<tool_call>sh<arg_key>cmd</arg_key><arg_value>{SPECIALS} </arg_value> x</arg_value></tool_call>",
-    "minimax_m2": f'<minimax:tool_call>\n<invoke name="sh">\n<parameter name="cmd">{SPECIALS} </invoke> x'
-    "</parameter>\n</invoke>\n</minimax:tool_call>",
+    "qwen3_coder": (
+        f"<tool_call>\n<function=sh>\n<parameter=cmd>\n{SPECIALS}\n</parameter>\n</function>\n"
+        "</tool_call>"
+    ),
+    "glm45": (
+        f"<tool_call>sh\n<arg_key>cmd</arg_key>\n<arg_value>{SPECIALS} </arg_value> x</arg_value>\n"
+        "</tool_call>"
+    ),
+    "glm47": (
+        f"<tool_call>sh<arg_key>cmd</arg_key><arg_value>{SPECIALS} </arg_value> x</arg_value>"
+        "</tool_call>"
+    ),
+    "minimax_m2": (
+        f'<minimax:tool_call>\n<invoke name="sh">\n<parameter name="cmd">{SPECIALS} </invoke> x'
+        "</parameter>\n</invoke>\n</minimax:tool_call>"
+    ),
     "deepseek_v32_dsml": f"<{DSML}function_calls>\n"
     + dsml_invoke("sh", cmd=f"{SPECIALS} </{DSML}parameter> x")
     + f"</{DSML}function_calls>",
@@ -241,8 +286,14 @@ def test_17_kimi_ids_are_read_in_every_spelling(header: str, name: str) -> None:
         f"<{DSML}tool_calls>\n{dsml_invoke('f', a='1')}</{DSML}tool_calls>",
         f"{dsml_invoke('f', a='1')}</{DSML}function_calls>",
         f"<{DSML}function_calls>\n{dsml_invoke('f', a='1')}",
-        f"<{DSML}function_calls>\n{dsml_invoke('f', a='1')}then prose\n{dsml_invoke('f', a='1')}</{DSML}function_calls>",
-        f"<|DSML|function_calls>\n{dsml_invoke('f', a='1').replace(DSML, '|DSML|')}</|DSML|function_calls>",
+        (
+            f"<{DSML}function_calls>\n{dsml_invoke('f', a='1')}then prose\n"
+            f"{dsml_invoke('f', a='1')}</{DSML}function_calls>"
+        ),
+        (
+            f"<|DSML|function_calls>\n{dsml_invoke('f', a='1').replace(DSML, '|DSML|')}"
+            "</|DSML|function_calls>"
+        ),
     ],
     ids=["v32", "v4", "no_wrapper", "unterminated_section", "prose_between", "ascii_pipes"],
 )
@@ -259,8 +310,13 @@ IN_REASONING = {
     "qwen3_coder": "<tool_call>\n<function=f>\n</function>\n</tool_call>",
     "glm45": "<tool_call>f\n</tool_call>",
     "minimax_m2": '<minimax:tool_call><invoke name="f"></invoke></minimax:tool_call>',
-    "deepseek_v32_dsml": f'<{DSML}function_calls><{DSML}invoke name="f"></{DSML}invoke></{DSML}function_calls>',
-    "deepseek_v31": "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    "deepseek_v32_dsml": (
+        f'<{DSML}function_calls><{DSML}invoke name="f"></{DSML}invoke></{DSML}function_calls>'
+    ),
+    "deepseek_v31": (
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{}"
+        "<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+    ),
 }
 
 
@@ -286,7 +342,9 @@ def test_22_unwrapped_json_naming_no_tool_is_content(fmt: str) -> None:
 # -- y-agent: argument text never hijacks the call; silent losses get an issue -----------------
 
 
-@pytest.mark.parametrize("payload", ["<name>Bob</name>", "<function=evil>", '<invoke name="X">', "</tool_call>"])
+@pytest.mark.parametrize(
+    "payload", ["<name>Bob</name>", "<function=evil>", '<invoke name="X">', "</tool_call>"]
+)
 @pytest.mark.parametrize("fmt", ["hermes", "xml"])
 def test_argument_text_never_renames_or_cuts_the_call(fmt: str, payload: str) -> None:
     args = json.dumps({"text": payload})
@@ -301,7 +359,10 @@ def test_argument_text_never_renames_or_cuts_the_call(fmt: str, payload: str) ->
         ("qwen3_coder", "<tool_call>\n<function=f>\ngarbage\n</function>\n</tool_call>"),
         ("qwen3_coder", "<function=f>\n<parameter=a>\n1\n</parameter>\n</function>"),
         ("hermes", '<tool_call>{"name": "f", "parameters": {"a": 1}}</tool_call>'),
-        ("minimax_m2", '<minimax:tool_call><invoke name="f"><parameter name="a">1</parameter></invoke>'),
+        (
+            "minimax_m2",
+            '<minimax:tool_call><invoke name="f"><parameter name="a">1</parameter></invoke>',
+        ),
     ],
     ids=["body_garbage", "no_wrapper", "parameters_key", "minimax_unclosed_section"],
 )
@@ -313,5 +374,8 @@ def test_silent_losses_become_issues(fmt: str, text: str) -> None:
 
 def test_json_repairs_never_touch_xml_values() -> None:
     code = 'print("a\\nb")\n    """doc"""'
-    text = f"<tool_call>\n<function=py>\n<parameter=code>\n{code}\n</parameter>\n</function>\n</tool_call>"
+    text = (
+        f"<tool_call>\n<function=py>\n<parameter=code>\n{code}\n</parameter>\n</function>\n"
+        "</tool_call>"
+    )
     assert calls(checked("qwen3_coder", text)) == [("py", {"code": code})]

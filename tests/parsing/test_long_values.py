@@ -1,7 +1,7 @@
 """Long values read in many pieces: the text a reader grows in place must be exactly the value.
 
-`toolcalls.parsing._json.JsonReader` and the XML-parameter reader fold the pieces of a value into one
-text every few dozen pieces (to hold a long value once, see ``bench/resources.py``); these
+`toolcalls.parsing._json.JsonReader` and the XML-parameter reader fold the pieces of a value into
+one text every few dozen pieces (to hold a long value once, see ``bench/resources.py``); these
 values run to hundreds of pieces, with escapes, surrogate pairs and framing newlines at the
 piece boundaries, so every fold point is crossed.
 """

@@ -12,20 +12,36 @@ from helpers import assert_lossless, random_chunks, stream_chunks
 import toolcalls
 from toolcalls.parsing.formats.ollama import Ollama, closer_for, template_prefix
 
-TOOLS = [{"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}]
+TOOLS = [
+    {
+        "name": "get_weather",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+    }
+]
 CALL = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
 
 TEMPLATES = {
-    "qwen": '{{- if .ToolCalls }}<tool_call>\n{{ range .ToolCalls }}{"name": "{{ .Function.Name }}", '
-    '"arguments": {{ .Function.Arguments }}}{{ end }}</tool_call>{{ end }}',
-    "mistral": '{{- if .ToolCalls }}[TOOL_CALLS] [{{ range .ToolCalls }}{"name": "{{ .Function.Name }}"}'
-    "{{ end }}]{{ end }}",
-    "llama32": '{{- if .ToolCalls }}{{ range .ToolCalls }}{"name": "{{ .Function.Name }}", '
-    '"parameters": {{ .Function.Arguments }}}{{ end }}{{ end }}',
-    "command_r": "{{- if .ToolCalls }}Action: ```json\n[{{ range .ToolCalls }}{\"tool_name\": "
-    '"{{ .Function.Name }}"}{{ end }}]\n```{{ end }}',
-    "granite": '{{ else if .ToolCalls }}<|tool_call|>[{{ range .ToolCalls }}{"name": "{{ .Function.Name }}"}'
-    "{{ end }}]{{ end }}",
+    "qwen": (
+        '{{- if .ToolCalls }}<tool_call>\n{{ range .ToolCalls }}{"name": "{{ .Function.Name }}", '
+        '"arguments": {{ .Function.Arguments }}}{{ end }}</tool_call>{{ end }}'
+    ),
+    "mistral": (
+        '{{- if .ToolCalls }}[TOOL_CALLS] [{{ range .ToolCalls }}{"name": "{{ .Function.Name }}"}'
+        "{{ end }}]{{ end }}"
+    ),
+    "llama32": (
+        '{{- if .ToolCalls }}{{ range .ToolCalls }}{"name": "{{ .Function.Name }}", '
+        '"parameters": {{ .Function.Arguments }}}{{ end }}{{ end }}'
+    ),
+    "command_r": (
+        "{{- if .ToolCalls }}Action: ```json\n[{{ range .ToolCalls }}{\"tool_name\": "
+        '"{{ .Function.Name }}"}{{ end }}]\n```{{ end }}'
+    ),
+    "granite": (
+        "{{ else if .ToolCalls }}<|tool_call|>[{{ range .ToolCalls }}"
+        '{"name": "{{ .Function.Name }}"}'
+        "{{ end }}]{{ end }}"
+    ),
     "no_tools": "{{ .System }}{{ range .Messages }}{{ .Content }}{{ end }}",
 }
 
@@ -35,7 +51,9 @@ TEMPLATES = {
     [("qwen", "<tool_call>"), ("mistral", "[TOOL_CALLS] ["), ("llama32", "{"),
      ("command_r", "Action: ```json\n["), ("granite", "<|tool_call|>["), ("no_tools", "{")],
 )
-def test_the_prefix_is_the_first_text_inside_the_toolcalls_block(template: str, prefix: str) -> None:
+def test_the_prefix_is_the_first_text_inside_the_toolcalls_block(
+    template: str, prefix: str
+) -> None:
     assert template_prefix(TEMPLATES[template]) == prefix
 
 
@@ -51,7 +69,10 @@ def test_closers_follow_the_prefix() -> None:
         ("qwen", f"Checking.\n<tool_call>\n{CALL}\n</tool_call>"),
         ("mistral", f"[TOOL_CALLS] [{CALL}]"),
         ("llama32", CALL.replace("arguments", "parameters")),
-        ("command_r", f'Action: ```json\n[{CALL.replace(chr(34) + "name", chr(34) + "tool_name", 1)}]\n```'),
+        (
+            "command_r",
+            f'Action: ```json\n[{CALL.replace(chr(34) + "name", chr(34) + "tool_name", 1)}]\n```',
+        ),
         ("granite", f"<|tool_call|>[{CALL}]"),
     ],
 )

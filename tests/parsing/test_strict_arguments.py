@@ -1,6 +1,6 @@
-"""Arguments are strict JSON in every format (the rules are in `toolcalls.parsing._json`'s docstring):
-hostile values never raise, never reach `arguments`, and never make a result that cannot be
-serialized, whole or streamed."""
+"""Arguments are strict JSON in every format (the rules are in `toolcalls.parsing._json`'s
+docstring): hostile values never raise, never reach `arguments`, and never make a result that
+cannot be serialized, whole or streamed."""
 
 from __future__ import annotations
 

@@ -220,3 +220,62 @@ def test_mutated_responses_with_aliases_and_validation_stream_to_the_batch_resul
         assert_events_consistent(events, streamed)
 
     check()
+
+
+# -- $ref in a parameter schema ------------------------------------------------------------------
+
+PERSON = {"name": "save", "parameters": {  # what pydantic's model_json_schema() writes
+    "type": "object", "required": ["address"],
+    "properties": {"address": {"$ref": "#/$defs/Address"},
+                   "backup": {"anyOf": [{"$ref": "#/$defs/Address"}, {"type": "null"}]}},
+    "$defs": {"Address": {"type": "object", "required": ["zip"], "properties": {
+        "street": {"type": "string"}, "zip": {"type": "integer"}}}}}}
+SAVE = ("<tool_call>\n<function=save>\n<parameter=address>\n{\"street\": \"Main\", \"zip\": 1}\n"
+        "</parameter>\n<parameter=backup>\nnull\n</parameter>\n</function>\n</tool_call>")
+
+
+def test_a_value_typed_by_a_local_ref_is_an_object_that_validates() -> None:
+    # On main the value stayed a string and the model was told it "must be an object".
+    result = checked("qwen3_coder", SAVE, tools=[PERSON], validate=True)
+    assert result.calls[0].arguments == {"address": {"street": "Main", "zip": 1}, "backup": None}
+    assert result.issues == []
+    wrong = toolcalls.parse(SAVE.replace('"zip": 1', '"zip": "one"'), "qwen3_coder",
+                            tools=[PERSON], validate=True)
+    assert [issue.kind for issue in wrong.issues] == ["wrong_argument_type"]
+    assert "address.zip" in wrong.issues[0].message
+
+
+def test_a_remote_ref_is_not_followed_and_never_raises() -> None:
+    remote = {"name": "save", "parameters": {"type": "object", "properties": {
+        "address": {"$ref": "https://example.com/address.json"}}}}
+    for text in (SAVE, SAVE[:70]):  # whole, and cut inside the value
+        result = toolcalls.parse(text, "qwen3_coder", tools=[remote], validate=True)
+        assert not [i for i in result.issues if i.kind == "wrong_argument_type"]
+    events, streamed = stream_chunks("qwen3_coder", list(SAVE), tools=[remote], validate=True)
+    assert streamed == toolcalls.parse(SAVE, "qwen3_coder", tools=[remote], validate=True)
+
+
+@pytest.mark.parametrize("ref", ["#/$defs/Missing", "#/properties/nope", "#missing_anchor"])
+def test_a_local_ref_that_points_nowhere_is_a_broken_definition(ref: str) -> None:
+    broken = {"name": "f", "parameters": {"type": "object", "properties": {"a": {"$ref": ref}}}}
+    with pytest.raises(toolcalls.ToolDefinitionError, match="points nowhere"):
+        toolcalls.to_tools([broken])
+
+
+def test_arguments_too_deep_to_check_are_an_issue_not_a_crash() -> None:
+    # A recursive schema over arguments 190 deep: RecursionError from jsonschema on main.
+    tree = {"name": "f", "parameters": {
+        "type": "object", "properties": {"a": {"$ref": "#/$defs/N"}},
+        "$defs": {"N": {"anyOf": [{"type": "array", "items": {"$ref": "#/$defs/N"}},
+                                  {"type": "integer"}]}}}}
+    text = ('<tool_call>\n{"name": "f", "arguments": {"a": ' + "[" * 190 + "1" + "]" * 190
+            + "}}\n</tool_call>")
+    result = toolcalls.parse(text, "hermes", tools=[tree], validate=True)
+    assert len(result.calls) == 1
+    assert [issue.kind for issue in result.issues] == ["invalid_argument_value"]
+    assert "too deep to be checked" in result.issues[0].message
+    events, streamed = stream_chunks("hermes", split_at(text, [7, 100, 300]), tools=[tree],
+                                     validate=True)
+    assert streamed == result
+    shallow = text.replace("[" * 190, "[" * 20).replace("]" * 190, "]" * 20)
+    assert toolcalls.parse(shallow, "hermes", tools=[tree], validate=True).issues == []

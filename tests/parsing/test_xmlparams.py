@@ -1,4 +1,4 @@
-"""The shared reader of XML-parameter calls (`toolcalls.parsing.formats._xmlparams`), through its formats.
+"""The shared XML-parameter reader (`toolcalls.parsing.formats._xmlparams`), through its formats.
 
 Each test names the rule it checks: the structural close rule, newline stripping, holdback of a
 partial close tag inside a streamed value, and the coercion paths. Every text is also streamed
@@ -331,5 +331,8 @@ def test_random_markup_never_raises_and_loses_nothing(fmt: str) -> None:
               "</arg_value>", '<invoke name="a">', "</invoke>", "<｜DSML｜parameter", "\n", "x"]
     for seed in range(30):
         text = "".join(pieces[(seed * 7 + i * i) % len(pieces)] for i in range(seed))
-        parse(text, fmt, tools=None)
+        result = parse(text, fmt, tools=None)
+        assert_lossless(text, result)
+        streamed = stream_chunks(fmt, split_at(text, range(0, len(text), 3)), tools=None)[1]
+        assert streamed.model_dump() == result.model_dump(), text
 

@@ -128,3 +128,29 @@ def test_a_signature_read_from_the_sdk_is_written_back_as_the_api_sent_it() -> N
                              id="r1", created=0)
     part = written["candidates"][0]["content"]["parts"][0]
     assert part["thoughtSignature"] == SIGNATURE
+
+
+def test_the_text_of_a_part_that_also_holds_a_call_is_read_before_it() -> None:
+    result = toolcalls.read_response(response([
+        {"text": "Checking.", "functionCall": {"name": "get_weather", "args": {"city": "Oslo"}}},
+        {"text": "Thinking it over.", "thought": True,
+         "functionCall": {"name": "get_time", "args": {}}},
+    ]))
+    assert result.content == "Checking." and result.reasoning == "Thinking it over."
+    assert [(c.name, c.arguments) for c in result.calls] == [
+        ("get_weather", {"city": "Oslo"}), ("get_time", {})]
+    assert result.issues == []
+
+
+def test_a_response_assembled_from_streamed_arguments_reads_them() -> None:
+    result = toolcalls.read_response(response([
+        {"functionCall": {"name": "get_weather", "willContinue": True}},
+        {"functionCall": {"partialArgs": [{"jsonPath": "$.city", "stringValue": "Os",
+                                           "willContinue": True}], "willContinue": True}},
+        {"functionCall": {"partialArgs": [{"jsonPath": "$.city", "stringValue": "lo"}],
+                          "willContinue": True}},
+        {"functionCall": {}},
+    ]))
+    assert [(c.id, c.name, c.arguments) for c in result.calls] == [
+        ("call_0", "get_weather", {"city": "Oslo"})]
+    assert result.issues == [] and result.incomplete == []

@@ -156,3 +156,36 @@ def test_server_tools_are_not_calls() -> None:
 def test_lines_without_their_newline_read_as_the_whole_text(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     assert read_all("anthropic", text.splitlines()) == read_all("anthropic", [text])
+
+
+def _block_start(index: int, block: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "content_block_start", "index": index, "content_block": block}
+
+
+def _input(index: int, partial: str) -> dict[str, Any]:
+    return {"type": "content_block_delta", "index": index,
+            "delta": {"type": "input_json_delta", "partial_json": partial}}
+
+
+def test_a_block_started_again_at_an_open_calls_index_cuts_that_call_off() -> None:
+    events, result = read_all("anthropic", [
+        {"type": "message_start", "message": {"model": "claude-sonnet-4", "usage": {}}},
+        _block_start(0, {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}}),
+        _input(0, '{"a": 1}'),
+        _block_start(0, {"type": "tool_use", "id": "toolu_2", "name": "g", "input": {}}),
+        _input(0, '{"b": 2}'),
+        {"type": "content_block_stop", "index": 0}])
+    check_event_promises(events, result)
+    assert [(c.id, c.arguments) for c in result.calls] == [("toolu_2", {"b": 2})]
+    assert [(i.name, i.raw) for i in result.incomplete] == [("f", '{"a": 1}')]
+    (issue,) = result.issues
+    assert issue.kind == "truncated_call" and "toolu_1" in issue.message
+    assert "block 0 started again" in issue.message
+
+
+def test_a_thinking_block_whose_index_starts_again_is_kept() -> None:
+    _, result = read_all("anthropic", [
+        _block_start(0, {"type": "thinking", "thinking": "first", "signature": ""}),
+        _block_start(0, {"type": "thinking", "thinking": "second", "signature": ""}),
+        {"type": "content_block_stop", "index": 0}])
+    assert [block["thinking"] for block in result.reasoning_blocks or []] == ["first", "second"]

@@ -78,3 +78,17 @@ def test_a_function_call_part_starts_and_ends_in_its_chunk() -> None:
     parser.close()
     blocks = parser.result().reasoning_blocks
     assert blocks and "functionCall" in blocks[0] and blocks[0]["thoughtSignature"]
+
+
+def test_the_text_of_a_part_that_also_holds_a_call_streams_before_it() -> None:
+    chunks = [{"candidates": [{"content": {"role": "model", "parts": [
+        {"text": "Checking. ", "functionCall": {"name": "f", "args": {"a": 1}}}]}}]},
+        {"candidates": [{"content": {"role": "model", "parts": [
+            {"text": "Done.", "thought": True, "functionCall": {"name": "g", "args": {}}}]},
+            "finishReason": "STOP"}]}]
+    events, result = read_all("gemini", chunks, None)
+    check_event_promises(events, result)
+    assert result == toolcalls.read_response(assemble(chunks), "gemini", format=None)
+    assert result.content == "Checking. " and result.reasoning == "Done."
+    assert [type(e).__name__ for e in events][:2] == ["TextDelta", "ToolCallStart"]
+    assert [c.name for c in result.calls] == ["f", "g"]

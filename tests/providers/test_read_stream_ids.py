@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from stream_checks import check_event_promises, read_all
 
 import toolcalls
@@ -105,3 +106,83 @@ def test_a_provider_id_after_a_text_call_with_that_id_keeps_it_the_text_call_is_
     events, result = read_all("openai", chunks, "hermes")
     assert result == expected
     assert started_ids(events) == ["call_0", "call_0"]
+
+
+def _gemini(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"candidates": [{"content": {"role": "model", "parts": parts}, "index": 0}],
+            "modelVersion": "gemini-2.5-flash"}
+
+
+def _chat(message: dict[str, Any]) -> dict[str, Any]:
+    return {"object": "chat.completion", "model": "m", "choices": [
+        {"index": 0, "finish_reason": "tool_calls", "message": message}]}
+
+
+_CALLS = [("f", {"a": 1}), ("g", {"b": 2})]
+# Each provider's stream (its events or chunks) of two calls given the id "dup", and the whole.
+_DUPLICATED: dict[str, tuple[list[Any], dict[str, Any]]] = {
+    "openai": (
+        [chat_chunk({"tool_calls": [{"index": n, "id": "dup", "function": {
+            "name": name, "arguments": json.dumps(args)}}]}) for n, (name, args) in
+         enumerate(_CALLS)]
+        + [{**chat_chunk({}), "choices": [{"index": 0, "delta": {},
+                                           "finish_reason": "tool_calls"}]}],
+        _chat({"role": "assistant", "content": None, "tool_calls": [
+            {"id": "dup", "type": "function", "function": {"name": name,
+                                                           "arguments": json.dumps(args)}}
+            for name, args in _CALLS]})),
+    "openai_responses": (
+        [{"type": "response.output_item.done", "output_index": n, "item": {
+            "type": "function_call", "call_id": "dup", "name": name,
+            "arguments": json.dumps(args)}} for n, (name, args) in enumerate(_CALLS)],
+        {"object": "response", "status": "completed", "output": [
+            {"type": "function_call", "call_id": "dup", "name": name,
+             "arguments": json.dumps(args)} for name, args in _CALLS]}),
+    "anthropic": (
+        [event for n, (name, args) in enumerate(_CALLS) for event in (
+            {"type": "content_block_start", "index": n, "content_block": {
+                "type": "tool_use", "id": "dup", "name": name, "input": args}},
+            {"type": "content_block_stop", "index": n})],
+        {"type": "message", "role": "assistant", "stop_reason": "tool_use", "content": [
+            {"type": "tool_use", "id": "dup", "name": name, "input": args}
+            for name, args in _CALLS]}),
+    "gemini": (
+        [_gemini([{"functionCall": {"id": "dup", "name": name, "args": args}}])
+         for name, args in _CALLS],
+        _gemini([{"functionCall": {"id": "dup", "name": name, "args": args}}
+                 for name, args in _CALLS])),
+    "ollama": (
+        [{"model": "m", "message": {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "dup", "function": {"name": name, "arguments": args}}]}, "done": False}
+         for name, args in _CALLS],
+        {"model": "m", "done": True, "message": {"role": "assistant", "content": "",
+                                                 "tool_calls": [
+            {"id": "dup", "function": {"name": name, "arguments": args}}
+            for name, args in _CALLS]}}),
+}
+
+
+@pytest.mark.parametrize("provider", _DUPLICATED)
+def test_an_id_the_provider_gives_twice_is_not_kept_twice(provider: str) -> None:
+    chunks, whole = _DUPLICATED[provider]
+    events, result = read_all(provider, chunks, None)
+    check_event_promises(events, result)
+    assert [(c.id, c.name) for c in result.calls] == [("dup", "f"), ("call_0", "g")]
+    assert started_ids(events) == ["dup", "call_0"]
+    assert [i.kind for i in result.issues] == ["duplicate_call_id"]
+    assert "native call dup (g)" in result.issues[0].message
+    expected = toolcalls.read_response(whole, provider, format=None)
+    assert [(c.id, c.name, c.arguments) for c in expected.calls] == [
+        (c.id, c.name, c.arguments) for c in result.calls]
+    assert expected.issues == result.issues
+
+
+def test_a_native_call_without_a_name_takes_no_number_from_the_calls_after_it() -> None:
+    # A stream never starts a call without a name: read_response numbers the calls the same.
+    parts = [{"functionCall": {"args": {}}}, {"functionCall": {"name": "get_weather", "args": {}}},
+             {"text": HERMES}]
+    events, result = read_all("gemini", [_gemini([part]) for part in parts], "hermes")
+    check_event_promises(events, result)
+    assert [(c.id, c.name) for c in result.calls] == [("call_0", "get_weather"),
+                                                      ("call_1", "get_time")]
+    assert result == toolcalls.read_response(_gemini(parts), "gemini", format="hermes")

@@ -152,6 +152,53 @@ def test_parallel_calls_end_only_at_the_finish_reason() -> None:
     assert result == toolcalls.read_response(assemble(PARALLEL), "openai")
 
 
+def test_a_new_id_at_a_calls_index_starts_another_call() -> None:
+    # Servers that number every call 0 (each with its own id): not glued to the first.
+    chunks = [_fragment(0, '{"a": 1}', "call_a", "f"), _fragment(0, '{"b": 2}', "call_b", "g"),
+              _fragment(0, "", "call_c", "h"), _fragment(0, "{}"), _chunk({}, "tool_calls")]
+    events, result = read_all("openai", chunks)
+    check_event_promises(events, result)
+    assert [(c.id, c.name, c.arguments) for c in result.calls] == [
+        ("call_a", "f", {"a": 1}), ("call_b", "g", {"b": 2}), ("call_c", "h", {})]
+    assert result.issues == []
+    calls = [{"id": ident, "type": "function", "function": {"name": name, "arguments": args}}
+             for ident, name, args in (("call_a", "f", '{"a": 1}'), ("call_b", "g", '{"b": 2}'),
+                                       ("call_c", "h", "{}"))]
+    whole = {"object": "chat.completion", "model": "m", "choices": [{
+        "index": 0, "finish_reason": "tool_calls",
+        "message": {"role": "assistant", "content": None, "tool_calls": calls}}]}
+    assert result == toolcalls.read_response(whole, "openai")
+
+
+def test_an_id_given_twice_and_repeated_on_each_fragment_keeps_each_call_whole() -> None:
+    chunks = [_fragment(0, '{"a": ', "dup", "f"), _fragment(0, "1}", "dup"),
+              _fragment(1, '{"b": ', "dup", "g"), _fragment(1, "2}", "dup"),
+              _chunk({}, "tool_calls")]
+    events, result = read_all("openai", chunks)
+    check_event_promises(events, result)
+    assert [(c.id, c.name, c.arguments) for c in result.calls] == [
+        ("dup", "f", {"a": 1}), ("call_0", "g", {"b": 2})]
+    assert [i.kind for i in result.issues] == ["duplicate_call_id"]
+
+
+def test_a_new_name_at_an_index_without_ids_starts_another_call_once_arguments_began() -> None:
+    chunks = [_fragment(0, "", None, "f"), _fragment(0, '{"a": 1}'),
+              _fragment(0, '{"b": 2}', None, "g"), _chunk({}, "tool_calls")]
+    events, result = read_all("openai", chunks)
+    check_event_promises(events, result)
+    assert [(c.id, c.name, c.arguments) for c in result.calls] == [
+        ("call_0", "f", {"a": 1}), ("call_1", "g", {"b": 2})]
+
+
+def test_a_tool_calls_entry_that_is_no_object_is_an_issue() -> None:
+    chunks = [_chunk({"tool_calls": [5, {"index": 0, "id": "c", "function": {
+        "name": "f", "arguments": "{}"}}]}), _chunk({}, "tool_calls")]
+    events, result = read_all("openai", chunks)
+    check_event_promises(events, result)
+    assert [c.name for c in result.calls] == ["f"]
+    assert [i.kind for i in result.issues] == ["malformed_call"]
+
+
 def test_a_call_cut_off_before_the_finish_fails() -> None:
     events, result = read_all("openai", PARALLEL[:5])
     failed = [e for e in events if isinstance(e, ToolCallFailed)]
@@ -192,6 +239,22 @@ def test_arguments_encoded_twice_are_given_as_the_object() -> None:
     events, result = read_all("openai", [_fragment(0, inner, "c", "f"), _chunk({}, "stop")])
     check_event_promises(events, result)
     assert [e.fragment for e in events if isinstance(e, ArgumentsDelta)] == ['{"x": 1}']
+
+
+def test_arguments_that_are_no_object_cost_no_rejoin_per_fragment() -> None:
+    # 50,000 fragments of 200 characters of a JSON string holding the object: re-joined on
+    # every fragment that is 2.5e11 characters copied (minutes); looked at once, under a second.
+    inner = json.dumps(json.dumps({"text": "x" * 10_000_000}))
+    pieces = [inner[i:i + 200] for i in range(0, len(inner), 200)]
+    parser = toolcalls.read_stream("openai", format=None)
+    parser.feed(_fragment(0, "", "c", "f"))
+    for piece in pieces:
+        parser.feed({"choices": [{"index": 0, "delta": {"tool_calls": [
+            {"index": 0, "function": {"arguments": piece}}]}}]})
+    events = parser.feed(_chunk({}, "stop")) + parser.close()
+    assert len(pieces) > 50_000
+    (end,) = [e for e in events if isinstance(e, ToolCallEnd)]
+    assert end.call.arguments == {"text": "x" * 10_000_000}
 
 
 def test_reasoning_deltas_and_the_usage_chunk() -> None:

@@ -101,3 +101,52 @@ def test_summary_parts_stream_as_the_reasoning_read_response_joins() -> None:
     assert result.reasoning == whole.reasoning == "First.\n\nThen."
     assert "".join(e.text for e in streamed if isinstance(e, ReasoningDelta)) == result.reasoning
     assert result.reasoning_blocks == [item]
+
+
+def _added(index: int, item: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "response.output_item.added", "output_index": index, "item": item}
+
+
+def _done(index: int, item: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "response.output_item.done", "output_index": index, "item": item}
+
+
+def test_an_item_added_again_at_an_open_calls_index_cuts_that_call_off() -> None:
+    first = {"type": "function_call", "call_id": "call_a", "name": "f", "arguments": ""}
+    second = {"type": "function_call", "call_id": "call_b", "name": "g", "arguments": ""}
+    events, result = read_all("openai_responses", [
+        _added(0, first),
+        {"type": "response.function_call_arguments.delta", "output_index": 0, "delta": "{}"},
+        _added(0, second),
+        {"type": "response.function_call_arguments.delta", "output_index": 0,
+         "delta": '{"b": 2}'},
+        _done(0, {**second, "arguments": '{"b": 2}'})])
+    check_event_promises(events, result)
+    assert [(c.id, c.arguments) for c in result.calls] == [("call_b", {"b": 2})]
+    assert [(i.name, i.raw) for i in result.incomplete] == [("f", "{}")]
+    (issue,) = result.issues
+    assert issue.kind == "truncated_call" and "call_a" in issue.message
+
+
+def test_a_message_whose_index_had_streamed_text_is_read_from_its_done_item() -> None:
+    message = {"type": "message", "role": "assistant", "content": []}
+    whole = {**message, "content": [{"type": "output_text", "text": " second"}]}
+    _, result = read_all("openai_responses", [
+        _added(0, message),
+        {"type": "response.output_text.delta", "output_index": 0, "delta": "first"},
+        _done(0, {**message, "content": [{"type": "output_text", "text": "first"}]}),
+        _added(0, message), _done(0, whole)], None)
+    assert result.content == "first second"
+
+
+def test_a_done_item_of_another_call_at_an_open_calls_index_is_read_as_its_own() -> None:
+    first = {"type": "function_call", "call_id": "call_a", "name": "f", "arguments": ""}
+    other = {"type": "function_call", "call_id": "call_b", "name": "g", "arguments": '{"b": 2}'}
+    events, result = read_all("openai_responses", [
+        _added(0, first),
+        {"type": "response.function_call_arguments.delta", "output_index": 0, "delta": "{"},
+        _done(0, other)])
+    check_event_promises(events, result)
+    assert [(c.id, c.arguments) for c in result.calls] == [("call_b", {"b": 2})]
+    assert [(i.name, i.raw) for i in result.incomplete] == [("f", "{")]
+    assert [i.kind for i in result.issues] == ["truncated_call"]

@@ -428,4 +428,4 @@ def test_validate_arguments_takes_one_raw_definition() -> None:
     assert validate_arguments(RAW_ANTHROPIC[0], {"city": 3}) == [
         "argument 'city' must be a string, got 3 (an integer)"]
     with pytest.raises(ToolDefinitionError, match="one tool definition"):
-        validate_arguments({"tools": RAW_ANTHROPIC * 2}, {})
+        validate_arguments({"tools": [RAW_ANTHROPIC[0], {**RAW_ANTHROPIC[0], "name": "b"}]}, {})

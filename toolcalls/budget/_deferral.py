@@ -69,7 +69,7 @@ from ..providers._read import read_response
 from ..tools._importers import import_tools
 from ..tools._tool import Tool
 from ._counts import DEFAULT_ANTHROPIC_MODEL, provider_cost
-from ._session import TOOL_SEARCH, Session
+from ._session import TOOL_SEARCH, Session, check_search_name
 from ._tokens import TokenCounter, anthropic_tool_system_prompt
 
 __all__ = [
@@ -188,6 +188,8 @@ def native_deferral(
     pins = _pins(catalog, pinned, defer)
     kept = [tool for tool in catalog if tool.name in pins]
     deferred = [tool for tool in catalog if tool.name not in pins]
+    if deferred and search == "client":
+        check_search_name(catalog)
     cost = provider_cost(target, model=model, encoding=encoding)
     if target == "anthropic":
         content, seen = _anthropic_tools(kept, deferred, search, list_names)

@@ -29,6 +29,7 @@ from typing import Any, Final
 import tiktoken
 
 from .._errors import UnknownFormatError
+from ..parsing._json import SURROGATE
 from ..parsing._registry import get_format
 from ._tokens import DEFAULT_ENCODING, TiktokenCounter, TokenCounter
 
@@ -98,6 +99,8 @@ class DeepSeekCounter:
         return "deepseek_v3"
 
     def count(self, text: str) -> int:
+        # The tokenizer refuses a lone surrogate (TypeError); tiktoken reads it as U+FFFD.
+        text = SURROGATE.sub("\ufffd", text)
         return len(_deepseek_tokenizer().encode(text, add_special_tokens=False).ids)
 
     @staticmethod

@@ -38,7 +38,15 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..tools._tool import Tool
 from ._search import identifier_tokens
-from ._session import DEFAULT_MAX_ACTIVE, LoadMode, Session, summary_line, tool_search_tool
+from ._session import (
+    DEFAULT_MAX_ACTIVE,
+    TOOL_SEARCH,
+    LoadMode,
+    Session,
+    check_search_name,
+    summary_line,
+    tool_search_tool,
+)
 from ._tokens import DEFAULT_ENCODING, TokenCounter, count_openai_tools
 
 if TYPE_CHECKING:
@@ -159,6 +167,7 @@ def lazy_tools(tools: Sequence[Tool], pinned: Iterable[str] = ()) -> list[Tool]:
     """What a lazy session sends first: the pinned tools, then ``tool_search`` with the index."""
     keep = set(pinned)
     deferred = [tool for tool in tools if tool.name not in keep]
+    check_search_name(tools)  # its calls would be taken for searches
     return [*(tool for tool in tools if tool.name in keep), tool_search_tool(deferred)]
 
 
@@ -262,6 +271,8 @@ def _lazy_cost(
     pinned: tuple[str, ...],
     max_active: int,
 ) -> ModeCost:
+    if any(tool.name == TOOL_SEARCH for tool in tools):  # lazy would send two of that name
+        return ModeCost("lazy", full, tuple(tools), eligible=False, fits=False)
     start = lazy_tools(tools, pinned)
     start_tokens = cost(start)
     deferred = [tool for tool in tools if tool.name not in set(pinned)]

@@ -40,7 +40,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .._errors import ToolNotFoundError
+from .._errors import ToolDefinitionError, ToolNotFoundError
 from ..parsing._api import ToolsLike, to_tools
 from ..parsing._models import ParseIssue, ParseResult, ToolCall
 from ..tools._tool import Tool
@@ -81,6 +81,20 @@ SEARCH_LINE_CHARS = 80
 """Longest one-line description of a search result, in characters."""
 
 TOOL_SEARCH = "tool_search"
+
+SUGGESTED_NAMES = 3
+"""How many unknown names of one ``tool_search(names=[...])`` get ``did_you_mean`` suggestions
+(each is a search of the whole catalog); the others are only said to be unknown."""
+
+
+def check_search_name(tools: Iterable[Tool]) -> None:
+    """Raise `ToolDefinitionError` when one of `tools` is named ``tool_search``: lazy loading
+    sends a tool of that name, and every call to it would be taken for a search."""
+    for tool in tools:
+        if tool.name == TOOL_SEARCH:
+            raise ToolDefinitionError(
+                f"a tool is named {TOOL_SEARCH!r} (source {tool.source!r}), the name of the tool "
+                "lazy loading adds to find the deferred ones: rename it, or pin every tool")
 
 _SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)[.!?](?=\s|$)|\n")
 
@@ -190,6 +204,8 @@ class Session:
         self.search_limit = search_limit
         self.min_score = min_score
         self.deferred = [tool for name, tool in self.catalog.items() if name not in self.pinned]
+        if self.deferred:
+            check_search_name(self.catalog.values())
         self.search_tool = tool_search_tool(self.deferred)
         self._active: list[str] = []  # activation order: what requests carry, stable
         self._last_used: dict[str, int] = {}
@@ -310,12 +326,18 @@ class Session:
             loaded.append(_definition(activation.tool))
             evicted += activation.evicted
         answer: dict[str, Any] = {"loaded": loaded, "evicted": evicted}
-        errors = [self._no_such_tool(name) for name in unique if name not in self._canonical]
+        unknown = [name for name in unique if name not in self._canonical]
+        # A search costs as much as the catalog is large: only the first few unknown names get
+        # suggestions, so thousands of them cost one pass each, not a search each.
+        errors = [self._no_such_tool(name, suggest=index < SUGGESTED_NAMES)
+                  for index, name in enumerate(unknown)]
         if errors:
             answer["errors"] = errors
         return answer
 
-    def _no_such_tool(self, name: str) -> dict[str, Any]:
+    def _no_such_tool(self, name: str, *, suggest: bool = True) -> dict[str, Any]:
+        if not suggest:
+            return {"error": f"no tool is named {name!r}"}
         suggestions = [hit["name"] for hit in self.search(name, limit=5)]
         return {"error": f"no tool is named {name!r}", "did_you_mean": suggestions}
 

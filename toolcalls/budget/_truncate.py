@@ -18,6 +18,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from ..parsing._json import MAX_DEPTH
 from ._tokens import DEFAULT_ENCODING, TokenCounter, as_counter
 
 __all__ = [
@@ -121,11 +122,26 @@ _NOT_JSON = object()
 
 
 def _json_value(text: str) -> Any:
-    """The parsed JSON value, or `_NOT_JSON` (also for NaN/Infinity, which JSON does not have)."""
+    """The parsed JSON value, or `_NOT_JSON` (also for NaN/Infinity, which JSON does not have,
+    and for JSON nested deeper than `MAX_DEPTH`: cut as text, not walked by recursion)."""
     try:
-        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
     except (ValueError, RecursionError):
         return _NOT_JSON
+    return _NOT_JSON if _deeper_than(value, MAX_DEPTH) else value
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether `value` nests lists and dicts more than `limit` deep (a loop, not recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, list | dict):
+            if depth > limit:
+                return True
+            stack.extend((child, depth + 1)
+                         for child in (node.values() if isinstance(node, dict) else node))
+    return False
 
 
 def _reject_constant(name: str) -> Any:

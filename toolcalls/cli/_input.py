@@ -2,6 +2,8 @@
 
 - A NUL byte means the input is not text (an image, an archive, a program): the command stops
   with `InputError` (exit status 2). Model output never holds one.
+- A byte order mark (U+FEFF) first in the input, which some editors save, is not read: it is
+  not part of the response (`json` refuses it, and the SSE spec drops it).
 - Invalid UTF-8 is read as U+FFFD, each bad sequence as Python's decoder replaces it, which
   does not depend on where the blocks end: ``parse --stream`` still gives what ``parse`` gives.
   The first bad byte is reported once, on stderr, as a warning; the exit status is unchanged.
@@ -36,6 +38,7 @@ class TextDecoder:
         self._name = name
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="strict")
         self._decoded = 0  # bytes passed in so far: where the next block starts
+        self._started = False  # whether text came (a byte order mark first is dropped)
 
     def decode(self, block: bytes, final: bool = False) -> str:
         """The text of ``block`` (plus what the last block left unfinished)."""
@@ -53,6 +56,9 @@ class TextDecoder:
             self._decoder.errors = "replace"
             text = self._decoder.decode(block, final)
         self._decoded += len(block)
+        if not self._started and text:
+            self._started = True
+            text = text.removeprefix("\ufeff")
         return text
 
     def finish(self) -> str:

@@ -10,6 +10,7 @@ from ..parsing.formats._base import Format
 from ..tools._tool import Tool
 from . import _deepseek_kimi, _other_families
 from ._formats import REGIONS, arguments_schema, build
+from ._names import check_tools
 from ._xml_families import XGRAMMAR_STYLES, xgrammar_format
 
 __all__ = ["Dialect", "grammar", "structural_tag"]
@@ -25,6 +26,7 @@ def grammar(
     tool_choice: str = "auto",
     reasoning: bool = False,
     parallel: bool = True,
+    bounded_whitespace: bool = True,
 ) -> str:
     """The grammar of a whole response in ``format`` calling ``tools``, for constrained decoding.
 
@@ -37,6 +39,13 @@ def grammar(
     ``tool_choice``: ``"auto"`` (content, then optionally calls), ``"required"`` (at least one
     call, no content), or a tool name (exactly one call of that tool). ``reasoning=True``: the
     response opens with the format's reasoning block. ``parallel=False``: one call at most.
+    ``bounded_whitespace=True``: between two JSON tokens one space or none (as the chat
+    templates write JSON: ``{"a": 1, "b": 2}``), or one line break and an indent of at most
+    32 (pretty-printed JSON), and between tags at most four line breaks; ``False``: any
+    blanks anywhere, which a model can write for ever (a random model did, 400 tokens of
+    ``\\r\\n``). A tool whose name or parameter name the format's reader would not read back
+    where the format writes it (``resolve-library-id`` in a pythonic list, a blank in a
+    Mistral name) raises `ToolDefinitionError`, as it does in `structural_tag`.
 
     >>> import toolcalls
     >>> tools = [{"name": "f", "parameters": {"type": "object", "properties": {}}}]
@@ -46,7 +55,7 @@ def grammar(
     name = format if isinstance(format, str) else format.name
     return build(
         name, to_tools(tools), tool_choice=tool_choice, reasoning=reasoning, parallel=parallel
-    ).write(dialect)
+    ).write(dialect, bounded_whitespace=bounded_whitespace)
 
 
 def structural_tag(
@@ -82,7 +91,8 @@ def structural_tag(
 
     fmt = get_format(format)
     if fmt.name in XGRAMMAR_STYLES and not legacy:
-        styled = xgrammar_format(fmt.name, _chosen(to_tools(tools), tool_choice), tool_choice)
+        chosen = _chosen(fmt, to_tools(tools), tool_choice)
+        styled = xgrammar_format(fmt.name, chosen, tool_choice)
         styled["excludes"] = _free_text_excludes(fmt, styled["triggers"])
         return {"type": "structural_tag", "format": styled}
     if fmt.name not in _TAGGED:
@@ -91,7 +101,7 @@ def structural_tag(
             f"one JSON object between fixed strings): use toolcalls.grammar; one of "
             f"{sorted(_TAGGED)}"
         )
-    chosen = _chosen(to_tools(tools), tool_choice)
+    chosen = _chosen(fmt, to_tools(tools), tool_choice)
     trigger, begin, end = _TAGGED[fmt.name]
     tags = [
         {
@@ -140,10 +150,12 @@ def _free_text_excludes(fmt: Format, triggers: list[str]) -> list[str]:
     )
 
 
-def _chosen(tools: list[Tool], tool_choice: str) -> list[Tool]:
+def _chosen(fmt: Format, tools: list[Tool], tool_choice: str) -> list[Tool]:
+    """The tools ``tool_choice`` lets the model call, each one ``fmt``'s reader can read."""
     chosen = [tool for tool in tools if tool_choice in ("auto", "required", tool.name)]
     if not chosen:
         raise ValueError(f"tool_choice {tool_choice!r} names no tool of the tool set")
+    check_tools(fmt, chosen)
     return chosen
 
 

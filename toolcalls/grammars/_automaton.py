@@ -3,6 +3,8 @@ of a string-matching automaton (Aho-Corasick), one rule per state."""
 
 from __future__ import annotations
 
+from ._ir import CONTROL_ESCAPES
+
 __all__ = ["text_rules"]
 
 ANY_CHAR = "[^\\x00]"
@@ -12,7 +14,7 @@ def _char_class(chars: set[str], negate: bool) -> str:
     def esc(char: str) -> str:
         if char in "]\\^-[":
             return "\\" + char
-        return {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(char, char)
+        return CONTROL_ESCAPES.get(char, char)
 
     inside = "".join(esc(c) for c in sorted(chars))
     return f"[{'^' if negate else ''}{inside}]"

@@ -35,11 +35,12 @@ from ._ir import Json, Lit, Node, Opt, Ws, seq
 from ._region import (
     CallRegion,
     arguments_schema,
+    bare_number,
     properties_of,
     raw_value,
     structural_tags,
-    without_close_tags,
 )
+from ._tagged_json import within_tags
 
 __all__ = ["REGIONS", "TAGGED"]
 
@@ -79,7 +80,9 @@ def _dsml_call(tool: Tool) -> Node:
     for name, sub in listed:
         raw = raw_value(sub, _DSML.param_close, structural_tags(_DSML))
         kind = "true" if raw is not None else "false"
-        value = raw or seq(Ws(), Json(without_close_tags(sub)), Ws(), Lit(_DSML.param_close))
+        stops = (_DSML.param_close, *structural_tags(_DSML))
+        json_value = bare_number(sub) or Json(within_tags(sub, stops))
+        value = raw or seq(Ws(), json_value, Ws(), Lit(_DSML.param_close))
         head = seq(Ws(), Lit(f'{_DSML.param_open} name="{name}" string="{kind}">'))
         parts.append(seq(head, value) if name in required else Opt(seq(head, value)))
     parts.append(seq(Ws(), Lit(_DSML.call_close)))

@@ -19,19 +19,15 @@ from ..parsing._registry import get_format
 from ..parsing.formats import hermes as _hermes
 from ..parsing.formats import llama3_json as _llama3
 from ..parsing.formats import mistral as _mistral
-from ..parsing.formats import qwen3_coder as _qwen3_coder
 from ..parsing.formats import xml as _xml
 from ..tools._tool import Tool
 from . import _deepseek_kimi, _other_families, _xml_families
 from ._ir import Free, Grammar, Json, Lit, Node, Opt, Ref, Rep, Seq, Until, Ws, alt, seq
+from ._names import check_tools
 from ._region import (
     CallRegion,
     arguments_schema,
     named_object,
-    properties_of,
-    raw_value,
-    structural_tags,
-    without_close_tags,
 )
 
 __all__ = ["REGIONS", "arguments_schema", "build"]
@@ -60,26 +56,6 @@ def _xml_call(tool: Tool) -> Node:
         Json(arguments_schema(tool)),
         Lit(_xml.ARGUMENTS_CLOSE), Ws(), Lit(_xml.CLOSE),
     )
-
-
-# -- qwen3_coder: <function=NAME><parameter=KEY>VALUE</parameter>... ------------------------
-
-
-def _qwen3_coder_call(tool: Tool) -> Node:
-    tags = _qwen3_coder.TAGS
-    listed, required = properties_of(tool)
-    # The template puts each tag and value on lines of their own; the reader takes any blanks
-    # between tags (indentation included) and around a value.
-    parts: list[Node] = [Ws(), Lit(f"{tags.call_open}{tool.name}>")]
-    for name, sub in listed:
-        head = seq(Ws(), Lit(f"{tags.param_open}{name}>"))
-        # A string is written raw up to its close tag; anything else as JSON.
-        value = raw_value(sub, tags.param_close, structural_tags(tags)) or seq(
-            Ws(), Json(without_close_tags(sub)), Ws(), Lit(tags.param_close)
-        )
-        parts.append(seq(head, value) if name in required else Opt(seq(head, value)))
-    parts.append(seq(Ws(), Lit(tags.call_close), Ws(), Lit(_qwen3_coder.TOOL_CALL_END)))
-    return seq(*parts)
 
 
 # -- llama3_json: bare {"name": ..., "parameters": {...}} ------------------------------------
@@ -114,7 +90,6 @@ def _mistral_array(tools: Sequence[Tool], parallel: bool) -> Node:
 REGIONS: dict[str, CallRegion] = {
     "hermes": CallRegion(Lit(_hermes.TOOL_CALL_START), _hermes_call, Ws()),
     "xml": CallRegion(Lit(_xml.OPEN), _xml_call, Ws()),
-    "qwen3_coder": CallRegion(Lit(_qwen3_coder.TOOL_CALL_START), _qwen3_coder_call, Ws()),
     "llama3_json": CallRegion(
         Lit(""), _llama3_call, seq(Ws(), Lit(_llama3.CALL_SEPARATOR.strip()), Ws())
     ),
@@ -182,6 +157,7 @@ def build(
         parallel = False
     if not chosen:
         raise ValueError("a grammar of calls needs at least one tool")
+    check_tools(fmt, chosen)
     markers = tuple(sorted(m for m in fmt.openers() if m))
     rules: dict[str, Node] = {}
     rules["call"] = alt(*(region.call(tool) for tool in chosen))

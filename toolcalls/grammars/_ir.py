@@ -27,6 +27,7 @@ __all__ = [
     "Json",
     "Lit",
     "Node",
+    "Number",
     "Opt",
     "Ref",
     "Rep",
@@ -108,7 +109,26 @@ class Opt:
     item: Node
 
 
-Node = Lit | Json | Free | Until | Ws | Ref | Seq | Alt | Rep | Opt
+@dataclass(frozen=True)
+class Number:
+    """A number as Python and JSON write it that is a finite double: at most 200 digits before
+    the point and an exponent of at most two digits (``1.5e3``, never ``1e400``, which the
+    readers refuse); ``integer``: digits only."""
+
+    integer: bool = False
+
+
+_NUMBER_REGEX = "-?(?:0|[1-9][0-9]{0,199})"
+_FRACTION_REGEX = "(?:\\.[0-9]+)?(?:[eE][-+]?[0-9]{1,2})?"
+_NUMBER_GBNF = '"-"? ("0" | [1-9] [0-9]{0,199})'
+_FRACTION_GBNF = ' ("." [0-9]+)? ([eE] [-+]? [0-9]{1,2})?'
+
+
+def number_regex(node: Number) -> str:
+    return _NUMBER_REGEX + ("" if node.integer else _FRACTION_REGEX)
+
+
+Node = Lit | Json | Free | Until | Ws | Ref | Seq | Alt | Rep | Opt | Number
 
 
 def seq(*items: Node) -> Node:
@@ -127,11 +147,13 @@ class Grammar:
 
     rules: dict[str, Node] = field(default_factory=dict)
 
-    def write(self, dialect: str) -> str:
+    def write(self, dialect: str, *, bounded_whitespace: bool = True) -> str:
+        """The grammar in ``dialect``; ``bounded_whitespace``: the blanks between two JSON
+        tokens are `JSON_BLANKS` (else any blanks, which a model can write without end)."""
         writer = _WRITERS.get(dialect)
         if writer is None:
             raise ValueError(f"unknown grammar dialect {dialect!r}: one of {sorted(_WRITERS)}")
-        return writer(self)
+        return writer(self, bounded_whitespace)
 
 
 # -- shared helpers ---------------------------------------------------------------------------
@@ -145,13 +167,17 @@ def regex_escape(text: str) -> str:
     return escape_chars(text, _REGEX_META)
 
 
-_CONTROL_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+CONTROL_ESCAPES = {
+    **{chr(code): f"\\x{code:02x}" for code in range(0x20)},
+    "\n": "\\n", "\r": "\\r", "\t": "\\t",
+}
+"""Control characters as escapes every dialect reads (a raw NUL in a grammar's text is lost)."""
 
 
 def escape_chars(text: str, special: str | set[str]) -> str:
     """``text`` with a backslash before each ``special`` character and newline, carriage
     return and tab written as escapes: the quoting shared by regexes and GBNF strings."""
-    return "".join("\\" + char if char in special else _CONTROL_ESCAPES.get(char, char)
+    return "".join("\\" + char if char in special else CONTROL_ESCAPES.get(char, char)
                    for char in text)
 
 
@@ -199,8 +225,7 @@ def _group(node: Node, write_leaf: Callable[[Node], str]) -> str:
 
 def _class_escape(chars: str) -> str:
     return "".join(
-        {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(c, "\\" + c if c in "]\\^-[/" else c)
-        for c in chars
+        CONTROL_ESCAPES.get(c, "\\" + c if c in "]\\^-[/" else c) for c in chars
     )
 
 
@@ -211,8 +236,21 @@ def _any_of(texts: Sequence[str]) -> str:
 # -- llguidance -------------------------------------------------------------------------------
 
 
-def _write_llguidance(grammar: Grammar) -> str:
+JSON_BLANKS = "(?: |\\r?\\n[ \\t]{0,32})?"
+"""The blanks between two JSON tokens, bounded: one space (the templates' ``{"a": 1, "b": 2}``)
+or none, or one line break and an indent (pretty-printed JSON, which models write too)."""
+_BOUNDED_JSON = {"x-guidance": {"whitespace_pattern": JSON_BLANKS}}
+TAG_BLANKS = "[ \\t]{1,32}|(?:[ \\t]{0,32}\\r?\\n){1,4}[ \\t]{0,32}"
+"""The blanks between tags (`Ws`), bounded: a few line breaks, each line indented at most 32
+columns, where the templates write one line break (or none)."""
+_GBNF_TAG_BLANKS = '([ \\t]{0,32} "\\r"? "\\n"){0,4} [ \\t]{0,32}'
+_ANY_BLANKS = "[ \\t\\r\\n]+"
+
+
+def _write_llguidance(grammar: Grammar, bounded_whitespace: bool) -> str:
     namer = _Namer()
+    options = _BOUNDED_JSON if bounded_whitespace else {}
+    blanks = TAG_BLANKS if bounded_whitespace else _ANY_BLANKS
 
     def leaf(node: Node) -> str:
         if isinstance(node, Lit):
@@ -222,9 +260,11 @@ def _write_llguidance(grammar: Grammar) -> str:
         if isinstance(node, Ref):
             return node.name
         if isinstance(node, Ws):
-            return namer.add("WS", "", lambda name, _: f"{name}: /[ \\t\\r\\n]+/")  + "?"
+            return namer.add("WS", "", lambda name, _: f"{name}: /{blanks}/") + "?"
+        if isinstance(node, Number):
+            return namer.add("NUMBER", f"/{number_regex(node)}/", lambda name, b: f"{name}: {b}")
         if isinstance(node, Json):
-            body = json.dumps(node.schema, ensure_ascii=False, sort_keys=False)
+            body = json.dumps({**node.schema, **options}, ensure_ascii=False, sort_keys=False)
             return namer.add("json", body, lambda name, b: f"{name}: %json {b}")
         if isinstance(node, Free):
             first = f"[^{_class_escape(node.first_not)}]" if node.first_not else "."
@@ -248,11 +288,11 @@ def _not_containing(exclude: tuple[str, ...]) -> str:
 # -- plain Lark (Python lark, Earley) ---------------------------------------------------------
 
 
-def _write_lark(grammar: Grammar) -> str:
+def _write_lark(grammar: Grammar, bounded_whitespace: bool) -> str:
     from ._json_rules import JsonRules
 
     namer = _Namer()
-    json_rules = JsonRules("lark")
+    json_rules = JsonRules("lark", bounded_whitespace)
 
     def leaf(node: Node) -> str:
         if isinstance(node, Lit):
@@ -261,6 +301,8 @@ def _write_lark(grammar: Grammar) -> str:
             return node.name
         if isinstance(node, Ws):
             return "WS?"
+        if isinstance(node, Number):
+            return namer.add("NUMBER", f"/{number_regex(node)}/", lambda name, b: f"{name}: {b}")
         if isinstance(node, Json):
             return json_rules.rule(node.schema)
         if isinstance(node, Free):
@@ -275,18 +317,19 @@ def _write_lark(grammar: Grammar) -> str:
         raise TypeError(node)
 
     lines = [f"{name}: {_walk(node, leaf)}" for name, node in grammar.rules.items()]
-    tail = ["WS: /[ \\t\\r\\n]+/", *namer.extra, *json_rules.lines]
+    blanks = TAG_BLANKS if bounded_whitespace else _ANY_BLANKS
+    tail = [f"WS: /{blanks}/", *namer.extra, *json_rules.lines]
     return "\n".join(lines + [""] + tail) + "\n"
 
 
 # -- GBNF (llama.cpp) -------------------------------------------------------------------------
 
 
-def _write_gbnf(grammar: Grammar) -> str:
+def _write_gbnf(grammar: Grammar, bounded_whitespace: bool) -> str:
     from ._automaton import text_rules
     from ._json_rules import JsonRules, gbnf_string
 
-    json_rules = JsonRules("gbnf")
+    json_rules = JsonRules("gbnf", bounded_whitespace)
     extra: list[str] = []
     made: dict[tuple[str, tuple[str, ...]], str] = {}
 
@@ -305,6 +348,8 @@ def _write_gbnf(grammar: Grammar) -> str:
             return node.name.replace("_", "-")
         if isinstance(node, Ws):
             return "ws"
+        if isinstance(node, Number):
+            return f"({_NUMBER_GBNF}{'' if node.integer else _FRACTION_GBNF})"
         if isinstance(node, Json):
             return json_rules.rule(node.schema)
         if isinstance(node, Free):
@@ -320,11 +365,12 @@ def _write_gbnf(grammar: Grammar) -> str:
         f"{'root' if name == 'start' else name.replace('_', '-')} ::= {_walk(node, leaf)}"
         for name, node in grammar.rules.items()
     ]
-    tail = ['ws ::= [ \\t\\r\\n]*', *extra, *json_rules.lines]
+    blanks = _GBNF_TAG_BLANKS if bounded_whitespace else "[ \\t\\r\\n]*"
+    tail = [f"ws ::= {blanks}", *extra, *json_rules.lines]
     return "\n".join(lines + tail) + "\n"
 
 
-_WRITERS: dict[str, Callable[[Grammar], str]] = {
+_WRITERS: dict[str, Callable[[Grammar, bool], str]] = {
     "llguidance": _write_llguidance,
     "lark": _write_lark,
     "gbnf": _write_gbnf,

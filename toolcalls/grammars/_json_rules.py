@@ -18,9 +18,9 @@ __all__ = ["JsonRules", "gbnf_string"]
 
 _LARK_BASE = [
     'json_value: json_object | json_array | JSON_STRING | JSON_NUMBER | "true" | "false" | "null"',
-    'json_object: "{" WS? (JSON_STRING WS? ":" WS? json_value WS? ("," WS? JSON_STRING WS? ":" '
-    'WS? json_value WS?)*)? "}"',
-    'json_array: "[" WS? (json_value WS? ("," WS? json_value WS?)*)? "]"',
+    'json_object: "{" JWS? (JSON_STRING JWS? ":" JWS? json_value JWS? ("," JWS? JSON_STRING JWS? '
+    '":" JWS? json_value JWS?)*)? "}"',
+    'json_array: "[" JWS? (json_value JWS? ("," JWS? json_value JWS?)*)? "]"',
     r'JSON_STRING: /"(?:[^"\\\x00-\x1f]|\\["\\\/bfnrt]|\\u[0-9a-fA-F]{4})*"/',
     r"JSON_NUMBER: /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/",
     r"JSON_INTEGER: /-?(?:0|[1-9][0-9]*)/",
@@ -28,9 +28,9 @@ _LARK_BASE = [
 _GBNF_BASE = [
     "json-value ::= json-object | json-array | json-string | json-number | "
     '"true" | "false" | "null"',
-    'json-object ::= "{" ws (json-string ws ":" ws json-value ws '
-    '("," ws json-string ws ":" ws json-value ws)*)? "}"',
-    'json-array ::= "[" ws (json-value ws ("," ws json-value ws)*)? "]"',
+    'json-object ::= "{" jws (json-string jws ":" jws json-value jws '
+    '("," jws json-string jws ":" jws json-value jws)*)? "}"',
+    'json-array ::= "[" jws (json-value jws ("," jws json-value jws)*)? "]"',
     'json-string ::= "\\"" ([^"\\\\\\x00-\\x1f] | "\\\\" (["\\\\/bfnrt] | '
     '"u" [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F]))* "\\""',
     'json-number ::= "-"? ("0" | [1-9] [0-9]*) ("." [0-9]+)? ([eE] [-+]? [0-9]+)?',
@@ -42,13 +42,24 @@ def gbnf_string(text: str) -> str:
     return '"' + escape_chars(text, '"\\') + '"'
 
 
+# Blanks between JSON tokens: bounded, `_ir.JSON_BLANKS` (a space, or a line break and an
+# indent); unbounded, any run of blanks (which a model can write for ever).
+_JSON_BLANKS = {
+    ("lark", True): "JWS: / |\\r?\\n[ \\t]{0,32}/", ("lark", False): "JWS: /[ \\t\\r\\n]+/",
+    ("gbnf", True): 'jws ::= (" " | "\\r"? "\\n" [ \\t]{0,32})?',
+    ("gbnf", False): "jws ::= [ \\t\\r\\n]*",
+}
+
+
 class JsonRules:
     """Writes one rule per distinct schema; `lines` holds them and the generic JSON rules."""
 
-    def __init__(self, dialect: str) -> None:
+    def __init__(self, dialect: str, bounded_whitespace: bool = True) -> None:
         self.dialect = dialect
         self.gbnf = dialect == "gbnf"
-        self.lines: list[str] = list(_GBNF_BASE if self.gbnf else _LARK_BASE)
+        self.lines: list[str] = [
+            *(_GBNF_BASE if self.gbnf else _LARK_BASE), _JSON_BLANKS[dialect, bounded_whitespace]
+        ]
         self.seen: dict[str, str] = {}
 
     def _name(self, base: str) -> str:
@@ -58,7 +69,7 @@ class JsonRules:
         return gbnf_string(text) if self.gbnf else json.dumps(text, ensure_ascii=False)
 
     def _ws(self) -> str:
-        return "ws" if self.gbnf else "WS?"
+        return "jws" if self.gbnf else "JWS?"
 
     def rule(self, schema: Mapping[str, Any]) -> str:
         key = json.dumps(schema, sort_keys=True)

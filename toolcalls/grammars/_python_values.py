@@ -6,7 +6,8 @@ numbers as JSON writes them (valid Python), ``True``/``False``/``None``, lists `
 dicts ``{'key': value}``. Keyword arguments follow the schema's declared order, the required
 ones always (as the renderer writes them; the reader takes any order). Enforced: ``type``,
 ``enum``/``const``, ``anyOf``/``oneOf``, array ``items``, object ``properties`` and numeric
-bounds (``%json``); string keywords (``pattern``, lengths) are not. A value of no declared type
+bounds (``%json``); a number without bounds is a finite double (`_ir.Number`: the reader
+refuses ``1e400``); string keywords (``pattern``, lengths) are not. A value of no declared type
 is any literal, nested at most `MAX_DEPTH` deep.
 """
 
@@ -18,7 +19,7 @@ from typing import Any
 
 from ..parsing.formats._pythonic_body import format_pythonic_value
 from ..tools._tool import Tool
-from ._ir import Free, Json, Lit, Node, Opt, Rep, Ws, alt, seq
+from ._ir import Free, Json, Lit, Node, Number, Opt, Rep, Ws, alt, seq
 from ._region import properties_of
 
 __all__ = ["MAX_DEPTH", "python_arguments", "python_value"]
@@ -31,7 +32,8 @@ _NUMBER_KEYWORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"
 
 
 def _quoted(quote: str) -> Node:
-    plain = Free((quote, "\\", "\n", "\r"))
+    # No NUL: Python refuses it in source, so the reader would refuse the call.
+    plain = Free((quote, "\\", "\n", "\r", "\0"))
     escape = alt(*(Lit("\\" + char) for char in ("\\", "'", '"', "n", "t")))
     return seq(Lit(quote), Rep(alt(plain, escape)), Lit(quote))
 
@@ -79,7 +81,9 @@ def python_value(schema: Any, depth: int = 0) -> Node:
     if kind == "string":
         return STRING
     if kind in ("integer", "number"):
-        return Json({"type": kind, **{k: schema[k] for k in _NUMBER_KEYWORDS if k in schema}})
+        bounds = {k: schema[k] for k in _NUMBER_KEYWORDS if k in schema}
+        # Bounded, llguidance writes no exponent (so no infinity); unbounded, it writes any.
+        return Json({"type": kind, **bounds}) if bounds else Number(integer=kind == "integer")
     if kind == "boolean":
         return alt(Lit("True"), Lit("False"))
     if kind == "null":
@@ -131,7 +135,7 @@ def _key(name: str) -> Node:
 
 
 def _any(depth: int) -> Node:
-    scalars = [STRING, Json({"type": "number"}), Lit("True"), Lit("False"), Lit("None")]
+    scalars = [STRING, Number(), Lit("True"), Lit("False"), Lit("None")]
     if depth >= MAX_DEPTH:
         return alt(*scalars)
     inner = _any(depth + 1)

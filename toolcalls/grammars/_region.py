@@ -9,11 +9,11 @@ from typing import Any
 
 from ..parsing.formats._xmlparams import XmlTags
 from ..tools._tool import Tool
-from ._ir import Lit, Node, Opt, Until, alt, seq
+from ._ir import Lit, Node, Number, Opt, Until, alt, seq
 
 __all__ = [
-    "CallRegion", "arguments_schema", "named_object", "properties_of", "raw_value",
-    "structural_tags", "without_close_tags",
+    "CallRegion", "arguments_schema", "bare_number", "named_object", "properties_of", "raw_value",
+    "structural_tags",
 ]
 
 
@@ -69,36 +69,6 @@ def properties_of(tool: Tool) -> tuple[list[tuple[str, Mapping[str, Any]]], set[
     return listed, set(required) if isinstance(required, list) else set()
 
 
-# A JSON value between XML-parameter tags ends at the first close tag or section tag, even
-# inside one of its strings (the reader cannot tell), so strings there hold no "<" (found by
-# sampling: "</parameter>" and "<tool_call>" inside an array's string).
-_NO_CLOSE_TAG = "^[^<]*$"
-
-
-def without_close_tags(schema: Any) -> Any:
-    """``schema`` with every string (that has no pattern of its own) barred from ``<``."""
-    if not isinstance(schema, Mapping):
-        return schema
-    fixed = dict(schema)
-    if isinstance(schema.get("properties"), Mapping):
-        fixed["properties"] = {
-            key: without_close_tags(sub) for key, sub in schema["properties"].items()
-        }
-    for key in ("items", "additionalProperties"):
-        if isinstance(schema.get(key), Mapping):
-            fixed[key] = without_close_tags(schema[key])
-    for key in ("anyOf", "oneOf", "allOf"):
-        if isinstance(schema.get(key), list):
-            fixed[key] = [without_close_tags(sub) for sub in schema[key]]
-    kinds = schema.get("type")
-    stringy = kinds == "string" or isinstance(kinds, list) and "string" in kinds or (
-        kinds is None and not any(k in schema for k in ("properties", "items", "enum", "const",
-                                                         "anyOf", "oneOf", "allOf", "$ref")))
-    if stringy and "pattern" not in schema:
-        fixed["pattern"] = _NO_CLOSE_TAG
-    return fixed
-
-
 def structural_tags(tags: XmlTags) -> tuple[str, ...]:
     """The tags a raw value may not hold: the reader takes each as the value's end (a close
     tag gone missing), so a value holding one would lose its tail."""
@@ -120,6 +90,19 @@ def raw_value(
             return seq(newline, alt(*(Lit(choice) for choice in choices)), newline, Lit(end))
         return None
     return Until(end, exclude) if schema.get("type") == "string" else None
+
+
+_NUMERIC_KEYWORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
+                     "enum", "const")
+
+
+def bare_number(schema: Mapping[str, Any]) -> Node | None:
+    """A number or integer value with no other constraint, as a finite number (`Number`):
+    in ``%json`` llguidance writes any exponent, ``1e400`` too, which the readers refuse."""
+    kind = schema.get("type")
+    if kind not in ("number", "integer") or any(key in schema for key in _NUMERIC_KEYWORDS):
+        return None
+    return Number(integer=kind == "integer")
 
 
 def named_object(tool: Tool, key: str) -> dict[str, Any]:

@@ -113,10 +113,13 @@ def accepts(
 
 
 def sample(
-    grammar: str, rng: random.Random, specials: tuple[str, ...] | None = None, budget: int = 48
+    grammar: str, rng: random.Random, specials: tuple[str, ...] | None = None, budget: int = 48,
+    blanks: float = 0.0,
 ) -> tuple[str, bool]:
     """One response the mask allows, token by token at random. Past ``budget`` tokens the
     "model" prefers stopping, the grammar's literals (close tags) and closing characters.
+    ``blanks``: how often it writes a blank token wherever one is allowed, before anything
+    else (a model stuck writing line breaks: it ends only where the grammar bounds blanks).
     The flag: whether the response is complete (the matcher accepts it); one cut at
     ``8 * budget`` tokens proves nothing."""
     import numpy as np
@@ -140,15 +143,25 @@ def sample(
         if only_eos or late and vocab.eos in allowed and rng.random() < 0.5:
             return vocab.encoding.decode(out), True
         allowed = allowed[allowed != vocab.eos] if rng.random() > 0.02 else allowed
-        if late and _write_literal(matcher, literals, allowed, rng, out):
-            continue
-        token = _pick(vocab, allowed, rng, late)
+        token = _blank(vocab, allowed, rng, blanks)
+        if token is None:
+            if late and _write_literal(matcher, literals, allowed, rng, out):
+                continue
+            token = _pick(vocab, allowed, rng, late)
         if token == vocab.eos:
             return vocab.encoding.decode(out), True
         if not matcher.consume_token(token):
             raise AssertionError(matcher.get_error())
         out.append(token)
     return vocab.encoding.decode(out), matcher.is_accepting()
+
+
+def _blank(vocab: TokenClasses, allowed: Any, rng: random.Random, blanks: float) -> int | None:
+    """A blank token, ``blanks`` of the time where one is allowed."""
+    if not blanks or rng.random() >= blanks:
+        return None
+    found = allowed[vocab.blank[allowed]]
+    return int(found[rng.randrange(len(found))]) if len(found) else None
 
 
 def _pick(vocab: TokenClasses, allowed: Any, rng: random.Random, late: bool) -> int:

@@ -1,8 +1,11 @@
-"""The call regions of the XML-parameter formats GLM-4.5/4.6 (``glm45``), GLM-4.7 (``glm47``),
-MiniMax-M2 (``minimax_m2``) and Seed-OSS (``seed_oss``), merged into `_formats.REGIONS`.
+"""The call regions of the XML-parameter formats Qwen3-Coder (``qwen3_coder``), GLM-4.5/4.6
+(``glm45``), GLM-4.7 (``glm47``), MiniMax-M2 (``minimax_m2``) and Seed-OSS (``seed_oss``),
+merged into `_formats.REGIONS`.
 
-Each is built as Qwen3-Coder's is (`_formats`), from its reader's own `XmlTags` and its
-renderer's `XmlCallStyle` (the tags as the chat template spells them), never retyped:
+Each is built from its reader's own `XmlTags` and its renderer's `XmlCallStyle` (the tags as
+the chat template spells them), never retyped:
+
+    <tool_call><function=NAME><parameter=K>V</parameter></function></tool_call>  Qwen3-Coder
 
     <tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call>    GLM (no section)
     <minimax:tool_call><invoke name="NAME"><parameter name="K">V</parameter></invoke>...
@@ -11,9 +14,10 @@ renderer's `XmlCallStyle` (the tags as the chat template spells them), never ret
                                                       Seed-OSS: a section around each call
 
 A string value is written raw up to its close tag and holds none of the format's structural
-tags; any other value is JSON (`raw_value`, `without_close_tags`). Parameters come in the
-schema's order, the required ones always. Blanks are allowed between tags where the template
-writes a line break (GLM-4.7 writes none; its reader takes them all the same).
+tags; any other value is JSON holding none of them either (`raw_value`, `within_tags`), or a
+boolean or null as the template spells it. Parameters come in the schema's order, the required
+ones always. Blanks are allowed between tags where the template writes a line break (GLM-4.7
+writes none; its reader takes them all the same).
 """
 
 from __future__ import annotations
@@ -29,15 +33,16 @@ from ..parsing.formats import seed_oss as _seed_oss
 from ..parsing.formats._xmlparams import XmlTags
 from ..parsing.formats._xmlrender import XmlCallStyle
 from ..tools._tool import Tool
-from ._ir import Json, Lit, Node, Opt, Until, Ws, seq
+from ._ir import Json, Lit, Node, Opt, Until, Ws, alt, seq
 from ._region import (
     CallRegion,
     arguments_schema,
+    bare_number,
     properties_of,
     raw_value,
     structural_tags,
-    without_close_tags,
 )
+from ._tagged_json import within_tags
 
 __all__ = ["REGIONS", "XGRAMMAR_STYLES", "xgrammar_format"]
 
@@ -56,7 +61,7 @@ def xml_call(tool: Tool, style: XmlCallStyle, opener: str = "", section_close: s
         tag = seq(Ws(), Lit(style.param_tag(name)))
         if tags.value_open:  # GLM: <arg_key>K</arg_key>, a blank, then <arg_value>
             tag = seq(tag, Ws(), Lit(tags.value_open))
-        value = _value(sub, tags.param_close, excluded)
+        value = _value(sub, style, excluded)
         parts.append(seq(tag, value) if name in required else Opt(seq(tag, value)))
     parts.append(seq(Ws(), Lit(tags.call_close)))
     if section_close:
@@ -67,15 +72,29 @@ def xml_call(tool: Tool, style: XmlCallStyle, opener: str = "", section_close: s
 _NULLABLE_STRING = frozenset({"string", "null"})
 
 
-def _value(schema: Mapping[str, Any], end: str, excluded: tuple[str, ...]) -> Node:
-    """A string raw up to ``end``, as is a nullable one (``anyOf: [string, null]``, which the
-    reader keeps as text unless it is ``null``); anything else JSON."""
+def _value(schema: Mapping[str, Any], style: XmlCallStyle, excluded: tuple[str, ...]) -> Node:
+    """A string raw up to its close tag, as is a nullable one (``anyOf: [string, null]``,
+    which the reader keeps as text unless it is ``null``); anything else JSON, holding none of
+    the tags the reader ends a value at, or the template's own spelling of a boolean or null
+    (Qwen3-Coder and Seed-OSS write Jinja's ``True``, ``False``, ``None``)."""
+    end = style.tags.param_close
     raw = raw_value(schema, end, excluded)
-    if raw is None and "enum" not in schema and "const" not in schema and value_types(
-        dict(schema)
-    ) == _NULLABLE_STRING:
+    types = value_types(dict(schema))
+    if raw is None and "enum" not in schema and "const" not in schema and (
+        types == _NULLABLE_STRING
+    ):
         raw = Until(end, excluded)
-    return raw or seq(Ws(), Json(without_close_tags(schema)), Ws(), Lit(end))
+    if raw is not None:
+        return raw
+    value = bare_number(schema) or Json(within_tags(schema, (end, *excluded)))
+    spelled = [style.value(v) for v, kind in _SPELLED if kind in types]
+    others = [Lit(word) for word in dict.fromkeys(spelled) if word not in ("true", "false", "null")]
+    return seq(Ws(), alt(value, *others) if "enum" not in schema and "const" not in schema
+               else value, Ws(), Lit(end))
+
+
+_SPELLED = ((True, "boolean"), (False, "boolean"), (None, "null"))
+"""The values whose spelling the template writes as it likes (Jinja's ``string`` filter)."""
 
 
 def _glm_call(tool: Tool) -> Node:
@@ -85,6 +104,10 @@ def _glm_call(tool: Tool) -> Node:
 
 def _minimax_m2_call(tool: Tool) -> Node:
     return xml_call(tool, _minimax_m2.STYLE)
+
+
+def _qwen3_coder_call(tool: Tool) -> Node:
+    return xml_call(tool, _qwen3_coder.STYLE, section_close=_qwen3_coder.TOOL_CALL_END)
 
 
 def _seed_oss_call(tool: Tool) -> Node:
@@ -105,6 +128,7 @@ REGIONS: dict[str, CallRegion] = {
         close=seq(Ws(), Lit(_minimax_m2.TOOL_CALL_END)), reopen=False,
     ),
     "seed_oss": CallRegion(Lit(_seed_oss.TOOL_CALL_START), _seed_oss_call, Ws()),
+    "qwen3_coder": CallRegion(Lit(_qwen3_coder.TOOL_CALL_START), _qwen3_coder_call, Ws()),
 }
 
 

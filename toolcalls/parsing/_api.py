@@ -44,8 +44,15 @@ def to_tools(tools: ToolsLike) -> list[Tool]:
     (a key moved to the end of its dict, ``1`` replaced by ``1.0`` or ``True``) keeps the tools
     read before. Equal definitions in new objects are found by their content (types and key
     order included). A generator, or a list holding functions, is read every time.
+
+    Two tools of one name raise `ToolDefinitionError` naming both (providers refuse them).
     """
-    return list(_read(tools))
+    found = list(_read(tools))
+    if len({tool.name for tool in found}) < len(found):
+        from ..tools._tool import check_unique_names  # loaded: `found` holds `Tool` objects
+
+        check_unique_names(found)
+    return found
 
 
 def _read(tools: ToolsLike) -> Sequence[Tool]:
@@ -159,7 +166,9 @@ def parse(
         validate: check each complete call's arguments against its tool's JSON Schema (after
             XML-style values are typed by it) and report what does not fit as issues
             (``missing_argument``, ``unknown_argument``, ``wrong_argument_type``,
-            ``invalid_argument_value``), with messages to send back to the model. Off by
+            ``invalid_argument_value``), with messages to send back to the model. Local
+            ``$ref``s (``#/$defs/...``) are followed; remote ones (``https://...``) are not
+            fetched, so they accept any value. Off by
             default: jsonschema runs in the interpreter, ~0.1 ms per call checked (a short
             Qwen3-Coder response with one call, interpreted: 150 µs parsed, 260 µs
             validated); without it the parse runs no schema code at all.
@@ -242,7 +251,7 @@ class Parser:
     ) -> None:
         self.format: Format | str = "auto" if format == "auto" else get_format(format)
         """The `Format`, or ``"auto"``: detected per response, which `stream` cannot do."""
-        self.tools: tuple[Tool, ...] = tuple(_read(tools))
+        self.tools: tuple[Tool, ...] = tuple(to_tools(tools))  # made once: names checked
         self.strict = strict
         self.thinking = thinking
         self.validate = validate

@@ -5,8 +5,12 @@ the JSON Schema of the parameter decides what the text becomes. The rules:
 
 * `strip_value_newlines` drops at most one newline ("\\n" or "\\r\\n") at each end,
   the ones the chat templates put around a value.
-* No schema, a schema naming no type (`$ref` is not resolved), or "string": the text
-  exactly as is. Only these values may be streamed as text (`streams_as_string`).
+* No schema, a schema naming no type, or "string": the text exactly as is. Only these values
+  may be streamed as text (`streams_as_string`).
+* Local `$ref`s (``#/$defs/Address``, ``#/definitions/Address``, as pydantic writes them) are
+  followed where they decide the type: the property's own schema and its anyOf/oneOf/allOf
+  branches (`property_schema`). A cyclic ref is followed once; remote refs
+  (``https://...``) are not followed: such a schema names no type.
 * Otherwise whitespace around the text is ignored and `null` (any case) or Python's
   `None` is None: XML formats cannot spell null otherwise, the Qwen3-Coder template
   renders None as `None`, and ollama, vLLM and SGLang read `null` as None for any
@@ -25,8 +29,10 @@ the JSON Schema of the parameter decides what the text becomes. The rules:
   Qwen3-Coder template renders lists with Python's repr). Text with a backslash skips
   that fallback, as Python and JSON escapes differ.
 * Unknown type names and typeless anyOf/oneOf branches accept JSON, else the text.
-  Aliases: int, float, double, bool, str, dict, list. Without "type", anyOf/oneOf,
-  enum/const values and "properties"/"items" give the types; "nullable" adds null.
+  Aliases: int, float, double, bool, str, dict, list. Without "type", anyOf/oneOf (each
+  branch's types), allOf (the types every typed branch allows), enum/const values and
+  "properties"/"items" give the types; "nullable" adds null. Branches nested deeper than
+  `MAX_SCHEMA_DEPTH` allow any JSON value.
 
 `coerce` never raises and never drops a value: when nothing fits it returns the text
 unchanged with a short description of the problem.
@@ -45,9 +51,11 @@ from typing import Any, Final
 from ._json import MAX_DEPTH, SURROGATE, loads
 
 __all__ = [
+    "MAX_SCHEMA_DEPTH",
     "coerce",
     "decode_json_value",
     "property_schema",
+    "resolve_ref",
     "streams_as_string",
     "strip_value_newlines",
 ]
@@ -73,14 +81,65 @@ _MAX_LITERAL_CHARS = 100_000
 _LITERAL_ERRORS = (ValueError, TypeError, SyntaxError, MemoryError, RecursionError)
 
 
+MAX_SCHEMA_DEPTH: Final = 32
+"""How many `$ref`s and anyOf/oneOf/allOf levels are followed to find a value's types."""
+_MAX_REFS_FOLLOWED: Final = 256
+"""How many `$ref`s one schema's resolution follows: a few definitions referring to each other
+twice over would otherwise double the work at each level."""
+_COMBINATORS: Final = ("anyOf", "oneOf", "allOf")
+
+
 def property_schema(parameters: dict[str, Any], argument: str) -> dict[str, Any] | None:
-    """The JSON Schema of one argument in a tool's `parameters`, or None if not declared."""
+    """The JSON Schema of one argument in a tool's `parameters`, or None if not declared.
+
+    Local `$ref`s are followed where they decide the value's type (the schema itself and its
+    anyOf/oneOf/allOf branches, not inside its properties or items); remote ones are not.
+    """
     properties = parameters.get("properties")
     if isinstance(properties, dict):
         schema = properties.get(argument)
         if isinstance(schema, dict):
-            return schema
+            return _with_refs(schema, parameters, frozenset(), MAX_SCHEMA_DEPTH, [0])
     return None
+
+
+def resolve_ref(ref: str, root: Any) -> dict[str, Any] | None:
+    """A local JSON pointer (``#/$defs/Name``, ``#`` itself) into `root`; None when it is remote,
+    an anchor (``#name``) or goes nowhere."""
+    if not ref.startswith("#") or not (len(ref) == 1 or ref[1] == "/"):
+        return None
+    node: Any = root
+    for part in ref[2:].split("/") if len(ref) > 1 else ():
+        key = part.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, list) and key.isdigit() and int(key) < len(node):
+            node = node[int(key)]
+        elif isinstance(node, dict) and key in node:
+            node = node[key]
+        else:
+            return None
+    return node if isinstance(node, dict) else None
+
+
+def _with_refs(schema: dict[str, Any], root: dict[str, Any], seen: frozenset[str], depth: int,
+               followed: list[int]) -> dict[str, Any]:
+    """`schema` with the local `$ref`s that decide its type replaced by what they point to
+    (the schema's own keys win, as in 2020-12); the very same object when it has none."""
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref not in seen and depth > 0 and followed[0] < _MAX_REFS_FOLLOWED:
+        target = resolve_ref(ref, root)
+        if target is not None:
+            followed[0] += 1
+            merged = {**target, **{key: value for key, value in schema.items() if key != "$ref"}}
+            return _with_refs(merged, root, seen | {ref}, depth - 1, followed)
+    changed: dict[str, Any] = {}
+    for keyword in _COMBINATORS:
+        branches = schema.get(keyword)
+        if isinstance(branches, list) and depth > 0:
+            resolved = [_with_refs(branch, root, seen, depth - 1, followed)
+                        if isinstance(branch, dict) else branch for branch in branches]
+            if any(new is not old for new, old in zip(resolved, branches, strict=True)):
+                changed[keyword] = resolved
+    return {**schema, **changed} if changed else schema
 
 
 def strip_value_newlines(raw: str) -> str:
@@ -135,19 +194,21 @@ def _types(schema: Any) -> frozenset[str]:
         # the common schema, looked up for every value: what _declared makes of it, kept
         simple = _ONE_TYPE.get(declared)
         if simple is None:
-            simple = frozenset(_declared({"type": declared})) or _STRING
+            simple = frozenset(_declared({"type": declared}, MAX_SCHEMA_DEPTH)) or _STRING
             if len(_ONE_TYPE) < 256:  # type names come from tool definitions: a few
                 _ONE_TYPE[declared] = simple
         return simple
-    found = _declared(schema)
+    found = _declared(schema, MAX_SCHEMA_DEPTH)
     return frozenset(found) if found else _STRING
 
 
-def _declared(schema: dict[str, Any]) -> set[str]:
+def _declared(schema: dict[str, Any], depth: int) -> set[str]:
     """Return the type names a schema itself declares, possibly none."""
     found = _names(schema.get("type"))
     if not found:
-        found = _branches(schema.get("anyOf")) | _branches(schema.get("oneOf"))
+        found = _branches(schema.get("anyOf"), depth) | _branches(schema.get("oneOf"), depth)
+    if not found:
+        found = _shared(schema.get("allOf"), depth)
     if not found:
         found = _value_types(schema)
     if not found and schema.keys() & {"properties", "additionalProperties"}:
@@ -167,14 +228,28 @@ def _names(declared: Any) -> set[str]:
     return {_ALIASES.get(n.lower(), n.lower()) for n in names if isinstance(n, str)}
 
 
-def _branches(branches: Any) -> set[str]:
+def _branches(branches: Any, depth: int) -> set[str]:
     """Union the types of anyOf/oneOf branches; a typeless branch allows anything."""
     if not isinstance(branches, list):
         return set()
+    if depth <= 0:
+        return {"any"}
     found: set[str] = set()
     for branch in branches:
-        found |= (_declared(branch) if isinstance(branch, dict) else set()) or {"any"}
+        found |= (_declared(branch, depth - 1) if isinstance(branch, dict) else set()) or {"any"}
     return found
+
+
+def _shared(branches: Any, depth: int) -> set[str]:
+    """The types every typed allOf branch allows (a branch naming no type restricts none)."""
+    if not isinstance(branches, list) or depth <= 0:
+        return set()
+    found: set[str] | None = None
+    for branch in branches:
+        types = _declared(branch, depth - 1) if isinstance(branch, dict) else set()
+        if types:
+            found = types if found is None else found & types
+    return found or set()
 
 
 def _value_types(schema: dict[str, Any]) -> set[str]:

@@ -5,6 +5,7 @@ Format modules are imported on first use, so ``import toolcalls`` compiles nothi
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import functools
 import importlib
@@ -128,35 +129,109 @@ def detect(text: str, tools: ToolsLike = None) -> str | None:
 
 def detect_parsed(text: str, declared: Sequence[Tool]) -> tuple[str | None, ParseResult | None]:
     """`detect`, with the format's lenient parse of `text` when detecting needed it (so
-    ``parse(text, "auto")`` does not parse twice)."""
+    ``parse(text, "auto")`` does not parse twice).
+
+    A tool result is data in every format: a format that reads a call inside what another
+    format reads as a tool result (a ``<tool_response>`` block, a ``[TOOL_RESULTS]`` region)
+    is not a candidate, so a call quoted in a result and refused by the format whose result
+    it is (``call_in_tool_result``) is never read as a call by detection.
+    """
     scores = _scores(text, declared)
-    results: dict[str, ParseResult] = {}
-
-    def parsed(name: str) -> ParseResult:
-        if name not in results:
-            results[name] = _load(name).parse(text, tools=declared)
-        return results[name]
-
+    parses = _Parses(text, declared)
     shortlist = [
         name
         for name in sorted(scores, key=lambda n: -scores[n])
-        if _has_markup(name, text) or parsed(name).calls or parsed(name).incomplete
+        if _has_markup(name, text) or _reads_a_call(parses.result(name))
     ]
+    if any(_reads_a_call(parses.result(name)) for name in shortlist):
+        guards = {name: first for name in list_formats()
+                  if (first := _first_result_marker(name, text)) >= 0}
+        holders = {name: _holders(name, guards, parses) for name in shortlist}
+        trusted = [name for name in shortlist if not holders[name]]
+        if len(trusted) < len(shortlist) and not any(
+                _reads_a_call(parses.result(name)) for name in trusted):
+            # Only quoted calls: the text is the format's whose tool result quotes them.
+            quoting = sorted({holder for names in holders.values() for holder in names})
+            quoted_by = max(quoting, key=lambda name: _quoting_fit(name, parses, scores))
+            return quoted_by, parses.result(quoted_by)
+        shortlist = trusted
     if len(shortlist) <= 1:
         found = shortlist[0] if shortlist else None
-        return found, results.get(found) if found is not None else None
+        return found, parses.result(found) if found is not None else None
 
     def fit(name: str) -> tuple[int, bool, int, int, float]:
         # With as many calls, a format that read a call it could not complete (a <tool_call>
         # holding broken JSON: Hermes, with the JSON issue) beats one that read nothing there
         # (xml, whose <tool_call> needs a <name>): the markup was its call, written wrong.
-        result = parsed(name)
-        read = bool(result.calls or result.incomplete)
-        return (len(result.calls), read, -len(result.incomplete), -len(result.issues),
-                scores[name])
+        result = parses.result(name)
+        return (len(result.calls), _reads_a_call(result), -len(result.incomplete),
+                -len(result.issues), scores[name])
 
     best = max(shortlist, key=fit)  # the first of equals: the higher marker score
-    return best, results[best]
+    return best, parses.result(best)
+
+
+class _Parses:
+    """Each format's lenient parse of one text, made once, with the spans it read as tool
+    results."""
+
+    def __init__(self, text: str, declared: Sequence[Tool]) -> None:
+        self.text = text
+        self.declared = declared
+        self.made: dict[str, tuple[ParseResult, list[tuple[int, int]]]] = {}
+
+    def result(self, name: str) -> ParseResult:
+        return self._parse(name)[0]
+
+    def quoted(self, name: str) -> list[tuple[int, int]]:
+        return self._parse(name)[1]
+
+    def _parse(self, name: str) -> tuple[ParseResult, list[tuple[int, int]]]:
+        made = self.made.get(name)
+        if made is None:
+            from .stream import parse_quoting  # loads the engine: not at `import toolcalls`
+
+            made = self.made[name] = parse_quoting(_load(name), self.text, self.declared)
+        return made
+
+
+def _reads_a_call(result: ParseResult) -> bool:
+    return bool(result.calls or result.incomplete)
+
+
+def _first_result_marker(name: str, text: str) -> int:
+    """Where the first of the format's tool-result markers is in `text`; -1 when none is."""
+    found = [at for marker in _load(name).result_markers() if (at := text.find(marker)) >= 0]
+    return min(found, default=-1)
+
+
+def _holders(name: str, guards: dict[str, int], parses: _Parses) -> list[str]:
+    """The other formats in whose tool results a call that `name` reads starts (`guards`: the
+    formats with a result marker in the text, and where the first one is)."""
+    result = parses.result(name)
+    spans = [call.span for call in result.calls] + [call.span for call in result.incomplete]
+    starts = [span[0] for span in spans if span is not None]
+    last = max(starts, default=-1)
+    # A guard is parsed only when a call starts after its first marker: a call followed by
+    # its result block (the usual history) costs no parse.
+    return [guard for guard, first in guards.items() if guard != name and first < last
+            and any(_within(start, parses.quoted(guard)) for start in starts)]
+
+
+def _within(offset: int, spans: list[tuple[int, int]]) -> bool:
+    """Whether `offset` is inside one of `spans` (in order, not overlapping), past its start."""
+    index = bisect.bisect_left(spans, (offset, -1)) - 1  # the last span to start before it
+    return index >= 0 and spans[index][1] > offset
+
+
+def _quoting_fit(name: str, parses: _Parses, scores: dict[str, float]) -> tuple[bool, bool, float]:
+    """How well a format that quoted a call explains the text: it can be detected at all (not
+    ollama, which generalizes the others), it noticed the call (an issue inside one of its tool
+    results: ``call_in_tool_result``...), its score."""
+    spans = parses.quoted(name)
+    noticed = any(issue.span is not None and _within(issue.span[0] + 1, spans)
+                  for issue in parses.result(name).issues)
+    return bool(type(_load(name)).signatures), noticed, scores.get(name, 0.0)
 
 
 def _scores(text: str, tools: Sequence[Tool]) -> dict[str, float]:

@@ -64,7 +64,11 @@ IssueKind = Literal[
     "other_choices",
     "server_tool_call",
     "unread_part",
+    "unread_stream_data",
+    "truncated_stream",
+    "invalid_utf8",
     "provider_error",
+    "duplicate_call_id",
     "lone_surrogate",
     "duplicate_call",
 ]
@@ -124,7 +128,11 @@ ISSUE_KINDS: Final[dict[str, str]] = {
     "other_choices": "a response with several choices (n > 1): only the first is read",
     "server_tool_call": "a tool the provider ran itself (web search, code execution): not a call",
     "unread_part": "a part of a response of a type the reader does not know: noted, not read",
+    "unread_stream_data": "a line or event of a raw SSE/NDJSON stream that is no JSON object",
+    "truncated_stream": "a raw stream ended inside a line or event that cannot be read",
+    "invalid_utf8": "a raw stream's bytes are not UTF-8: each bad sequence is read as U+FFFD",
     "provider_error": "the provider sent an error (as the body, or mid-stream): its message",
+    "duplicate_call_id": "a provider gave two calls one id: the later call is given its own",
     "lone_surrogate": "text of a response holding a lone surrogate (no UTF-8): read as U+FFFD",
     "duplicate_call": "a call said natively and in the text: the later one, failed, not run twice",
 }

@@ -28,7 +28,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from .._errors import ParseError
-from ..tools._tool import Tool
+from ..tools._tool import Tool, check_unique_names
 from ._build import arguments_delta, built, reasoning_delta, text_delta
 from ._events import Event, ToolCallEnd, ToolCallFailed, ToolCallStart
 from ._json import canonical
@@ -140,6 +140,8 @@ def _tool_table(tools: Sequence[Tool]) -> dict[str, Tool]:
     last, table = _LAST_TOOLS[0]
     if not _same_objects(given, last):
         table = {tool.name: tool for tool in given}
+        if len(table) < len(given):  # two tools of one name: which would a call run?
+            check_unique_names(given)
         for tool in given:  # an alias names its tool too, unless a tool has it as its name
             for alias in tool.aliases:
                 table.setdefault(alias, tool)
@@ -189,6 +191,9 @@ class ReaderContext:
         """Absolute offset of ``buf[0]`` in the whole text."""
         self.section: str | None = None
         """The closer of the section of calls the text is in (set by section readers)."""
+        self.quoted: list[tuple[int, int]] = []
+        """Absolute spans the format reads as tool results (`formats._results`): data, never
+        calls. Detection keeps another format from reading a call inside one."""
         # What follows is the engine's: readers never touch it.
         self._reader: Reader | None = None
         """The reader of the open block (None outside blocks), set by the engine."""

@@ -25,7 +25,7 @@ from ._models import ParseResult
 if TYPE_CHECKING:
     from .formats._base import Format
 
-__all__ = ["StreamParser", "parse_whole"]
+__all__ = ["StreamParser", "parse_quoting", "parse_whole"]
 
 
 class StreamParser:
@@ -89,3 +89,13 @@ def parse_whole(
     engine.emits = False  # only the result is wanted: no events to build
     engine.close(text)  # the whole text, read knowing it is all there
     return engine.take_result()
+
+
+def parse_quoting(
+    fmt: Format, text: str, tools: Sequence[Tool]
+) -> tuple[ParseResult, list[tuple[int, int]]]:
+    """`parse_whole` (lenient), with the spans the format read as tool results (detection)."""
+    engine = Engine(fmt, tools=tools)
+    engine.emits = False
+    engine.close(text)
+    return engine.take_result(), engine.quoted

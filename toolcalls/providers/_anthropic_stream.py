@@ -16,7 +16,9 @@
                          input is not read); ``citations_delta`` (a citation added to the
                          text block) is not kept: it carries no text, as `read_response`
                          keeps no ``citations``
-    content_block_stop   closes block ``index``: a call ends here (`ToolCallEnd`, or
+    content_block_stop   closes block ``index`` (a block started at an index whose block
+                         was not stopped closes that one first: a call there fails,
+                         ``truncated_call``): a call ends here (`ToolCallEnd`, or
                          `ToolCallFailed` when its JSON is not an object); a thinking block,
                          with its signature, goes to ``reasoning_blocks``
     message_delta        ``delta.stop_reason`` is the finish reason; its ``usage`` updates the
@@ -106,6 +108,7 @@ class AnthropicStream(ProviderStream):
                 block["signature"] = (string(block.get("signature")) or "") + delta["signature"]
 
     def _open_block(self, index: object, block: Mapping[str, Any]) -> None:
+        self._restarted(index)
         kind = block.get("type")
         if kind == "text":
             self._say(block.get("text"))
@@ -125,6 +128,15 @@ class AnthropicStream(ProviderStream):
         elif not (isinstance(kind, str) and kind.endswith("_tool_result")):
             self._native.issue("unread_part", f"a content block of type {brief(kind)} was not "
                                               "read")
+
+    def _restarted(self, index: object) -> None:
+        """A block starts at `index` while the one there was never stopped: a call there is
+        cut off (its stop, which ends it, never came), a thinking block kept as it came."""
+        opened = self._open_calls.pop(index, None)
+        if opened is not None:
+            self._cut_off(opened[0], f"block {index!r} started again")
+        if index in self._thinking:
+            self._close_block(index)
 
     def _close_block(self, index: object) -> None:
         opened = self._open_calls.pop(index, None)

@@ -15,8 +15,13 @@ Reading a response (`read_response`: a ``GenerateContentResponse``, its REST cam
 SDK's snake_case names) takes ``candidates[0].content.parts`` in order:
 
     calls      ``functionCall`` parts: ``id`` where given (else ``call_<n>``), ``name``, ``args``
-               as the object they are
-    text       ``text`` parts that are not thoughts, joined, parsed for calls in the text
+               as the object they are; a call whose arguments were streamed (Gemini 3's
+               ``streamFunctionCallArguments``: a response assembled from such a stream holds
+               its ``name`` + ``willContinue`` part, its ``partialArgs`` parts and its closing
+               part) is read from its pieces as `toolcalls.read_stream` reads them
+               (`_gemini_args`), placed where it started
+    text       the ``text`` of parts that are not thoughts (a part that also holds a call: its
+               text first), joined, parsed for calls in the text
     reasoning  ``text`` of the parts marked ``thought``; every part that carries a
                ``thoughtSignature`` (a thought, a call or text) goes to ``reasoning_blocks`` as
                it is, since Gemini wants the signature back on the same part; the signature
@@ -41,6 +46,7 @@ from ..tools._gemini import gemini_schema
 from ..tools._importers import from_gemini
 from ..tools._tool import Tool
 from ._content import result_parts, texts
+from ._gemini_args import PartialArguments, continues, is_streamed, will_continue
 from ._provider import Message, NativeProvider, ToolResult
 from ._reading import Json, NativeRead, brief, is_obj, items, member, obj, obj_or_none, string
 
@@ -118,12 +124,16 @@ def read_response(data: Json) -> NativeRead:
     candidate = member(read, candidates[0], "candidates[0]")
     read.finish_reason = string(_field(candidate, "finishReason"))
     content = member(read, candidate.get("content"), "a candidate's content")
-    parts = items(read, content.get("parts"), "a candidate's parts")
-    for part in parts:
+    opened: StreamedCall | None = None
+    for part in items(read, content.get("parts"), "a candidate's parts"):
         if is_obj(part):
-            _read_part(part, read)
+            opened = _read_part(part, read, opened)
         else:
             read.issue("unread_part", f"a part is {brief(part)}, not an object: not read")
+    if opened is not None:  # the parts end inside a streamed call
+        read.fail_call("truncated_call", f"native call {opened.ident(read)} ({opened.name}): the "
+                       "stream ended before the provider closed the call", opened.name,
+                       "".join(opened.arguments.text))
     return read
 
 
@@ -147,17 +157,79 @@ def signed_part(part: Mapping[str, Any]) -> Json:
     return kept
 
 
-def _read_part(part: Mapping[str, Any], read: NativeRead) -> None:
+def _read_part(part: Mapping[str, Any], read: NativeRead,
+               opened: StreamedCall | None) -> StreamedCall | None:
+    """Read one part; return the streamed call still open after it."""
     if _field(part, "thoughtSignature"):
         read.reasoning_blocks.append(signed_part(part))
+    text = part.get("text")
+    if isinstance(text, str):  # before a call in the same part: the text is said first
+        (read.think if part.get("thought") else read.say)(text)
     call = _field(part, "functionCall")
-    if call is not None:
-        call = member(read, call, "a part's functionCall")
-        read.call(call.get("id"), call.get("name"), call.get("args"))
-    elif isinstance(part.get("text"), str):
-        (read.think if part.get("thought") else read.say)(part["text"])
-    elif _field(part, "executableCode") is not None or _field(part, "codeExecutionResult"):
+    if is_obj(call):
+        return _read_call(call, read, opened)
+    if call is not None:  # set but no object: noted, read as a call without a name; a
+        # streamed call still open goes on (this is not its end)
+        member(read, call, "a part's functionCall")
+        read.call(None, None, None)
+        return opened
+    if isinstance(text, str):
+        return opened
+    if _field(part, "executableCode") is not None or _field(part, "codeExecutionResult"):
         read.issue("server_tool_call", "code executed by Gemini: not a call to run")
     elif not _field(part, "thoughtSignature"):
         kinds = ", ".join(sorted(part)) or "empty"
         read.issue("unread_part", f"a part of kind {kinds} was not read")
+    return opened
+
+
+class StreamedCall:
+    """A call whose arguments come in ``partialArgs`` pieces (`_gemini_args`), while open."""
+
+    __slots__ = ("arguments", "given", "name", "said")
+
+    def __init__(self, given: str | None, name: str | None, said: int) -> None:
+        self.given = given
+        self.name = name
+        self.said = said
+        """The length of the text read before the call started: its place among the text."""
+        self.arguments = PartialArguments()
+
+    def ident(self, read: NativeRead) -> str | None:
+        """Its id in an issue, as a stream names it: the provider's, else ``call_<n>``."""
+        return self.given or (f"call_{read.named}" if self.name else None)
+
+
+def _read_call(call: Mapping[str, Any], read: NativeRead,
+               opened: StreamedCall | None) -> StreamedCall | None:
+    if opened is not None:
+        if continues(opened.name, opened.given, call):
+            opened.arguments.read(call)
+            if will_continue(call):
+                return opened
+            _close(opened, read)
+            return None
+        _close(opened, read)  # another call starts: the open one ends there
+    if not is_streamed(call):
+        read.call(call.get("id"), call.get("name"), call.get("args"))
+        return None
+    started = StreamedCall(string(call.get("id")), string(call.get("name")), read.said)
+    started.arguments.read(call)
+    if will_continue(call):
+        return started
+    _close(started, read)
+    return None
+
+
+def _close(call: StreamedCall, read: NativeRead) -> None:
+    arguments = call.arguments
+    arguments.close()
+    text = "".join(arguments.text)
+    if arguments.problem and call.name:
+        read.fail_call("invalid_arguments", f"native call {call.ident(read)} ({call.name}): "
+                       f"{arguments.failure()}", call.name, text)
+        return
+    done = len(read.calls)
+    read.call(call.given, call.name, text)
+    if len(read.calls) > done:  # placed where it started, as a stream starts it
+        read.call_places[-1] = (call.said, read.call_places[-1][1])

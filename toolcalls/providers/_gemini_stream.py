@@ -5,8 +5,15 @@ Each chunk's ``candidates[0].content.parts`` are read as `read_response` reads t
 (further candidates are not read: an ``other_choices`` issue at the end):
 
     calls      a ``functionCall`` part comes whole: `ToolCallStart`, its ``args`` as one
-               `ArgumentsDelta` (canonical JSON) and `ToolCallEnd` at once
-    text       ``text`` parts that are not thoughts: through the format's stream parser
+               `ArgumentsDelta` (canonical JSON) and `ToolCallEnd` at once; or, streamed
+               (Gemini 3's ``streamFunctionCallArguments``, `_gemini_args`): `ToolCallStart` at
+               the part with its ``name`` and ``willContinue``, each ``partialArgs`` piece as
+               the JSON text it adds (`ArgumentsDelta`), its end at the part without
+               ``willContinue`` (or when another call starts); a piece that does not fit the
+               arguments so far fails the call there (``invalid_arguments``), and a call still
+               open when the stream ends fails (``truncated_call``)
+    text       ``text`` parts that are not thoughts: through the format's stream parser (the
+               text of a part that also holds a call, before the call)
     reasoning  the ``text`` of ``thought`` parts as `ReasoningDelta`; a part with a
                ``thoughtSignature`` goes to ``reasoning_blocks`` as it is (the
                signature in standard base64, `signed_part`)
@@ -21,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ._gemini import _field, signed_part
+from ._gemini_args import PartialArguments, continues, is_streamed, will_continue
 from ._reading import brief, event_key, is_obj, items, member, obj, obj_or_none, string
 from ._stream import NativeStreamCall, ProviderStream
 
@@ -37,6 +45,9 @@ class GeminiStream(ProviderStream):
     def __init__(self, provider: str, fmt: str | Format | None, tools: Sequence[Tool]) -> None:
         super().__init__(provider, fmt, tools)  # by name: compiled, a star call is unsupported
         self._other_candidates: set[object] = set()
+        self._open: NativeStreamCall | None = None
+        """The call whose arguments are streamed (``partialArgs``), while it is open."""
+        self._arguments = PartialArguments()
 
     def _read_event(self, data: Mapping[str, Any]) -> None:
         native = self._native
@@ -75,24 +86,65 @@ class GeminiStream(ProviderStream):
         signed = _field(part, "thoughtSignature")
         if signed:
             native.reasoning_blocks.append(signed_part(part))
-        call = _field(part, "functionCall")
-        if call is not None:
-            call = member(native, call, "a part's functionCall")
-            streamed = NativeStreamCall(string(call.get("id")), string(call.get("name")))
-            self._start(streamed)
-            self._end(streamed, call.get("args"), raw=False)
-        elif isinstance(part.get("text"), str):
+        text = part.get("text")
+        if isinstance(text, str):  # before a call in the same part, as `read_response` reads
             if part.get("thought"):
-                self._think(part["text"])
-            elif part["text"]:
-                self._text(part["text"])
+                self._think(text)
+            elif text:
+                self._text(text)
+        call = _field(part, "functionCall")
+        if is_obj(call):
+            self._read_call(call)
+        elif call is not None:  # set but no object: as `read_response` reads it
+            member(native, call, "a part's functionCall")
+            self._end(NativeStreamCall(None, None), None, raw=False)
+        elif isinstance(text, str):
+            return
         elif _field(part, "executableCode") is not None or _field(part, "codeExecutionResult"):
             native.issue("server_tool_call", "code executed by Gemini: not a call to run")
         elif not signed:
             kinds = ", ".join(sorted(part)) or "empty"
             native.issue("unread_part", f"a part of kind {kinds} was not read")
 
+    def _read_call(self, call: Mapping[str, Any]) -> None:
+        opened = self._open
+        if opened is not None:
+            if continues(opened.name, opened.given, call):
+                self._fragment(opened, self._arguments.read(call))
+                if not will_continue(call):
+                    self._close_call(opened)
+                return
+            self._close_call(opened)  # another call starts: the open one ends there
+        streamed = NativeStreamCall(string(call.get("id")), string(call.get("name")))
+        if not is_streamed(call):  # the whole call in one part
+            self._start(streamed)
+            self._end(streamed, call.get("args"), raw=False)
+            return
+        self._open, self._arguments = streamed, PartialArguments()
+        self._start(streamed)
+        self._fragment(streamed, self._arguments.read(call))
+        if not will_continue(call):
+            self._close_call(streamed)
+
+    def _close_call(self, call: NativeStreamCall) -> None:
+        """The provider closed the streamed `call`: its arguments closed, its end or failure."""
+        self._open = None
+        arguments = self._arguments
+        self._fragment(call, arguments.close())
+        if arguments.problem and call.name:
+            self._native.fail_call("invalid_arguments", f"native call {call.ident} ({call.name})"
+                                   f": {arguments.failure()}", call.name, call.arguments())
+            self._failed(call)
+        else:
+            self._end(call)
+
+    def _take_open(self) -> list[NativeStreamCall]:
+        opened, self._open = self._open, None
+        return [] if opened is None else [opened]
+
     def _finish(self) -> None:
+        for call in self._take_open():
+            self._cut_off(call)
         if self._other_candidates:
             count = len(self._other_candidates) + 1
             self._native.issue("other_choices", f"{count} candidates: only the first is read")

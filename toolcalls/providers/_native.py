@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..parsing._models import ToolCall
-from ..tools._tool import Tool
+from ..tools._tool import Tool, check_unique_names
 from . import _anthropic, _gemini, _ollama, _openai_chat, _openai_responses
 from ._provider import Message, NativeProvider, ToolResult, by_provider
 
@@ -56,8 +56,12 @@ def _provider(name: str) -> NativeProvider:
 
 
 def render_native(tools: Iterable[Tool], provider: str) -> Message:
-    """The request fields that declare ``tools`` to ``provider``: ``{"tools": [...]}``."""
-    return _provider(provider).tools(list(tools))
+    """The request fields that declare ``tools`` to ``provider``: ``{"tools": [...]}``.
+
+    Two tools of one name raise `ToolDefinitionError`: the provider would refuse them."""
+    listed = list(tools)
+    check_unique_names(listed)
+    return _provider(provider).tools(listed)
 
 
 def native_call_message(

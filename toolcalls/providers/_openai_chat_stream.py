@@ -4,7 +4,9 @@ Each chunk's ``choices[0].delta`` (further choices are not read: an ``other_choi
 at the end, as `read_response` gives):
 
     calls      ``delta.tool_calls[*]`` fragments, assembled by ``index`` (a fragment without
-               one continues the last call, unless it brings a new ``id``); ``id`` and
+               one continues the last call, unless it brings a new ``id``; one at an index
+               whose call has another ``id``, or another name after its arguments began,
+               starts a new call: some servers number every call 0); ``id`` and
                ``function.name`` come in the first fragment, ``function.arguments`` in pieces
                (`ArgumentsDelta`, as the provider split them). A call ends only at the chunk
                that carries ``finish_reason``: OpenAI streams parallel calls one after the
@@ -42,6 +44,9 @@ class ChatStream(ProviderStream):
     def __init__(self, provider: str, fmt: str | Format | None, tools: Sequence[Tool]) -> None:
         super().__init__(provider, fmt, tools)  # by name: compiled, a star call is unsupported
         self._open: dict[object, NativeStreamCall] = {}
+        """The call each ``index`` (or id) is on now."""
+        self._pending: list[NativeStreamCall] = []
+        """Every call not ended yet, in the order they came (an index may have had several)."""
         self._last: object = None
         self._other_choices: set[object] = set()
 
@@ -120,8 +125,8 @@ class ChatStream(ProviderStream):
         for fragment in items(self._native, delta.get("tool_calls"), "delta.tool_calls"):
             if is_obj(fragment):
                 self._read_fragment(fragment)
-            else:
-                self._native.issue("malformed_call", "a tool_calls fragment is not an object: "
+            else:  # as `read_response` says of such an entry
+                self._native.issue("malformed_call", "a tool_calls entry is not an object: "
                                                      f"{brief(fragment)}")
         legacy = delta.get("function_call")
         if is_obj(legacy):
@@ -132,16 +137,17 @@ class ChatStream(ProviderStream):
         key = fragment.get("index")
         if not isinstance(key, int | str):  # no index: a new id starts a new call
             last = self._open.get(self._last)
-            key = self._last if last is not None and ident in (None, last.ident) else ident
+            key = self._last if last is not None and ident in (None, last.given) else ident
             key = key if key is not None else len(self._open)
         function = obj(fragment.get("function"))
-        call = self._open.get(key)
-        if call is None:
-            call = self._open[key] = NativeStreamCall(ident, None)
-        elif ident and not call.ident:
-            call.ident = ident
-        self._last = key
         name = string(function.get("name"))
+        call = self._open.get(key)
+        if call is None or _another_call(call, ident, name):
+            call = self._open[key] = NativeStreamCall(ident, None)
+            self._pending.append(call)
+        elif ident and not call.started and not call.given:  # the id after the name: kept
+            call.ident = call.given = ident
+        self._last = key
         if name and not call.name:
             call.name = name
             self._start(call)
@@ -153,13 +159,12 @@ class ChatStream(ProviderStream):
             self._fragment(call, raw(arguments))
 
     def _end_all(self) -> None:
-        calls = list(self._open.values())
-        self._open.clear()
-        for call in calls:
+        for call in self._take_open():
             self._end(call)
 
     def _take_open(self) -> list[NativeStreamCall]:
-        calls = list(self._open.values())
+        calls = self._pending
+        self._pending = []
         self._open.clear()
         return calls
 
@@ -183,3 +188,13 @@ class ChatStream(ProviderStream):
                 last[key] += value
             elif value is not None:
                 last[key] = value
+
+
+def _another_call(call: NativeStreamCall, ident: str | None, name: str | None) -> bool:
+    """Whether a fragment at `call`'s index starts another call: it brings another id, or
+    (where the server gives none) another name after `call`'s arguments began (servers that
+    number every call 0 reuse the index)."""
+    if ident and call.given:
+        return ident != call.given
+    return bool(name and call.name and name != call.name and call.fragments)
+

@@ -21,7 +21,8 @@ Items are followed by ``item_id`` (and ``output_index``), and each is read when 
     finish     from ``response.completed`` / ``response.incomplete`` / ``response.failed``:
                ``incomplete_details.reason`` or ``status``, ``usage``; ``model`` from the
                first event's ``response``
-    at the end a function call whose item was never done fails (``truncated_call``)
+    at the end a function call whose item was never done fails (``truncated_call``), as does
+               one whose ``output_index`` another item is added at before it is done
 """
 
 from __future__ import annotations
@@ -84,16 +85,25 @@ class ResponsesStream(ProviderStream):
             self._provider_error(data)
 
     def _open_item(self, data: Mapping[str, Any]) -> None:
+        key = _key(data)
+        self._streamed.discard(key)  # a new item: its text has not come yet
+        cut = self._open_calls.pop(key, None)
+        if cut is not None:  # an item added at the index of a call never done
+            self._cut_off(cut, f"output item {key!r} was added again")
         item = member(self._native, data.get("item"), "an output_item.added's item")
         if item.get("type") == "function_call":
             call = NativeStreamCall(string(item.get("call_id")), string(item.get("name")))
-            self._open_calls[_key(data)] = call
+            self._open_calls[key] = call
             self._start(call)
 
     def _close_item(self, key: object, item: Mapping[str, Any]) -> None:
         kind = item.get("type")
         if kind == "function_call":
             call = self._open_calls.pop(key, None)
+            given = string(item.get("call_id"))
+            if call is not None and given and call.given and given != call.given:
+                self._cut_off(call, f"output item {key!r} was done as another call")
+                call = None
             if call is None:  # never added: started and ended at once
                 call = NativeStreamCall(string(item.get("call_id")), string(item.get("name")))
                 self._start(call)

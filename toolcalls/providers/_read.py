@@ -30,14 +30,15 @@ chunks after content), where raising would lose what came before; a caller check
 ``provider_error`` issue. An error body alone is detected as such:
 ``type: "error"`` Anthropic, a string Ollama, an error with a ``status`` Gemini, else OpenAI.
 
-Call ids are unique in the result (`ordered_ids`). A provider's own ids are kept. The others, a
-text call's engine id (``call_0``...) and the ``call_<n>`` given to a native call without one,
-are given in the order the calls come, as a stream gives them (`toolcalls.read_stream` names
-each call in its `ToolCallStart` and cannot rename it later): one whose id a provider id or an
-earlier call already has gets the first free ``call_<m>``. The order: a message's
-``tool_calls`` (Chat Completions, Ollama) after its content; the parts or blocks of the other
-APIs as they come; under ``"auto"`` with a model id naming no format, the native calls first
-(the stream holds that text back to its end).
+Call ids are unique in the result (`ordered_ids`). A provider's own ids are kept, but for one
+it gave an earlier call too (a ``duplicate_call_id`` issue: that call is given one as below).
+The others, a text call's engine id (``call_0``...) and the ``call_<n>`` given to a native call
+without one, are given in the order the calls come, as a stream gives them
+(`toolcalls.read_stream` names each call in its `ToolCallStart` and cannot rename it later):
+one whose id a provider id or an earlier call already has gets the first free ``call_<m>``. The
+order: a message's ``tool_calls`` (Chat Completions, Ollama) after its content; the parts or
+blocks of the other APIs as they come; under ``"auto"`` with a model id naming no format, the
+native calls first (the stream holds that text back to its end).
 
 A call said twice, in the native calls and in the text (a server that leaves the markup it
 parsed in the content; a model that writes its native call out too), is read once: of a native

@@ -31,9 +31,9 @@ from ..parsing._json import MAX_DEPTH, SURROGATE, deeper_than, finite_float
 from ..parsing._models import IncompleteCall, ParseIssue, ToolCall
 from ..parsing.issues import IssueKind
 
-__all__ = ["Json", "NativeRead", "brief", "decode_arguments", "encodable", "error_message",
-           "escape_surrogates", "event_key", "is_obj", "items", "json_problem", "load_json",
-           "member", "obj", "obj_or_none", "raw", "string", "text_of"]
+__all__ = ["Json", "NativeRead", "brief", "decode_arguments", "duplicate_id", "encodable",
+           "error_message", "escape_surrogates", "event_key", "is_obj", "items", "json_problem",
+           "load_json", "member", "obj", "obj_or_none", "raw", "string", "text_of"]
 
 Json = dict[str, Any]
 
@@ -60,15 +60,20 @@ class NativeRead:
     ``content``: they stream after it) rather than where they were read among the parts."""
     said: int = 0
     """The length of the text read so far."""
+    named: int = 0
+    """The native calls read so far that have a name, complete or not."""
+    given_ids: set[str] = field(default_factory=set)
+    """The ids the provider gave the calls read so far (one given twice is not kept twice)."""
     surrogates_noted: bool = False
     """Whether a lone surrogate in the text was noted (`readable`)."""
 
     def call(self, call_id: Any, name: Any, arguments: Any) -> None:
         """A native call as the provider gave it: the arguments an object, JSON text or nothing.
 
-        A call without an id gets ``call_<n>``, n its place among the native calls.
+        A call without an id gets ``call_<n>``, n its place among the native calls that have a
+        name (a stream starts those, and only those, as they come: it numbers them so).
         """
-        number = len(self.calls) + len(self.incomplete)
+        number = self.named
         named = isinstance(call_id, str) and bool(call_id)
         ident = call_id if named else f"call_{number}"
         if named and not encodable(ident):
@@ -80,6 +85,11 @@ class NativeRead:
             self.fail_call("malformed_call", f"native call {ident} has {what}",
                            name if isinstance(name, str) else None, raw(arguments))
             return
+        if named and ident in self.given_ids:  # the id of a call before: given its own
+            self.issue("duplicate_call_id", duplicate_id(ident, name))
+            named = False
+        elif named:
+            self.given_ids.add(ident)
         decoded, problem = decode_arguments(arguments)
         if decoded is None:
             self.fail_call("invalid_arguments", f"native call {ident} ({name}): {problem}",
@@ -88,6 +98,7 @@ class NativeRead:
         if problem:
             self.issue("arguments_as_string", f"native call {ident} ({name}): {problem}")
         self.calls.append(ToolCall(id=ident, name=name, arguments=decoded, source="native"))
+        self.named += 1
         self.call_places.append((self.said, named))
 
     def unwritable_id(self, ident: str, given: str) -> None:
@@ -98,6 +109,7 @@ class NativeRead:
 
     def fail_call(self, kind: IssueKind, message: str, name: str | None, raw: str) -> None:
         """A native call that cannot be run: an incomplete call, with an issue saying why."""
+        self.named += bool(name and encodable(name))  # as a stream starts calls (`_start`)
         name = name if name is None else escape_surrogates(name)
         self.incomplete.append(IncompleteCall(name=name, raw=escape_surrogates(raw),
                                               source="native"))
@@ -146,6 +158,12 @@ class NativeRead:
             self.issue("lone_surrogate", f"{what} holds a lone surrogate ({found.group()!r}): "
                                          "each read as U+FFFD")
         return SURROGATE.sub("\ufffd", text)
+
+
+def duplicate_id(ident: str, name: str) -> str:
+    """What a ``duplicate_call_id`` issue says (the call is renamed where ids are given)."""
+    return (f"native call {ident} ({name}): an earlier call has this id: given one of its own "
+            "(the next free call_<n>)")
 
 
 def decode_arguments(arguments: Any) -> tuple[dict[str, Any] | None, str]:

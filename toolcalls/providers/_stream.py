@@ -2,7 +2,9 @@
 
 A chunk is the SDK's stream object (read through its own ``to_dict()``, else
 ``model_dump()``: no SDK is imported here), a dict, or raw SSE / NDJSON text or bytes split
-anywhere (`WireDecoder`, in `toolcalls.providers._wire_stream`). Each provider's reader
+anywhere (`WireDecoder`, in `toolcalls.providers._wire_stream`: what the raw stream holds that
+is not a JSON event is an issue in the result, ``unread_stream_data``, ``truncated_stream`` or
+``invalid_utf8``, in its place among the providers' own). Each provider's reader
 (`ProviderStream` subclasses, one private module per provider: `_openai_chat_stream`,
 `_openai_responses_stream`, `_anthropic_stream`, `_gemini_stream`, `_ollama_stream`) turns the
 JSON events into the events `toolcalls.stream()` emits:
@@ -28,21 +30,27 @@ JSON events into the events `toolcalls.stream()` emits:
 
 Call `index` in events: calls are numbered in the order they start in this stream, native and
 text together. Call ids are given at `ToolCallStart` and kept to `result()`: a provider's own
-id as it is; a text call's engine id (``call_0``...) or the ``call_<n>`` of a native call
-without one, unless a call started before has it: then the first free ``call_<m>`` (the text
-call's `ToolCallEnd` carries that id), as `read_response` gives them for the calls in the order
-they come. The one case a stream cannot foresee: a provider id that comes after a text call
-that started with the same id (an id such as ``call_0``, which providers do not send): the
-provider's id is kept and the text call renamed in the result, as `read_response` does (its
-events, given before, carry the id it had then; a `ToolCallEnd` still to come, the new one).
+id as it is (one it already gave a call before: the first free ``call_<m>``, with a
+``duplicate_call_id`` issue, as `read_response` does); a text call's engine id (``call_0``...)
+or the ``call_<n>`` of a native call without one, unless a call started before has it: then the
+first free ``call_<m>`` (the text call's `ToolCallEnd` carries that id), as `read_response`
+gives them for the calls in the order they come. The one case a stream cannot foresee: a
+provider id that comes after a text call that started with the same id (an id such as
+``call_0``, which providers do not send): the provider's id is kept and the text call renamed
+in the result, as `read_response` does (its events, given before, carry the id it had then; a
+`ToolCallEnd` still to come, the new one).
 
 A call said natively and in the text is read once, as `read_response` reads it: the later of
 the two fails (`ToolCallFailed`, a ``duplicate_call`` issue) where it would have ended.
 
 `result()` is what `read_response` gives for the assembled response (native calls first, then
 the text's); before `close` it is a snapshot of what is final. Where they differ: a call still
-open when the stream ends fails (``truncated_call``), which a whole response cannot show; and
-under ``"auto"`` the format comes from the model id, as above.
+open when the stream ends fails (``truncated_call``), which a whole response cannot show;
+under ``"auto"`` the format comes from the model id, as above; and the ``call_<n>`` ids of a
+native call without an id and of text calls where the stream starts them in another order than
+the whole response places them (a Chat or Ollama native call streamed before the content that
+holds a text call, whose whole message puts ``tool_calls`` after the content; a native call
+that comes while the text parser holds back a call it has not yet started).
 """
 
 from __future__ import annotations
@@ -62,7 +70,7 @@ from ..parsing._events import (
     ToolCallFailed,
     ToolCallStart,
 )
-from ..parsing._models import ParseResult
+from ..parsing._models import ParseIssue, ParseResult
 from ..parsing._registry import get_format
 from ._duplicates import Repeats
 from ._provider import by_provider
@@ -76,8 +84,8 @@ from ._read import (
     canonical,
     with_repeats,
 )
-from ._reading import NativeRead, encodable
-from ._wire_stream import WireDecoder
+from ._reading import NativeRead, duplicate_id, encodable, escape_surrogates
+from ._wire_stream import Decoded, WireDecoder
 
 if TYPE_CHECKING:
     from ..parsing._api import ToolsLike
@@ -121,20 +129,41 @@ def read_stream(
 class NativeStreamCall:
     """One native call being streamed: its id and name as they come, its argument fragments."""
 
-    __slots__ = ("fragments", "held", "ident", "index", "name", "started")
+    __slots__ = ("fragments", "given", "held", "ident", "index", "name", "started", "whole")
 
     def __init__(self, ident: str | None, name: str | None) -> None:
         self.ident = ident
+        self.given = ident
+        """The id the provider gave (`ident` may be another: see `ProviderStream._start`)."""
         self.name = name
         self.index = -1
         """Its place among the stream's calls, set when `ToolCallStart` is given."""
         self.started = False
         self.held = True
         """Whether the fragments are held back (until one starts with ``{``)."""
+        self.whole = False
+        """Whether the first non-blank fragment did not start an object: held to the end."""
         self.fragments: list[str] = []
 
     def arguments(self) -> str:
         return "".join(self.fragments)
+
+
+def _released(call: NativeStreamCall, fragment: str) -> str:
+    """The text to give once `call`'s arguments turn out to start an object ("" while they are
+    held). Each fragment is looked at once (the ones before it were blank), so a call whose
+    arguments are not an object costs no re-join per fragment: it is held to the end."""
+    if call.whole:
+        return ""
+    # From `_start` (fragment ""): the fragments that came before the name, looked at once.
+    stripped = (fragment or call.arguments()).lstrip()
+    if not stripped:
+        return ""  # blank so far
+    if stripped[0] != "{":
+        call.whole = True  # not an object: given whole at the end
+        return ""
+    call.held = False
+    return call.arguments()
 
 
 class ProviderStream:
@@ -157,6 +186,8 @@ class ProviderStream:
         self._native_started = 0
         self._text_index: dict[int, int] = {}
         self._ids = CallIds(set())
+        self._given_ids: set[str] = set()
+        """The ids the provider gave the native calls started so far."""
         self._renamed: dict[str, str] = {}
         """A text call's engine id -> the id it was given, where another call had it."""
         self._text_ids: dict[str, str] = {}
@@ -185,8 +216,7 @@ class ProviderStream:
         if type(chunk) is dict:
             self._read(chunk)
         elif isinstance(chunk, str | bytes | bytearray):
-            for data in self._wire.feed(chunk):
-                self._read(data)
+            self._read_wire(self._wire.feed(chunk))
         else:
             self._read(as_json(chunk))
         return events
@@ -198,8 +228,7 @@ class ProviderStream:
             return []
         events: list[Event] = []
         self._events = events
-        for data in self._wire.finish():
-            self._read(data)
+        self._read_wire(self._wire.finish())
         self._closed = True
         self._finish()
         self._finish_text()
@@ -240,6 +269,15 @@ class ProviderStream:
         state = "closed" if self._closed else "open"
         return (f"<toolcalls.read_stream {self.provider!r} ({fmt}): {self._chunks} chunks, "
                 f"{calls} complete call{'' if calls == 1 else 's'}, {state}>")
+
+    def _read_wire(self, decoded: list[Decoded]) -> None:
+        """What the raw stream gave: each event read, each issue of the wire noted."""
+        for item in decoded:
+            if isinstance(item, ParseIssue):  # its quote escaped where it holds a surrogate
+                self._native.issues.append(ParseIssue(
+                    kind=item.kind, message=escape_surrogates(item.message), span=item.span))
+            else:
+                self._read(item)
 
     # -- what a provider's reader implements --------------------------------------------------
 
@@ -303,7 +341,11 @@ class ProviderStream:
         unwritable = call.ident if call.ident and not encodable(call.ident) else None
         if unwritable:
             call.ident = None
-        if call.ident:
+        if call.ident in self._given_ids:  # a provider id a call before had: given its own
+            self._native.issue("duplicate_call_id", duplicate_id(call.ident, call.name))
+            call.ident = self._ids.claim(call.ident)
+        elif call.ident:
+            self._given_ids.add(call.ident)
             engine = self._text_ids.pop(call.ident, None)
             if engine is not None:  # a text call started with this provider id: renamed
                 self._renamed[engine] = self._ids.claim(call.ident)
@@ -324,12 +366,7 @@ class ProviderStream:
         if not call.started:
             return
         if call.held:
-            text = call.arguments()
-            stripped = text.lstrip()
-            if not stripped or stripped[0] != "{":
-                return  # blank so far, or not an object: given whole at the end
-            call.held = False
-            fragment = text
+            fragment = _released(call, fragment)
         if fragment:
             self._events.append(ArgumentsDelta(call.index, fragment))
 

@@ -25,8 +25,8 @@ from pydantic import ValidationError
 from .._errors import ToolDefinitionError
 from ._functions import tool_from_function
 from ._gemini import json_schema_from_gemini
-from ._schema import argument_problems
-from ._tool import _OPTIONAL_FIELDS, Tool
+from ._schema import argument_problems, nesting_problem
+from ._tool import _OPTIONAL_FIELDS, Tool, check_unique_names
 
 __all__ = [
     "CallProblem",
@@ -110,6 +110,9 @@ def _gemini_declarations(tools: Any) -> list[Mapping[str, Any]]:
 
 
 def _gemini_tool(declaration: Mapping[str, Any], position: int) -> Tool:
+    deep = nesting_problem(declaration.get("parameters"))  # converted by recursion, below
+    if deep is not None:
+        raise _at(position, f"tool {declaration.get('name')!r}: {deep}")
     if "parametersJsonSchema" in declaration:
         parameters = declaration["parametersJsonSchema"]
     elif "parameters" in declaration:
@@ -124,19 +127,22 @@ def _gemini_tool(declaration: Mapping[str, Any], position: int) -> Tool:
                  result_schema=result)
 
 
-def from_mcp(tools: Any, *, server: str | None = None) -> list[Tool]:
+def from_mcp(tools: Any, *, server: str | None = None, prefix: str = "") -> list[Tool]:
     """Tools of an MCP ``tools/list`` result (``{"tools": [...]}``) or a list of them.
 
-    ``server`` becomes each tool's ``source``. ``outputSchema`` becomes ``result_schema`` and
-    ``title`` the category when there is none. A tool is dangerous when its annotations say
-    it may destroy something: ``destructiveHint`` true, or ``readOnlyHint`` false without a
-    ``destructiveHint`` (the MCP default is "destructive"). Without annotations nothing is
-    known, and ``is_dangerous`` stays False.
+    ``server`` becomes each tool's ``source``; ``prefix`` goes before each tool's name
+    (``prefix="github_"``: ``github_search``), so that two servers' tools of one name stay
+    apart (two tools of one name are a `ToolDefinitionError`). ``outputSchema`` becomes
+    ``result_schema`` and ``title`` the category when there is none. A tool is dangerous when
+    its annotations say it may destroy something: ``destructiveHint`` true, or
+    ``readOnlyHint`` false without a ``destructiveHint`` (the MCP default is "destructive").
+    Without annotations nothing is known, and ``is_dangerous`` stays False.
     """
     listed = tools.get("tools") if isinstance(tools, Mapping) else tools
     if not isinstance(listed, list):
         raise ToolDefinitionError("expected an MCP tools/list result: {'tools': [...]}")
-    return [_mcp_tool(tool, position, server) for position, tool in enumerate(listed)]
+    return _prefixed([_mcp_tool(tool, position, server) for position, tool in enumerate(listed)],
+                     prefix)
 
 
 def _mcp_tool(tool: Mapping[str, Any], position: int, server: str | None) -> Tool:
@@ -157,26 +163,40 @@ def _mcp_dangerous(annotations: Mapping[str, Any]) -> bool:
     return annotations.get("readOnlyHint") is False
 
 
-def import_tools(tools: Any, *, source: str | None = None) -> list[Tool]:
+def import_tools(tools: Any, *, source: str | None = None, prefix: str = "") -> list[Tool]:
     """Tools from any supported shape: OpenAI, Anthropic, Gemini, MCP, functions, `Tool`.
 
-    A list may mix shapes. ``source`` (an MCP server name) is stamped on tools that do not say.
+    A list may mix shapes. ``source`` (an MCP server name) is stamped on tools that do not say;
+    ``prefix`` goes before every name (see `from_mcp`). Two tools of one name raise
+    `ToolDefinitionError`, naming both: providers refuse such a request.
     """
     if tools is None:
         return []
     if isinstance(tools, Mapping):
         if "functionDeclarations" in tools or "function_declarations" in tools:
-            return _with_source(from_gemini(tools), source)
+            return _checked(_with_source(from_gemini(tools), source), prefix)
         if isinstance(tools.get("tools"), list):
-            return import_tools(tools["tools"], source=source)
+            return import_tools(tools["tools"], source=source, prefix=prefix)
         tools = [tools]
     imported: list[Tool] = []
     for position, tool in enumerate(tools):
         imported.extend(_import_one(tool, position))
-    return _with_source(imported, source)
+    return _checked(_with_source(imported, source), prefix)
 
 
-def load_tools(path: str | Path, *, source: str | None = None) -> list[Tool]:
+def _checked(tools: list[Tool], prefix: str) -> list[Tool]:
+    tools = _prefixed(tools, prefix)
+    check_unique_names(tools)
+    return tools
+
+
+def _prefixed(tools: list[Tool], prefix: str) -> list[Tool]:
+    if not prefix:
+        return tools
+    return [tool.model_copy(update={"name": prefix + tool.name}) for tool in tools]
+
+
+def load_tools(path: str | Path, *, source: str | None = None, prefix: str = "") -> list[Tool]:
     """Tools from a JSON file: any shape `import_tools` reads, or an MCP ``tools/list`` reply.
 
     Raises `ToolDefinitionError` when the file cannot be read or is not JSON.
@@ -191,7 +211,7 @@ def load_tools(path: str | Path, *, source: str | None = None) -> list[Tool]:
                                   ) from None
     if isinstance(data, Mapping) and isinstance(data.get("result"), Mapping):
         data = data["result"]  # a JSON-RPC response to tools/list
-    return import_tools(data, source=source)
+    return import_tools(data, source=source, prefix=prefix)
 
 
 def _import_one(tool: Any, position: int) -> list[Tool]:

@@ -16,6 +16,8 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..parsing._coerce import resolve_ref
+
 if TYPE_CHECKING:
     from jsonschema import exceptions
     from jsonschema.protocols import Validator
@@ -23,8 +25,8 @@ if TYPE_CHECKING:
     from ..parsing.issues import IssueKind
 
 __all__ = [
-    "argument_issues", "argument_problems", "python_type_names_fixed", "resolve_ref",
-    "schema_problem",
+    "MAX_SCHEMA_NESTING", "argument_issues", "argument_problems", "nesting_problem",
+    "python_type_names_fixed", "resolve_ref", "schema_problem",
 ]
 
 _TYPE_WORDS = {
@@ -97,9 +99,34 @@ def _fixed_properties(properties: dict[str, Any]) -> dict[str, Any]:
 def _json_type_name(declared: Any) -> Any:
     if isinstance(declared, str) and declared in _PYTHON_TYPE_NAMES:
         return _PYTHON_TYPE_NAMES[declared]
-    if isinstance(declared, list) and any(name in _PYTHON_TYPE_NAMES for name in declared):
-        return [_PYTHON_TYPE_NAMES.get(name, name) for name in declared]
+    if isinstance(declared, list) and any(
+            isinstance(name, str) and name in _PYTHON_TYPE_NAMES for name in declared):
+        # A name that is no string ([[]]) stays as it is: `schema_problem` names it.
+        return [_PYTHON_TYPE_NAMES.get(name, name) if isinstance(name, str) else name
+                for name in declared]
     return declared
+
+
+MAX_SCHEMA_NESTING = 100
+"""How many objects and arrays deep a tool's schema may nest: far more than any real one, few
+enough for the recursive readers of schemas (jsonschema's among them)."""
+
+
+def nesting_problem(schema: Any, what: str = "parameters",
+                    limit: int = MAX_SCHEMA_NESTING) -> str | None:
+    """What is wrong when `schema` nests deeper than `limit` (checked with a loop: a schema
+    nested thousands deep is data here, not a crash), else None."""
+    stack: list[tuple[Any, int]] = [(schema, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return (f"{what} nests more than {limit} objects and arrays deep; "
+                    "flatten it, or define the repeated part once under $defs and $ref it")
+        children = node.values() if isinstance(node, dict) else node if isinstance(
+            node, list) else ()
+        stack.extend((child, depth + 1) for child in children
+                     if isinstance(child, dict | list))
+    return None
 
 
 def schema_problem(schema: Mapping[str, Any]) -> str | None:
@@ -131,6 +158,10 @@ def _cached_schema_problem(schema_json: str) -> str | None:
                 + ", ".join(_TYPE_WORDS)
             )
         return f"parameters is not a valid JSON Schema: {message} (at {where})"
+    dangling = _dangling_ref(schema)
+    if dangling is not None:
+        return (f"parameters has a $ref that points nowhere: {dangling!r}; define it under "
+                "$defs in the parameters schema (local refs are followed, remote ones are not)")
     declared = schema.get("type")
     if declared is not None and "object" not in _as_list(declared):
         return (
@@ -140,11 +171,70 @@ def _cached_schema_problem(schema_json: str) -> str | None:
     return None
 
 
+def _validator(schema: Mapping[str, Any]) -> Validator:
+    """A validator of `schema` that follows its local ``$ref``s and no remote one: a remote
+    ``$ref`` (``https://...``) accepts any value, as nothing is fetched while parsing."""
+    return _validator_for(schema)(schema, registry=_no_remote_refs())
+
+
+@functools.cache
+def _no_remote_refs() -> Any:
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012
+
+    def anything(uri: str) -> Resource[Any]:
+        return Resource.from_contents({}, default_specification=DRAFT202012)
+
+    return Registry(retrieve=anything)  # type: ignore[call-arg]
+
+
+def _dangling_ref(schema: Any) -> str | None:
+    """The first local ``$ref`` (``#/$defs/Name``, ``#name``) in `schema` that points nowhere:
+    jsonschema would raise on it while checking a call. Remote refs are not followed."""
+    refs: list[str] = []
+    anchors: set[str] = set()
+    stack = [schema]
+    while stack:  # a loop, not recursion: a schema may be nested thousands deep
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, Mapping):
+            if isinstance(node.get("$ref"), str) and node["$ref"].startswith("#"):
+                refs.append(node["$ref"])
+            if isinstance(node.get("$anchor"), str):
+                anchors.add(node["$anchor"])
+            stack.extend(value for key, value in node.items() if key not in _NOT_SCHEMAS)
+    for ref in refs:
+        fragment = ref[1:]
+        found = (fragment in anchors if fragment and not fragment.startswith("/")
+                 else resolve_ref(ref, schema) is not None)
+        if not found:
+            return ref
+    return None
+
+
+MAX_CHECKED_NESTING = 64
+"""Arguments nested deeper are not checked against the schema (jsonschema checks by recursion:
+a recursive schema over arguments 200 deep ran out of stack); an issue says so."""
+_TOO_DEEP = (f"the arguments nest more than {MAX_CHECKED_NESTING} arrays and objects deep, too "
+             "deep to be checked against the tool's schema; send a flatter value")
+
+
+def _errors(schema: Mapping[str, Any], arguments: Any) -> list[exceptions.ValidationError] | None:
+    """The validation errors, in a stable order; None when the arguments are too deep to check."""
+    if nesting_problem(arguments, "arguments", MAX_CHECKED_NESTING) is not None:
+        return None
+    try:
+        found = list(_validator(schema).iter_errors(arguments))
+    except RecursionError:  # interpreted code: a deep schema on a stack already deep
+        return None
+    return sorted(found, key=lambda e: (list(e.path), e.validator))
+
+
 def argument_problems(schema: Mapping[str, Any], arguments: Any) -> list[str]:
     """Every way ``arguments`` fails ``schema``, as sentences a model can act on; [] if valid."""
-    validator = _validator_for(schema)(schema)
-    errors = sorted(validator.iter_errors(arguments), key=lambda e: (list(e.path), e.validator))
-    return [_explain(error) for error in errors]
+    errors = _errors(schema, arguments)
+    return [_TOO_DEEP] if errors is None else [_explain(error) for error in errors]
 
 
 def argument_issues(schema: Mapping[str, Any], arguments: Any) -> list[tuple[IssueKind, str]]:
@@ -155,8 +245,9 @@ def argument_issues(schema: Mapping[str, Any], arguments: Any) -> list[tuple[Iss
     other arguments: a tool's parameters list what it takes), ``wrong_argument_type``
     (``type``), ``invalid_argument_value`` (anything else: enum, range, pattern...).
     """
-    validator = _validator_for(schema)(schema)
-    errors = sorted(validator.iter_errors(arguments), key=lambda e: (list(e.path), e.validator))
+    errors = _errors(schema, arguments)
+    if errors is None:
+        return [_as_issue("invalid_argument_value", _TOO_DEEP)]
     found = [_classified(error) for error in errors]
     unlisted = _unlisted(schema, arguments)
     if unlisted:
@@ -288,16 +379,3 @@ def _uppercase_types(schema: Any) -> set[str]:
 
 def _canonical(schema: Mapping[str, Any]) -> str:
     return json.dumps(schema, sort_keys=True, ensure_ascii=False, default=repr)
-
-
-def resolve_ref(ref: str, root: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    """A local JSON pointer (``#/$defs/Name``) into ``root``; None when it goes nowhere."""
-    if not ref.startswith("#"):
-        return None
-    node: Any = root
-    for part in ref[1:].split("/")[1:]:
-        key = part.replace("~1", "/").replace("~0", "~")
-        if not isinstance(node, Mapping) or key not in node:
-            return None
-        node = node[key]
-    return node if isinstance(node, Mapping) else None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Self
 
@@ -10,9 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from .._errors import ToolDefinitionError
 from ..parsing._coerce import property_schema
-from ._schema import python_type_names_fixed, schema_problem
+from ._schema import nesting_problem, python_type_names_fixed, schema_problem
 
-__all__ = ["Tool"]
+__all__ = ["Tool", "check_unique_names"]
 
 _EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 _OPTIONAL_FIELDS = ("help", "category", "source", "aliases", "is_dangerous")
@@ -95,6 +95,11 @@ class Tool(BaseModel):
             schema = {}
         elif schema is not None and not isinstance(schema, dict):
             raise ToolDefinitionError(_not_a_schema(data.get("name"), schema))
+        for what, given in (("parameters", schema),
+                            ("result_schema", data.get("result_schema", data.get("outputSchema")))):
+            deep = nesting_problem(given, what)
+            if deep is not None:
+                raise ToolDefinitionError(f"tool {data.get('name')!r}: {deep}")
         if schema is not None:
             shaped["parameters"] = python_type_names_fixed(schema)
         result_schema = data.get("result_schema", data.get("outputSchema"))
@@ -117,6 +122,38 @@ class Tool(BaseModel):
     def property_schema(self, argument: str) -> dict[str, Any] | None:
         """The JSON Schema of one argument, or None when the tool does not declare it."""
         return property_schema(self.parameters, argument)
+
+
+def check_unique_names(tools: Sequence[Tool]) -> None:
+    """Raise `ToolDefinitionError` when two of `tools` have one name.
+
+    Providers refuse a request that declares two functions of one name, and a call to it could
+    not say which of the two to run: two MCP servers that each have ``search`` must not be
+    merged into one silently. The message names both and how to tell them apart.
+    """
+    first: dict[str, int] = {}
+    for position, tool in enumerate(tools):
+        earlier = first.setdefault(tool.name, position)
+        if earlier != position:
+            raise ToolDefinitionError(_same_name(tools[earlier], earlier, tool, position))
+
+
+def _same_name(one: Tool, one_at: int, other: Tool, other_at: int) -> str:
+    name = one.name
+    if one == other:
+        return (f"tool {name!r} is given twice (tools #{one_at} and #{other_at}): give it once")
+    if one.source != other.source:
+        fix = (f"prefix each server's tool names, as from_mcp(listing, server={other.source!r}, "
+               f"prefix={(other.source + '_')!r}) does")
+    else:
+        fix = "rename one of them"
+    return (f"two tools are named {name!r}: tool #{one_at} ({_origin(one)}) and tool #{other_at} "
+            f"({_origin(other)}); a provider refuses a request with two functions of one name, "
+            f"and a call to {name!r} could not say which one to run: {fix}")
+
+
+def _origin(tool: Tool) -> str:
+    return "built in" if tool.source == "builtin" else f"from {tool.source!r}"
 
 
 # Shown as ``toolcalls.Tool`` (reprs, docs, pickles) however it is reached: `toolcalls` exports

@@ -132,6 +132,10 @@ class Format:
         """The markers of `call_openers` that open calls, not tool results (`_results`)."""
         return _call_markers(type(self))  # type: ignore[arg-type]  # classes are hashable
 
+    def result_markers(self) -> tuple[str, ...]:
+        """The markers of `call_openers` that open tool results (`_results`), not calls."""
+        return _result_markers(type(self))  # type: ignore[arg-type]  # classes are hashable
+
     def quoted_calls(self) -> re.Pattern[str] | None:
         """The opening markers of calls, to notice a call quoted where it is not run (a tool
         result): `call_markers` without closing tags and one-character markers (``{``, ``[``),
@@ -212,6 +216,11 @@ def _compiled_openers(cls: type[Format]) -> Openers:
 def _call_markers(cls: type[Format]) -> Openers:
     table = cls().call_openers()
     return Openers({m: f for m, f in table.items() if not is_result_opener(f)})
+
+
+@functools.cache
+def _result_markers(cls: type[Format]) -> tuple[str, ...]:
+    return tuple(m for m, f in cls().call_openers().items() if is_result_opener(f))
 
 
 @functools.cache

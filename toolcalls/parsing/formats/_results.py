@@ -96,7 +96,9 @@ class ResultBlock:
         found = ctx.find(self.close, start)  # remembered: many unclosed openers stay linear
         if found >= 0:
             self._notice_calls(ctx, found)
+            block_start = ctx.at()
             ctx.consume("content", found + len(self.close))
+            ctx.quoted.append((block_start, ctx.at()))
             return Status.DONE
         self.scan_from = ctx.off + max(start, len(ctx.buf) - len(self.close) + 1)
         # Until the close tag shows, the block may still be prose that mentions the tag.
@@ -185,6 +187,7 @@ class RegionReader:
         for start, end in self.inner:
             ctx.consume("content", start - ctx.off)
             ctx.consume("markup", end - ctx.off)
+        ctx.quoted.append((self.start, ctx.at()))
 
     def _never_closed(self, ctx: ReaderContext) -> Status:
         if self.unclosed == "reject":

@@ -120,7 +120,8 @@ def _render_tool(tool: Tool) -> str:
     schema = tool.parameters
     properties = schema.get("properties")
     listed = "".join(
-        _render_parameter(name, fields)
+        # A boolean schema (``true``: anything) has no fields for the template to write.
+        _render_parameter(name, fields if isinstance(fields, Mapping) else {})
         for name, fields in (properties.items() if isinstance(properties, Mapping) else ())
     )
     extra = _extra_keys(schema, ("type", "properties"))
