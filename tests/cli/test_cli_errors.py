@@ -139,6 +139,44 @@ def test_a_closed_pipe_exits_141_in_one_line(tmp_path: Path) -> None:
     assert "Traceback" not in err and "stdout was closed" in one_line(err)
 
 
+# -- read: what the response is -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("content", "says"), [
+    ("[1, 2]", "a response is a JSON object, not an array"),
+    ("null", "a response is a JSON object, not null"),
+    ('"hello"', "a response is a JSON object, not a string"),
+    ('{"choices": [{"message": {"content": ' + "[" * 5000 + "]" * 5000 + "}}]}",
+     "JSON nested too deep to read"),
+])
+def test_read_refuses_json_that_is_no_response_in_one_line_with_status_2(
+    tmp_path: Path, content: str, says: str
+) -> None:
+    saved = tmp_path / "response.json"
+    saved.write_text(content, encoding="utf-8")
+    done = run(tmp_path, "read", saved)
+    assert done.returncode == 2 and done.stdout == ""
+    assert f"cannot read {str(saved)!r} as a response: {says}" in one_line(done.stderr)
+
+
+def test_read_gives_a_result_for_hostile_fields_deep_arguments_and_lone_surrogates(
+    tmp_path: Path
+) -> None:
+    arguments = '{"a": ' + "[" * 600 + "]" * 600 + "}"
+    response = {"choices": [{"message": {"content": "caf\ud800", "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "f", "arguments": arguments}},
+        {"id": "c2", "type": "function", "function": {"name": "g", "arguments": '{"x": NaN}'}},
+        5]}}], "usage": [1]}
+    saved = tmp_path / "response.json"
+    saved.write_text(json.dumps(response), encoding="utf-8")
+    done = run(tmp_path, "read", saved, "-f", "none")
+    assert done.returncode == 0 and done.stderr == ""
+    result = json.loads(done.stdout)
+    assert result["content"] == "caf\ufffd" and result["calls"] == []
+    assert [issue["kind"] for issue in result["issues"]] == [
+        "invalid_arguments", "invalid_arguments", "malformed_call", "lone_surrogate"]
+
+
 # -- render and budget: options ----------------------------------------------------------------
 
 

@@ -160,6 +160,31 @@ def test_a_piece_that_does_not_fit_fails_the_call_with_an_issue(
     assert "1 later piece not read" in issue.message
 
 
+@pytest.mark.parametrize("junk", [[1], "x", 5, True], ids=repr)
+def test_a_function_call_of_the_wrong_shape_does_not_end_a_streamed_call(junk: Any) -> None:
+    """Noted (and a call without a name), whole and streamed alike: the open call goes on, so
+    its arguments are not taken as complete before its end came."""
+    chunks = [*streamed("f", piece("$.a", True, stringValue="Bo"), close=False),
+              chunk(junk), chunk({"partialArgs": [piece("$.a", stringValue="ston")],
+                                  "willContinue": True}), chunk({}, "STOP")]
+    result = read_both(chunks)
+    assert [(c.name, c.arguments) for c in result.calls] == [("f", {"a": "Boston"})]
+    assert [i.name for i in result.incomplete] == [None]
+    assert [i.kind for i in result.issues] == ["unread_part", "malformed_call"]
+    assert "a part's functionCall is" in result.issues[0].message
+    cut = read_both([*chunks[:2], chunk(junk)])  # no end: the open call is cut off
+    assert cut.calls == [] and [i.kind for i in cut.issues] == ["unread_part", "malformed_call",
+                                                                 "truncated_call"]
+
+
+def test_a_streamed_value_that_utf8_or_json_cannot_hold_fails_the_call() -> None:
+    for value in ({"stringValue": "\ud800"}, {"numberValue": float("inf")},
+                  {"numberValue": 1e400}):
+        result = read_both(streamed("f", piece("$.a", **value)))
+        assert result.calls == [] and [i.kind for i in result.issues] == ["invalid_arguments"]
+        json.loads(result.model_dump_json())
+
+
 def test_partial_args_of_the_wrong_shape_fail_the_call() -> None:
     for bad in ({"partialArgs": "x", "willContinue": True}, {"args": [1], "willContinue": True}):
         chunks = [chunk({"name": "f", "willContinue": True}), chunk(bad), chunk({}, "STOP")]

@@ -30,7 +30,8 @@ from toolcalls.tools._importers import import_tools
 from toolcalls.tools._tool import Tool
 
 FIXTURES = Path(__file__).parents[2] / "fixtures"
-SHARED = {"_native", "_provider", "_read", "_reading", "_content", "_stream"}  # shared parts
+SHARED = {"_native", "_provider", "_read", "_reading", "_content", "_stream",
+          "_duplicates"}  # shared parts
 HELPERS = {"_gemini_args"}  # Gemini 3's streamed arguments, read by `_gemini` and its stream
 WRITING = {"_write", "_wire", "_emit"}  # writing responses back: each provider's in its `*_write`
 # module, streams written while they are read in `_emit` (and ``_<provider>_emit``)

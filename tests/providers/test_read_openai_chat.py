@@ -209,8 +209,10 @@ def test_a_shape_no_provider_has_is_refused_and_so_is_an_unknown_provider() -> N
         toolcalls.read_response({"text": "hi"})
     with pytest.raises(ValueError, match="unknown provider"):
         toolcalls.read_response({"choices": []}, "cohere")
-    with pytest.raises(TypeError):
-        toolcalls.read_response("[1, 2]")
+    with pytest.raises(ValueError, match="a response is a JSON object, not an array"):
+        toolcalls.read_response("[1, 2]")  # JSON text of another kind: a value error
+    with pytest.raises(TypeError, match="a response is a JSON object, not list"):
+        toolcalls.read_response([1, 2])  # a Python object of another type: a type error
 
 
 def test_what_is_not_text_reasoning_or_a_call_is_an_issue_not_dropped_silently() -> None:

@@ -69,6 +69,8 @@ IssueKind = Literal[
     "invalid_utf8",
     "provider_error",
     "duplicate_call_id",
+    "lone_surrogate",
+    "duplicate_call",
 ]
 """The kinds of `ISSUE_KINDS`, as a type: ``ctx.issue`` and ``ctx.fail_call`` take one."""
 
@@ -131,6 +133,8 @@ ISSUE_KINDS: Final[dict[str, str]] = {
     "invalid_utf8": "a raw stream's bytes are not UTF-8: each bad sequence is read as U+FFFD",
     "provider_error": "the provider sent an error (as the body, or mid-stream): its message",
     "duplicate_call_id": "a provider gave two calls one id: the later call is given its own",
+    "lone_surrogate": "text of a response holding a lone surrogate (no UTF-8): read as U+FFFD",
+    "duplicate_call": "a call said natively and in the text: the later one, failed, not run twice",
 }
 """Each issue kind, with what it means."""
 

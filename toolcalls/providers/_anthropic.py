@@ -43,7 +43,7 @@ from ..tools._importers import from_anthropic
 from ..tools._tool import Tool
 from ._content import ToolImage, result_parts
 from ._provider import Message, NativeProvider, ToolResult, as_text
-from ._reading import Json, NativeRead, is_obj, obj_or_none, string
+from ._reading import Json, NativeRead, brief, is_obj, items, obj_or_none, string
 
 __all__ = ["PROVIDER", "call_messages", "read_response", "render_tools", "result_messages"]
 
@@ -102,7 +102,7 @@ def is_tool_search(block: Mapping[str, Any]) -> bool:
     """Whether a content block is Anthropic's own tool search: its use or its result."""
     kind = block.get("type")
     return kind == _SEARCH_RESULT or (kind == "server_tool_use"
-                                     and block.get("name") in _SEARCH_TOOLS)
+                                     and string(block.get("name")) in _SEARCH_TOOLS)
 
 
 def read_response(data: Json) -> NativeRead:
@@ -110,16 +110,20 @@ def read_response(data: Json) -> NativeRead:
     read = NativeRead(model=string(data.get("model")),
                       finish_reason=string(data.get("stop_reason")),
                       usage=obj_or_none(data.get("usage")))
-    content = data.get("content")
-    for block in content if isinstance(content, list) else ():
+    for block in items(read, data.get("content"), "content"):
         if is_obj(block):
             _read_block(block, read)
+        else:
+            read.issue("unread_part", f"a content block is {brief(block)}, not an object: "
+                                      "not read")
     return read
 
 
 def _read_block(block: Mapping[str, Any], read: NativeRead) -> None:
     kind = block.get("type")
-    if kind == "text":
+    if not isinstance(kind, str):
+        read.issue("unread_part", f"a content block of type {brief(kind)} was not read")
+    elif kind == "text":
         read.say(block.get("text"))
     elif kind == "tool_use":
         read.call(block.get("id"), block.get("name"), block.get("input"))
@@ -129,7 +133,12 @@ def _read_block(block: Mapping[str, Any], read: NativeRead) -> None:
     elif is_tool_search(block):
         read.reasoning_blocks.append(dict(block))
     elif kind in _SERVER_TOOLS:
-        read.issue("server_tool_call", f"{kind} {block.get('name')!r} ({block.get('id')}): "
-                                       "run by Anthropic, not a call to run")
-    elif not (isinstance(kind, str) and kind.endswith("_tool_result")):
+        read.issue("server_tool_call", server_tool_use(block))
+    elif not kind.endswith("_tool_result"):
         read.issue("unread_part", f"a content block of type {kind!r} was not read")
+
+
+def server_tool_use(block: Mapping[str, Any]) -> str:
+    """What a ``server_tool_call`` issue says of a tool Anthropic ran itself."""
+    return (f"{block.get('type')} {brief(block.get('name'))} ({brief(block.get('id'))}): "
+            "run by Anthropic, not a call to run")

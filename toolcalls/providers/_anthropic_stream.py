@@ -33,8 +33,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._anthropic import is_tool_search
-from ._reading import Json, is_obj, string
+from ._anthropic import is_tool_search, server_tool_use
+from ._reading import Json, brief, event_key, is_obj, string
 from ._stream import NativeStreamCall, ProviderStream
 
 if TYPE_CHECKING:
@@ -59,16 +59,23 @@ class AnthropicStream(ProviderStream):
 
     def _read_event(self, data: Mapping[str, Any]) -> None:
         kind = data.get("type")
+        index = event_key(data.get("index"))  # a list is no key: it must not stop the stream
         if kind == "content_block_delta":
             delta = data.get("delta")
             if is_obj(delta):
-                self._read_delta(data.get("index"), delta)
+                self._read_delta(index, delta)
+            else:
+                self._native.issue("unread_part", f"a content_block_delta's delta is "
+                                                  f"{brief(delta)}, not an object: not read")
         elif kind == "content_block_start":
             block = data.get("content_block")
             if is_obj(block):
-                self._open_block(data.get("index"), block)
+                self._open_block(index, block)
+            else:
+                self._native.issue("unread_part", f"a content_block_start's block is "
+                                                  f"{brief(block)}, not an object: not read")
         elif kind == "content_block_stop":
-            self._close_block(data.get("index"))
+            self._close_block(index)
         elif kind == "message_start":
             message = data.get("message")
             if is_obj(message):
@@ -78,12 +85,10 @@ class AnthropicStream(ProviderStream):
         elif kind == "message_delta":
             self._read_message_delta(data)
 
-    def _read_delta(self, index: Any, delta: Mapping[str, Any]) -> None:
+    def _read_delta(self, index: object, delta: Mapping[str, Any]) -> None:
         kind = delta.get("type")
         if kind == "text_delta":
-            text = delta.get("text")
-            if isinstance(text, str) and text:
-                self._text(text)
+            self._say(delta.get("text"))
         elif kind == "input_json_delta":
             opened = self._open_calls.get(index)
             partial = delta.get("partial_json")
@@ -96,19 +101,17 @@ class AnthropicStream(ProviderStream):
             self._think(thinking)
             block = self._thinking.get(index)
             if block is not None and isinstance(thinking, str):
-                block["thinking"] = str(block.get("thinking") or "") + thinking
+                block["thinking"] = (string(block.get("thinking")) or "") + thinking
         elif kind == "signature_delta":
             block = self._thinking.get(index)
             if block is not None and isinstance(delta.get("signature"), str):
-                block["signature"] = str(block.get("signature") or "") + delta["signature"]
+                block["signature"] = (string(block.get("signature")) or "") + delta["signature"]
 
-    def _open_block(self, index: Any, block: Mapping[str, Any]) -> None:
+    def _open_block(self, index: object, block: Mapping[str, Any]) -> None:
         self._restarted(index)
         kind = block.get("type")
         if kind == "text":
-            text = block.get("text")
-            if isinstance(text, str) and text:
-                self._text(text)
+            self._say(block.get("text"))
         elif kind == "tool_use":
             call = NativeStreamCall(string(block.get("id")), string(block.get("name")))
             self._open_calls[index] = (call, block.get("input"))
@@ -120,14 +123,13 @@ class AnthropicStream(ProviderStream):
             self._thinking[index] = dict(block)
             if kind == "server_tool_use":
                 self._search_input[index] = []
-        elif kind in _SERVER_TOOLS:
-            self._native.issue("server_tool_call",
-                               f"{kind} {block.get('name')!r} ({block.get('id')}): "
-                               "run by Anthropic, not a call to run")
+        elif isinstance(kind, str) and kind in _SERVER_TOOLS:
+            self._native.issue("server_tool_call", server_tool_use(block))
         elif not (isinstance(kind, str) and kind.endswith("_tool_result")):
-            self._native.issue("unread_part", f"a content block of type {kind!r} was not read")
+            self._native.issue("unread_part", f"a content block of type {brief(kind)} was not "
+                                              "read")
 
-    def _restarted(self, index: Any) -> None:
+    def _restarted(self, index: object) -> None:
         """A block starts at `index` while the one there was never stopped: a call there is
         cut off (its stop, which ends it, never came), a thinking block kept as it came."""
         opened = self._open_calls.pop(index, None)
@@ -136,7 +138,7 @@ class AnthropicStream(ProviderStream):
         if index in self._thinking:
             self._close_block(index)
 
-    def _close_block(self, index: Any) -> None:
+    def _close_block(self, index: object) -> None:
         opened = self._open_calls.pop(index, None)
         if opened is not None:
             call, preset = opened

@@ -48,7 +48,7 @@ from ..tools._tool import Tool
 from ._content import result_parts, texts
 from ._gemini_args import PartialArguments, continues, is_streamed, will_continue
 from ._provider import Message, NativeProvider, ToolResult
-from ._reading import Json, NativeRead, is_obj, obj, obj_or_none, string
+from ._reading import Json, NativeRead, brief, is_obj, items, member, obj, obj_or_none, string
 
 __all__ = ["PROVIDER", "call_messages", "read_response", "render_tools", "result_messages",
            "signed_part"]
@@ -115,19 +115,21 @@ def read_response(data: Json) -> NativeRead:
     """The pieces of a ``GenerateContentResponse`` (see the module docstring)."""
     read = NativeRead(model=string(_field(data, "modelVersion")),
                       usage=obj_or_none(_field(data, "usageMetadata")))
-    candidates = data.get("candidates")
-    if not isinstance(candidates, list) or not candidates:
+    candidates = items(read, data.get("candidates"), "candidates")
+    if not candidates:
         read.finish_reason = string(_field(obj(_field(data, "promptFeedback")), "blockReason"))
         return read
     if len(candidates) > 1:
         read.issue("other_choices", f"{len(candidates)} candidates: only the first is read")
-    candidate = obj(candidates[0])
+    candidate = member(read, candidates[0], "candidates[0]")
     read.finish_reason = string(_field(candidate, "finishReason"))
-    parts = obj(candidate.get("content")).get("parts")
+    content = member(read, candidate.get("content"), "a candidate's content")
     opened: StreamedCall | None = None
-    for part in parts if isinstance(parts, list) else ():
+    for part in items(read, content.get("parts"), "a candidate's parts"):
         if is_obj(part):
             opened = _read_part(part, read, opened)
+        else:
+            read.issue("unread_part", f"a part is {brief(part)}, not an object: not read")
     if opened is not None:  # the parts end inside a streamed call
         read.fail_call("truncated_call", f"native call {opened.ident(read)} ({opened.name}): the "
                        "stream ended before the provider closed the call", opened.name,
@@ -166,6 +168,11 @@ def _read_part(part: Mapping[str, Any], read: NativeRead,
     call = _field(part, "functionCall")
     if is_obj(call):
         return _read_call(call, read, opened)
+    if call is not None:  # set but no object: noted, read as a call without a name; a
+        # streamed call still open goes on (this is not its end)
+        member(read, call, "a part's functionCall")
+        read.call(None, None, None)
+        return opened
     if isinstance(text, str):
         return opened
     if _field(part, "executableCode") is not None or _field(part, "codeExecutionResult"):

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._gemini import _field, signed_part
 from ._gemini_args import PartialArguments, continues, is_streamed, will_continue
-from ._reading import is_obj, obj, obj_or_none, string
+from ._reading import brief, event_key, is_obj, items, member, obj, obj_or_none, string
 from ._stream import NativeStreamCall, ProviderStream
 
 if TYPE_CHECKING:
@@ -56,25 +56,27 @@ class GeminiStream(ProviderStream):
         usage = obj_or_none(_field(data, "usageMetadata"))
         if usage:
             native.usage = usage
-        candidates = data.get("candidates")
-        if not isinstance(candidates, list) or not candidates:
+        candidates = items(native, data.get("candidates"), "candidates")
+        if not candidates:
             blocked = string(_field(obj(_field(data, "promptFeedback")), "blockReason"))
             if blocked:
                 native.finish_reason = blocked
             return
         for candidate in candidates:
-            if is_obj(candidate):
-                self._read_candidate(candidate)
+            self._read_candidate(member(native, candidate, "a candidate"))
 
     def _read_candidate(self, candidate: Mapping[str, Any]) -> None:
         number = candidate.get("index", 0)
         if number:
-            self._other_candidates.add(number)
+            self._other_candidates.add(event_key(number))
             return
-        parts = obj(candidate.get("content")).get("parts")
-        for part in parts if isinstance(parts, list) else ():
+        native = self._native
+        content = member(native, candidate.get("content"), "a candidate's content")
+        for part in items(native, content.get("parts"), "a candidate's parts"):
             if is_obj(part):
                 self._read_part(part)
+            else:
+                native.issue("unread_part", f"a part is {brief(part)}, not an object: not read")
         finish = string(_field(candidate, "finishReason"))
         if finish:
             self._native.finish_reason = finish
@@ -93,6 +95,9 @@ class GeminiStream(ProviderStream):
         call = _field(part, "functionCall")
         if is_obj(call):
             self._read_call(call)
+        elif call is not None:  # set but no object: as `read_response` reads it
+            member(native, call, "a part's functionCall")
+            self._end(NativeStreamCall(None, None), None, raw=False)
         elif isinstance(text, str):
             return
         elif _field(part, "executableCode") is not None or _field(part, "codeExecutionResult"):

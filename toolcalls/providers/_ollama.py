@@ -30,7 +30,7 @@ from ..tools._importers import from_openai
 from . import _openai_chat
 from ._content import ToolImage, result_parts, texts
 from ._provider import Message, NativeProvider, ToolResult, as_text
-from ._reading import Json, NativeRead, is_obj, obj, string
+from ._reading import Json, NativeRead, brief, is_obj, items, member, string
 
 __all__ = ["PROVIDER", "call_messages", "read_response", "render_tools", "result_messages"]
 
@@ -75,11 +75,13 @@ def read_response(data: Json) -> NativeRead:
     read = NativeRead(model=string(data.get("model")),
                       finish_reason=string(data.get("done_reason")), usage=usage or None,
                       calls_after_text=True)
-    message = obj(data.get("message"))
-    for call in message.get("tool_calls") or ():
+    message = member(read, data.get("message"), "message")
+    for call in items(read, message.get("tool_calls"), "message.tool_calls"):
         if is_obj(call):
-            function = obj(call.get("function"))
+            function = member(read, call.get("function"), "a tool call's function")
             read.call(call.get("id"), function.get("name"), function.get("arguments"))
+        else:
+            read.issue("malformed_call", f"a tool_calls entry is not an object: {brief(call)}")
     read.say(message.get("content"))
     read.think(message.get("thinking"))
     return read

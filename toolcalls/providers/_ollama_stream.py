@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ._ollama import _USAGE_KEYS
-from ._reading import is_obj, obj, string
+from ._reading import brief, is_obj, items, member, string
 from ._stream import NativeStreamCall, ProviderStream
 
 __all__ = ["OllamaStream"]
@@ -29,14 +29,17 @@ class OllamaStream(ProviderStream):
         native = self._native
         if native.model is None:
             native.model = string(data.get("model"))
-        message = obj(data.get("message"))
+        message = member(native, data.get("message"), "message")
         self._think(message.get("thinking"))
         content = message.get("content")
         if isinstance(content, str) and content:
             self._text(content)
-        for call in message.get("tool_calls") or ():
-            if is_obj(call):
-                function = obj(call.get("function"))
+        for call in items(native, message.get("tool_calls"), "message.tool_calls"):
+            if not is_obj(call):
+                native.issue("malformed_call",
+                             f"a tool_calls entry is not an object: {brief(call)}")
+            else:
+                function = member(native, call.get("function"), "a tool call's function")
                 streamed = NativeStreamCall(string(call.get("id")), string(function.get("name")))
                 self._start(streamed)
                 self._end(streamed, function.get("arguments"), raw=False)

@@ -38,10 +38,22 @@ from ..tools._importers import from_openai
 from ..tools._tool import Tool
 from ._content import result_parts
 from ._provider import Message, NativeProvider, ToolResult, as_text
-from ._reading import Json, NativeRead, is_obj, obj, obj_or_none, string, text_of
+from ._reading import (
+    Json,
+    NativeRead,
+    brief,
+    is_obj,
+    items,
+    member,
+    obj,
+    obj_or_none,
+    raw,
+    string,
+    text_of,
+)
 
-__all__ = ["PROVIDER", "call_messages", "function", "read_message", "read_response",
-           "render_tools", "result_messages"]
+__all__ = ["PROVIDER", "call_messages", "function", "not_text_part", "read_message",
+           "read_response", "render_tools", "result_messages"]
 
 
 def render_tools(tools: Sequence[Tool]) -> Message:
@@ -83,16 +95,14 @@ PROVIDER = NativeProvider(render_tools, call_messages, result_messages, from_ope
 def read_response(data: Json) -> NativeRead:
     """The pieces of a ``chat.completion`` (see the module docstring)."""
     read = NativeRead(model=string(data.get("model")), usage=obj_or_none(data.get("usage")))
-    choices = data.get("choices")
-    if not isinstance(choices, list) or not choices:
+    choices = items(read, data.get("choices"), "choices")
+    if not choices:
         return read
     if len(choices) > 1:
         read.issue("other_choices", f"{len(choices)} choices: only the first is read")
-    choice = choices[0] if is_obj(choices[0]) else {}
+    choice = member(read, choices[0], "choices[0]")
     read.finish_reason = string(choice.get("finish_reason"))
-    message = choice.get("message")
-    if is_obj(message):
-        read_message(message, read)
+    read_message(member(read, choice.get("message"), "choices[0].message"), read)
     return read
 
 
@@ -101,29 +111,36 @@ def _unread_parts(message: Mapping[str, Any], read: NativeRead) -> None:
     if message.get("audio"):
         read.issue("unread_part", "message.audio (a spoken reply) is not read: ask for text")
     content = message.get("content")
+    if content is not None and not isinstance(content, str | list):
+        read.issue("unread_part", f"message.content is {brief(content)}, not text: not read")
     parts = content if isinstance(content, list) else []
     for part in parts:
         if not (is_obj(part) and isinstance(part.get("text"), str)):
-            kind = part.get("type") if is_obj(part) else type(part).__name__
-            read.issue("unread_part", f"a content part of type {kind!r} is not text: not read")
+            read.issue("unread_part", not_text_part(part))
+
+
+def not_text_part(part: Any) -> str:
+    """What an ``unread_part`` issue says of a content part that is not text."""
+    kind = brief(part.get("type")) if is_obj(part) else type(part).__name__
+    return f"a content part of type {kind} is not text: not read"
 
 
 def read_message(message: Mapping[str, Any], read: NativeRead) -> None:
     """An assistant message's calls, text and reasoning, into `read`."""
     read.calls_after_text = True  # tool_calls stream after the content
-    for call in message.get("tool_calls") or ():
+    for call in items(read, message.get("tool_calls"), "message.tool_calls"):
         if not is_obj(call):
-            read.issue("malformed_call", f"a tool_calls entry is not an object: {call!r:.80}")
+            read.issue("malformed_call", f"a tool_calls entry is not an object: {brief(call)}")
             continue
         if call.get("type", "function") == "function":
-            function = obj(call.get("function"))
+            function = member(read, call.get("function"), "a tool call's function")
             read.call(call.get("id"), function.get("name"), function.get("arguments"))
         else:  # a custom tool: free text in, not a JSON object
-            kind = str(call.get("type"))
-            body = obj(call.get(kind))
-            read.fail_call("custom_tool_call",
-                           f"native call {call.get('id')} is a {kind} call, not a function call",
-                           string(body.get("name")), str(body.get("input", "")))
+            kind = call.get("type")
+            body = obj(call.get(kind)) if isinstance(kind, str) else {}
+            read.fail_call("custom_tool_call", f"native call {brief(call.get('id'))} is a "
+                           f"{brief(kind)} call, not a function call",
+                           string(body.get("name")), raw(body.get("input")))
     legacy = message.get("function_call")
     if is_obj(legacy):
         read.call(None, legacy.get("name"), legacy.get("arguments"))
@@ -134,6 +151,6 @@ def read_message(message: Mapping[str, Any], read: NativeRead) -> None:
     read.think(reasoning)
     if message.get("reasoning") != reasoning:
         read.think(message.get("reasoning"))
-    details = message.get("reasoning_details")
-    if isinstance(details, list):
-        read.reasoning_blocks.extend(dict(d) for d in details if is_obj(d))
+    for detail in items(read, message.get("reasoning_details"), "message.reasoning_details"):
+        if is_obj(detail):
+            read.reasoning_blocks.append(dict(detail))

@@ -27,7 +27,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..parsing._events import Event, TextDelta
-from ._reading import Json, is_obj, obj, string
+from ._openai_chat import not_text_part
+from ._reading import Json, brief, encodable, event_key, is_obj, items, member, obj, raw, string
 from ._stream import NativeStreamCall, ProviderStream
 
 if TYPE_CHECKING:
@@ -63,7 +64,7 @@ class ChatStream(ProviderStream):
                     delta = choice.get("delta")
                     if type(delta) is dict and len(delta) == 1:
                         content = delta.get("content")
-                        if type(content) is str:
+                        if type(content) is str and encodable(content):
                             self._chunks += 1
                             events = parser.feed(content)
                             if not events or (len(events) == 1
@@ -76,11 +77,8 @@ class ChatStream(ProviderStream):
         native = self._native
         if native.model is None:
             native.model = string(data.get("model"))
-        choices = data.get("choices")
-        if choices and isinstance(choices, list):
-            for choice in choices:
-                if is_obj(choice):
-                    self._read_choice(choice)
+        for choice in items(native, data.get("choices"), "a chunk's choices"):
+            self._read_choice(member(native, choice, "a chunk's choice"))
         usage = data.get("usage")
         if usage and is_obj(usage):
             native.usage = dict(usage)
@@ -88,10 +86,10 @@ class ChatStream(ProviderStream):
     def _read_choice(self, choice: Mapping[str, Any]) -> None:
         number = choice.get("index", 0)
         if number != 0:
-            self._other_choices.add(number)
+            self._other_choices.add(event_key(number))
             return
-        delta = choice.get("delta")
-        if delta and is_obj(delta):
+        delta = member(self._native, choice.get("delta"), "a choice's delta")
+        if delta:
             content = delta.get("content")
             if content and isinstance(content, str):
                 self._text(content)
@@ -110,9 +108,11 @@ class ChatStream(ProviderStream):
             for part in content:
                 if is_obj(part) and isinstance(part.get("text"), str):
                     self._text(part["text"])
-        refusal = delta.get("refusal")
-        if refusal and isinstance(refusal, str):
-            self._text(refusal)
+                else:
+                    self._native.issue("unread_part", not_text_part(part))
+        else:  # a string was read by `_read_choice`
+            self._native.not_text(None if isinstance(content, str) else content, "delta.content")
+        self._say(delta.get("refusal"))
         reasoning = delta.get("reasoning_content")
         self._think(reasoning)
         if delta.get("reasoning") != reasoning:
@@ -122,14 +122,12 @@ class ChatStream(ProviderStream):
             for detail in details:
                 if is_obj(detail):
                     self._merge_detail(detail)
-        fragments = delta.get("tool_calls")
-        if isinstance(fragments, list):
-            for fragment in fragments:
-                if is_obj(fragment):
-                    self._read_fragment(fragment)
-                else:  # as `read_response` says of such an entry
-                    self._native.issue("malformed_call", "a tool_calls entry is not an object: "
-                                                         f"{fragment!r:.80}")
+        for fragment in items(self._native, delta.get("tool_calls"), "delta.tool_calls"):
+            if is_obj(fragment):
+                self._read_fragment(fragment)
+            else:  # as `read_response` says of such an entry
+                self._native.issue("malformed_call", "a tool_calls entry is not an object: "
+                                                     f"{brief(fragment)}")
         legacy = delta.get("function_call")
         if is_obj(legacy):
             self._read_fragment({"index": "function_call", "function": legacy})
@@ -154,8 +152,11 @@ class ChatStream(ProviderStream):
             call.name = name
             self._start(call)
         arguments = function.get("arguments")
-        if isinstance(arguments, str) and arguments:
-            self._fragment(call, arguments)
+        if isinstance(arguments, str):
+            if arguments:
+                self._fragment(call, arguments)
+        elif arguments is not None:  # an object (as a whole response may give): as its text
+            self._fragment(call, raw(arguments))
 
     def _end_all(self) -> None:
         for call in self._take_open():

@@ -43,7 +43,6 @@ Reading a response (`read_response`: a ``Response``), item by item in ``output``
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -53,7 +52,7 @@ from ..tools._tool import Tool
 from ._content import ToolImage, result_parts
 from ._openai_chat import function
 from ._provider import Message, NativeProvider, ToolResult, as_text
-from ._reading import Json, NativeRead, is_obj, obj, obj_or_none, string
+from ._reading import Json, NativeRead, brief, is_obj, items, obj, obj_or_none, raw, string
 
 __all__ = ["PROVIDER", "call_messages", "read_response", "render_tools", "result_messages"]
 
@@ -112,17 +111,20 @@ def read_response(data: Json) -> NativeRead:
     read = NativeRead(model=string(data.get("model")),
                       finish_reason=incomplete or string(data.get("status")),
                       usage=obj_or_none(data.get("usage")))
-    output = data.get("output")
-    for item in output if isinstance(output, list) else ():
+    for item in items(read, data.get("output"), "output"):
         if is_obj(item):
             _read_item(item, read)
+        else:
+            read.issue("unread_part", f"an output item is {brief(item)}, not an object: not read")
     return read
 
 
 def _read_item(item: Mapping[str, Any], read: NativeRead) -> None:
     kind = item.get("type")
-    if kind == "message":
-        for part in item.get("content") or ():
+    if not isinstance(kind, str):
+        read.issue("unread_part", f"an output item of type {brief(kind)} was not read")
+    elif kind == "message":
+        for part in items(read, item.get("content"), "a message item's content"):
             if is_obj(part):
                 read.say(part.get("text") if part.get("type") == "output_text"
                          else part.get("refusal"))
@@ -132,10 +134,12 @@ def _read_item(item: Mapping[str, Any], read: NativeRead) -> None:
         read.think(_reasoning_text(item))
         read.reasoning_blocks.append(dict(item))
     elif kind == "custom_tool_call":
-        read.fail_call("custom_tool_call", f"{kind} {item.get('call_id')}: free text, not JSON",
-                       string(item.get("name")), str(item.get("input", "")))
+        read.fail_call("custom_tool_call",
+                       f"{kind} {brief(item.get('call_id'))}: free text, not JSON",
+                       string(item.get("name")), raw(item.get("input")))
     elif kind in _SERVER_TOOLS:
-        read.issue("server_tool_call", f"{kind} {item.get('id')}: run by OpenAI, not a call")
+        read.issue("server_tool_call", f"{kind} {brief(item.get('id'))}: run by OpenAI, not a "
+                                       "call")
     elif is_client_search(item):
         read.call(item.get("call_id") or item.get("id"), TOOL_SEARCH, item.get("arguments"))
     elif kind in _SEARCH_ITEMS:
@@ -169,8 +173,7 @@ def unread_item(item: Mapping[str, Any]) -> str:
         what = ", ".join(sorted(key for key in item if key not in ("type", "id", "call_id")))
         held_text = f"fields {what}" if what else "no fields"
     else:
-        held_text = json.dumps(held, ensure_ascii=False, sort_keys=True, default=str)
-        held_text = held_text if len(held_text) <= 120 else held_text[:117] + "..."
+        held_text = brief(held, 120)
     meaning = _CALLER_ACTIONS.get(str(kind), "a type this reader does not know")
     return f"output item {named} not read ({meaning}): {held_text}"
 

@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ._openai_responses import TOOL_SEARCH, _read_item, _reasoning_text, is_client_search
-from ._reading import is_obj, obj, obj_or_none, string
+from ._reading import brief, event_key, is_obj, items, member, obj, obj_or_none, string
 from ._stream import NativeStreamCall, ProviderStream
 
 if TYPE_CHECKING:
@@ -54,11 +54,11 @@ class ResponsesStream(ProviderStream):
 
     def _read_event(self, data: Mapping[str, Any]) -> None:
         kind = data.get("type")
+        if not isinstance(kind, str):
+            return  # not an event this reader knows, as any other unknown type
         if kind == "response.output_text.delta" or kind == "response.refusal.delta":
             self._streamed.add(_key(data))
-            delta = data.get("delta")
-            if isinstance(delta, str) and delta:
-                self._text(delta)
+            self._say(data.get("delta"))
         elif kind == "response.function_call_arguments.delta":
             call = self._open_calls.get(_key(data))
             delta = data.get("delta")
@@ -76,6 +76,9 @@ class ResponsesStream(ProviderStream):
             item = data.get("item")
             if is_obj(item):
                 self._close_item(_key(data), item)
+            else:
+                self._native.issue("unread_part", f"an output_item.done's item is {brief(item)}, "
+                                                  "not an object: not read")
         elif kind in _FINISHED or kind in ("response.created", "response.in_progress"):
             self._read_response(obj(data.get("response")), finished=kind in _FINISHED)
         elif kind == "error":  # {"type": "error", "code", "message", "param"}
@@ -87,7 +90,7 @@ class ResponsesStream(ProviderStream):
         cut = self._open_calls.pop(key, None)
         if cut is not None:  # an item added at the index of a call never done
             self._cut_off(cut, f"output item {key!r} was added again")
-        item = obj(data.get("item"))
+        item = member(self._native, data.get("item"), "an output_item.added's item")
         if item.get("type") == "function_call":
             call = NativeStreamCall(string(item.get("call_id")), string(item.get("name")))
             self._open_calls[key] = call
@@ -115,7 +118,7 @@ class ResponsesStream(ProviderStream):
             self._end(search, item.get("arguments"), raw=False)
         elif kind == "message":
             if key not in self._streamed:  # its text came whole
-                for part in item.get("content") or ():
+                for part in items(self._native, item.get("content"), "a message item's content"):
                     if is_obj(part):
                         text = part.get("text") if part.get("type") == "output_text" \
                             else part.get("refusal")
@@ -152,4 +155,4 @@ class ResponsesStream(ProviderStream):
 def _key(data: Mapping[str, Any]) -> object:
     """Which output item an event is about: its ``output_index`` (``item_id`` where absent)."""
     index = data.get("output_index")
-    return index if isinstance(index, int) else data.get("item_id")
+    return index if isinstance(index, int) else event_key(data.get("item_id"))

@@ -38,11 +38,19 @@ without one, are given in the order the calls come, as a stream gives them
 one whose id a provider id or an earlier call already has gets the first free ``call_<m>``. The
 order: a message's ``tool_calls`` (Chat Completions, Ollama) after its content; the parts or
 blocks of the other APIs as they come; under ``"auto"`` with a model id naming no format, the
-native calls first (the stream holds that text back to its end). """
+native calls first (the stream holds that text back to its end).
+
+A call said twice, in the native calls and in the text (a server that leaves the markup it
+parsed in the content; a model that writes its native call out too), is read once: of a native
+call and a text call to the same tool with the same arguments, the one that comes first in that
+order is the call, the other an incomplete call with a ``duplicate_call`` issue naming it, so a
+host does not run it twice (`toolcalls.providers._duplicates`; `toolcalls.read_stream` does the
+same: the repetition fails where it would have ended). Text calls that repeat no native call
+are read as calls, beside the native ones.
+"""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -53,16 +61,17 @@ from ..parsing._models import IncompleteCall, ParseIssue, ParseResult, ToolCall
 from ..parsing._registry import get_format
 from ..parsing.reader import _tool_table
 from . import _anthropic, _gemini, _ollama, _openai_chat, _openai_responses
+from ._duplicates import Repeats
 from ._provider import by_provider
-from ._reading import Json, NativeRead
+from ._reading import Json, NativeRead, brief, escape_surrogates, json_problem, load_json
 
 if TYPE_CHECKING:
     from ..parsing._api import ToolsLike
     from ..parsing.formats._base import Format
     from ..tools._tool import Tool
 
-__all__ = ["READERS", "alias_names", "as_json", "canonical", "detect_provider", "CallIds",
-           "ordered_ids", "read_response"]
+__all__ = ["READERS", "alias_names", "arrival", "as_json", "canonical", "detect_provider",
+           "CallIds", "ordered_ids", "read_response", "with_repeats"]
 
 _Call = TypeVar("_Call", ToolCall, IncompleteCall)
 
@@ -101,13 +110,53 @@ def read_response(
     declared = read_tools(tools)
     text = _parse_text("".join(native.text), format, native.model, declared)
     natives_first = format == "auto" and _model_format(native.model) is None
-    return _assemble(native, name, text, declared, ordered_ids(native, text.calls, natives_first))
+    calls = ordered_ids(native, text.calls, natives_first)
+    if not (native.calls and text.calls):  # no call can repeat one of the other source
+        return _assemble(native, name, text, declared, calls)
+    repeats = _drop_repeats(native, calls, arrival(native, text.calls, natives_first),
+                            alias_names(declared))
+    result = _assemble(native, name, text, declared, calls)
+    return with_repeats(result, repeats, result.calls)
+
+
+def _drop_repeats(native: NativeRead, calls: list[ToolCall], order: list[tuple[bool, int]],
+                  aliases: Mapping[str, str]) -> Repeats:
+    """Take each call that repeats one of the other source before it (in `order`) out of
+    `calls` (the native ones then the text's; a native one out of `native` too), as a stream
+    fails it where it ends (`toolcalls.providers._duplicates`); the repetitions found."""
+    repeats = Repeats()
+    natives = len(native.calls)
+    repeated = []
+    for is_text, number in order:
+        which = natives + number if is_text else number
+        call = canonical(calls[which], aliases)
+        earlier = repeats.earlier(call)
+        if earlier is not None:
+            repeats.repetition(call, earlier)
+            repeated.append(which)
+    for which in sorted(repeated, reverse=True):
+        del calls[which]
+        if which < natives:
+            del native.calls[which]
+            del native.call_places[which]
+    return repeats
+
+
+def with_repeats(result: ParseResult, repeats: Repeats, calls: list[ToolCall]) -> ParseResult:
+    """`result` with `calls`, and the repetitions `repeats` found as incomplete calls."""
+    if not repeats.issues:
+        return result
+    return result.model_copy(update={"calls": calls,
+                                     "incomplete": result.incomplete + repeats.incomplete,
+                                     "issues": result.issues + repeats.issues})
 
 
 def as_json(response: Any) -> Json:
     """The response as a JSON object: from the SDK object's own dump, a dict, or JSON text."""
     if isinstance(response, str | bytes | bytearray):
-        response = json.loads(response)
+        response = load_json(response)
+        if not isinstance(response, dict):  # the text is JSON, of another kind
+            raise ValueError(f"a response is a JSON object, not {_json_kind(response)}")
     elif not isinstance(response, Mapping):
         if callable(getattr(response, "to_dict", None)):  # openai, anthropic: what was sent
             response = response.to_dict()
@@ -116,6 +165,11 @@ def as_json(response: Any) -> Json:
     if not isinstance(response, Mapping):
         raise TypeError(f"a response is a JSON object, not {type(response).__name__}")
     return dict(response)
+
+
+def _json_kind(value: Any) -> str:
+    kinds = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+    return kinds.get(type(value), "a number")
 
 
 def detect_provider(data: Mapping[str, Any]) -> str:
@@ -181,19 +235,58 @@ def _assemble(
     aliases = alias_names(declared)
     if aliases:
         calls, incomplete, issues = _resolved(native, calls, aliases)
+    usage, blocks, unkept = _kept(native)
     return ParseResult(
         format=text.format,
         content=text.content,
         reasoning="".join(reasoning) if reasoning else text.reasoning,
         calls=calls,
         incomplete=incomplete + text.incomplete,
-        issues=issues + _unknown_tools(calls[:len(native.calls)], declared) + text.issues,
+        issues=issues + unkept + _unknown_tools(calls[:len(native.calls)], declared)
+        + text.issues,
         segments=text.segments,
         provider=provider,
-        finish_reason=native.finish_reason,
-        usage=native.usage,
-        reasoning_blocks=native.reasoning_blocks or None,
+        finish_reason=native.finish_reason and escape_surrogates(native.finish_reason),
+        usage=usage,
+        reasoning_blocks=blocks or None,
     )
+
+
+def _kept(native: NativeRead) -> tuple[Json | None, list[Json], list[ParseIssue]]:
+    """The usage and reasoning blocks a result keeps as the provider gave them: those JSON
+    writes back (a result is serialized); any other is noted (``unread_part``), not kept."""
+    issues: list[ParseIssue] = []
+    usage = native.usage
+    problem = json_problem(usage)
+    if problem:
+        issues.append(ParseIssue(kind="unread_part", span=None,
+                                 message=f"the usage is not kept: its fields {problem}"))
+        usage = None
+    blocks = []
+    for block in native.reasoning_blocks:
+        problem = json_problem(block)
+        if problem:
+            issues.append(ParseIssue(kind="unread_part", span=None, message="a reasoning block "
+                                     f"of type {brief(block.get('type'))} is not kept: its "
+                                     f"fields {problem}"))
+        else:
+            blocks.append(block)
+    return usage, blocks, issues
+
+
+def arrival(
+    native: NativeRead, text_calls: list[ToolCall], natives_first: bool
+) -> list[tuple[bool, int]]:
+    """The order the calls come in (as a stream gives them): (from the text, its number among
+    the native or the text calls) for each."""
+    end = sum(len(text) for text in native.text)
+    order: list[tuple[int, int, int]] = []  # (place in the text, natives first on a tie, which)
+    for number, (said, _) in enumerate(native.call_places):
+        place = -1 if natives_first else end if native.calls_after_text else said
+        order.append((place, 0, number))
+    for number, call in enumerate(text_calls):
+        order.append((call.span[0] if call.span else 0, 1, number))
+    return [(bool(is_text), number) for _, is_text, number in sorted(order)]
 
 
 def ordered_ids(
@@ -203,15 +296,8 @@ def ordered_ids(
     calls come (see the module docstring)."""
     ids = CallIds({call.id for call, (_, named)
                    in zip(native.calls, native.call_places, strict=True) if named})
-    end = sum(len(text) for text in native.text)
-    order: list[tuple[int, int, int]] = []  # (place in the text, natives first on a tie, which)
-    for number, (said, _) in enumerate(native.call_places):
-        place = -1 if natives_first else end if native.calls_after_text else said
-        order.append((place, 0, number))
-    for number, call in enumerate(text_calls):
-        order.append((call.span[0] if call.span else 0, 1, number))
     calls = [*native.calls, *text_calls]
-    for _, is_text, number in sorted(order):
+    for is_text, number in arrival(native, text_calls, natives_first):
         which = len(native.calls) + number if is_text else number
         if is_text or not native.call_places[number][1]:
             ident = ids.claim(calls[which].id)

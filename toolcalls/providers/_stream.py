@@ -40,6 +40,9 @@ provider id that comes after a text call that started with the same id (an id su
 in the result, as `read_response` does (its events, given before, carry the id it had then; a
 `ToolCallEnd` still to come, the new one).
 
+A call said natively and in the text is read once, as `read_response` reads it: the later of
+the two fails (`ToolCallFailed`, a ``duplicate_call`` issue) where it would have ended.
+
 `result()` is what `read_response` gives for the assembled response (native calls first, then
 the text's); before `close` it is a snapshot of what is final. Where they differ: a call still
 open when the stream ends fails (``truncated_call``), which a whole response cannot show;
@@ -69,9 +72,19 @@ from ..parsing._events import (
 )
 from ..parsing._models import ParseIssue, ParseResult
 from ..parsing._registry import get_format
+from ._duplicates import Repeats
 from ._provider import by_provider
-from ._read import CallIds, _assemble, _model_format, _parse_text, alias_names, as_json, canonical
-from ._reading import NativeRead, duplicate_id
+from ._read import (
+    CallIds,
+    _assemble,
+    _model_format,
+    _parse_text,
+    alias_names,
+    as_json,
+    canonical,
+    with_repeats,
+)
+from ._reading import NativeRead, duplicate_id, encodable, escape_surrogates
 from ._wire_stream import Decoded, WireDecoder
 
 if TYPE_CHECKING:
@@ -185,6 +198,10 @@ class ProviderStream:
         self._closed = False
         self._chunks = 0
         self._events: list[Event] = []
+        self._repeats = Repeats()
+        """The calls ended so far: a call repeating one of the other source fails."""
+        self._repeated_text: set[str] = set()
+        """The engine ids of the text calls that repeated a native call."""
 
     # -- the public API ---------------------------------------------------------------------
 
@@ -226,9 +243,12 @@ class ProviderStream:
             text = _parse_text("", fmt, None, self._tools)
         calls = list(self._native.calls)
         for call in text.calls:
+            if call.id in self._repeated_text:
+                continue
             ident = self._renamed.get(call.id)
             calls.append(call if ident is None else call.model_copy(update={"id": ident}))
-        return _assemble(self._native, self.provider, text, self._tools, calls)
+        result = _assemble(self._native, self.provider, text, self._tools, calls)
+        return with_repeats(result, self._repeats, result.calls)
 
     def text_call(self, index: int) -> bool:
         """Whether call `index` (as the events number it) was read from the text, not sent
@@ -253,8 +273,9 @@ class ProviderStream:
     def _read_wire(self, decoded: list[Decoded]) -> None:
         """What the raw stream gave: each event read, each issue of the wire noted."""
         for item in decoded:
-            if isinstance(item, ParseIssue):
-                self._native.issues.append(item)
+            if isinstance(item, ParseIssue):  # its quote escaped where it holds a surrogate
+                self._native.issues.append(ParseIssue(
+                    kind=item.kind, message=escape_surrogates(item.message), span=item.span))
             else:
                 self._read(item)
 
@@ -280,6 +301,7 @@ class ProviderStream:
 
     def _text(self, text: str) -> None:
         """Content text: through the format's stream parser."""
+        text = self._native.readable(text, "the text")
         parser = self._parser
         if parser is None:
             if self._held is not None:
@@ -294,16 +316,31 @@ class ProviderStream:
 
     def _think(self, text: Any) -> None:
         if isinstance(text, str) and text:
+            text = self._native.readable(text, "the reasoning")
             self._native.think(text)
             self._events.append(ReasoningDelta(text))
+        else:
+            self._native.not_text(text, "a piece of reasoning")
+
+    def _say(self, text: Any) -> None:
+        """A text field of an event: its text through `_text`; one that is not a string is
+        noted."""
+        if isinstance(text, str):
+            if text:
+                self._text(text)
+        else:
+            self._native.not_text(text, "a piece of text")
 
     def _start(self, call: NativeStreamCall) -> None:
         """Give `ToolCallStart` for `call` once its name is known, then any fragments held."""
-        if call.started or not call.name:
-            return
+        if call.started or not call.name or not encodable(call.name):
+            return  # a name UTF-8 cannot encode: the call fails at its end (`NativeRead.call`)
         call.started = True
         call.index = self._calls
         self._calls += 1
+        unwritable = call.ident if call.ident and not encodable(call.ident) else None
+        if unwritable:
+            call.ident = None
         if call.ident in self._given_ids:  # a provider id a call before had: given its own
             self._native.issue("duplicate_call_id", duplicate_id(call.ident, call.name))
             call.ident = self._ids.claim(call.ident)
@@ -316,6 +353,8 @@ class ProviderStream:
         else:
             call.ident = self._ids.claim(f"call_{self._native_started}")
         self._native_started += 1
+        if unwritable:
+            self._native.unwritable_id(call.ident, unwritable)
         self._events.append(ToolCallStart(call.index, call.ident,
                                           self._aliases.get(call.name, call.name)))
         if call.fragments:
@@ -338,10 +377,17 @@ class ProviderStream:
         done = len(read.calls)
         read.call(call.ident, call.name, call.arguments() if raw else arguments)
         if len(read.calls) > done:
-            finished = read.calls[-1]
+            finished = canonical(read.calls[-1], self._aliases)
             if call.started and call.held:
                 self._events.append(ArgumentsDelta(call.index, finished.arguments_json()))
-            self._events.append(ToolCallEnd(call.index, canonical(finished, self._aliases)))
+            earlier = self._repeats.earlier(finished)
+            if earlier is None:
+                self._events.append(ToolCallEnd(call.index, finished))
+                return
+            read.calls.pop()  # a repetition of a text call: fails (`_duplicates`)
+            read.call_places.pop()
+            self._events.append(ToolCallFailed(call.index,
+                                               self._repeats.repetition(finished, earlier)))
         else:
             self._failed(call)
 
@@ -359,7 +405,7 @@ class ProviderStream:
             self._cut_off(call, "the provider sent an error")
 
     def _failed(self, call: NativeStreamCall) -> None:
-        if not call.started and call.name:
+        if not call.started and call.name and encodable(call.name):
             self._start(call)
         index = call.index if call.started else None
         self._events.append(ToolCallFailed(index, canonical(self._native.incomplete[-1],
@@ -425,7 +471,13 @@ class ProviderStream:
                 call = event.call
                 if call.id in self._renamed:
                     call = call.model_copy(update={"id": self._renamed[call.id]})
-                out.append(ToolCallEnd(self._text_index[event.index], call))
+                earlier = self._repeats.earlier(call)
+                if earlier is None:
+                    out.append(ToolCallEnd(self._text_index[event.index], call))
+                else:  # a repetition of a native call: fails (`_duplicates`)
+                    self._repeated_text.add(event.call.id)
+                    out.append(ToolCallFailed(self._text_index[event.index],
+                                              self._repeats.repetition(call, earlier)))
             else:
                 index = None if event.index is None else self._text_index[event.index]
                 out.append(ToolCallFailed(index, event.incomplete))
