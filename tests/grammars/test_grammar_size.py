@@ -9,7 +9,9 @@ times."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -109,6 +111,38 @@ def test_deepest_schema_builds_and_accepts_its_call(name: str, shape: str) -> No
     call = toolcalls.ToolCall(id="a", name="f", arguments={"v": value}, source="native")
     text = toolcalls.get_format(name).render_calls([call])
     assert accepts(grammar(name, tools, tool_choice="required"), text) is None, text[:200]
+
+
+FRAMES_PER_LEVEL = 5
+"""The stack a level of nesting may take (3 now: `_json_rules.JsonRules.rule` and the
+pythonic values recurse once a level); at 100 levels, half the interpreter's 1000 frames."""
+
+
+@contextmanager
+def stack_of(frames: int) -> Iterator[None]:
+    """Only ``frames`` more frames than the caller's: a RecursionError past them."""
+    depth, frame = 0, sys._getframe()
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back  # type: ignore[assignment]
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(depth + frames)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_deepest_schema_takes_a_few_frames_a_level(shape: str) -> None:
+    """No recursion that can blow the stack: at most `FRAMES_PER_LEVEL` frames a level (the
+    pythonic writer once nested 8 calls a list level, a RecursionError at 100 levels)."""
+    tools = toolcalls.to_tools(tool(SHAPES[shape](deepest(shape))[0]))
+    with stack_of(FRAMES_PER_LEVEL * 100 + 60):
+        for name in sorted(REGIONS):
+            for dialect in DIALECTS:
+                grammar(name, tools, dialect=dialect)  # type: ignore[arg-type]
+        for name in sorted({*_TAGGED, *XGRAMMAR_STYLES}):
+            structural_tag(name, tools)
 
 
 @pytest.mark.parametrize("shape", sorted(SHAPES))
