@@ -32,6 +32,7 @@ __all__ = [
     "Ref",
     "Rep",
     "Seq",
+    "Shared",
     "Until",
     "Ws",
 ]
@@ -109,6 +110,16 @@ class Opt:
     item: Node
 
 
+@dataclass(frozen=True, eq=False)
+class Shared:
+    """``item`` written once, as a rule of its own, and named wherever it stands. A node that
+    stands in several places (a list's item, before and after its commas) is otherwise written
+    out in each, and lists nested in lists would double the text at each level. Compared by
+    identity: equal-looking nodes built apart are two rules, and no comparison walks a tree."""
+
+    item: Node
+
+
 @dataclass(frozen=True)
 class Number:
     """A number as Python and JSON write it that is a finite double: at most 200 digits before
@@ -128,12 +139,14 @@ def number_regex(node: Number) -> str:
     return _NUMBER_REGEX + ("" if node.integer else _FRACTION_REGEX)
 
 
-Node = Lit | Json | Free | Until | Ws | Ref | Seq | Alt | Rep | Opt | Number
+Node = Lit | Json | Free | Until | Ws | Ref | Seq | Alt | Rep | Opt | Number | Shared
 
 
 def seq(*items: Node) -> Node:
-    """A sequence, without its empty literals."""
+    """A sequence, without its empty literals (an empty literal when nothing is left)."""
     kept = tuple(item for item in items if item != Lit(""))
+    if not kept:
+        return Lit("")
     return kept[0] if len(kept) == 1 else Seq(kept)
 
 
@@ -204,6 +217,29 @@ class _Namer:
         return name
 
 
+class _SharedRules:
+    """The rules of the `Shared` nodes met while writing, named in the order met. A body is
+    written after the rule that names it, from a queue, never inside it: nested lists make no
+    nested calls, however deep."""
+
+    def __init__(self, separator: str) -> None:
+        self.separator = separator
+        self.names: dict[int, str] = {}
+        self.pending: list[Shared] = []
+
+    def name(self, node: Shared) -> str:
+        if id(node) not in self.names:  # `pending` keeps the node, so its id stays its own
+            self.names[id(node)] = f"value{self.separator}{len(self.names) + 1}"
+            self.pending.append(node)
+        return self.names[id(node)]
+
+    def lines(self, write: Callable[[Node], str], assign: str) -> list[str]:
+        lines = []
+        for node in self.pending:  # grows while it is read: a body names the rules inside it
+            lines.append(f"{self.names[id(node)]}{assign}{write(node.item)}")
+        return lines
+
+
 def _walk(
     node: Node, write_leaf: Callable[[Node], str], join_alt: str = " | "
 ) -> str:
@@ -249,6 +285,7 @@ _ANY_BLANKS = "[ \\t\\r\\n]+"
 
 def _write_llguidance(grammar: Grammar, bounded_whitespace: bool) -> str:
     namer = _Namer()
+    shared = _SharedRules("_")
     options = _BOUNDED_JSON if bounded_whitespace else {}
     blanks = TAG_BLANKS if bounded_whitespace else _ANY_BLANKS
 
@@ -259,6 +296,8 @@ def _write_llguidance(grammar: Grammar, bounded_whitespace: bool) -> str:
             return lark_string(node.text)
         if isinstance(node, Ref):
             return node.name
+        if isinstance(node, Shared):
+            return shared.name(node)
         if isinstance(node, Ws):
             return namer.add("WS", "", lambda name, _: f"{name}: /{blanks}/") + "?"
         if isinstance(node, Number):
@@ -276,6 +315,7 @@ def _write_llguidance(grammar: Grammar, bounded_whitespace: bool) -> str:
         raise TypeError(node)
 
     lines = [f"{name}: {_walk(node, leaf)}" for name, node in grammar.rules.items()]
+    lines += shared.lines(lambda node: _walk(node, leaf), ": ")
     return "%llguidance {}\n\n" + "\n".join(lines + [""] + namer.extra) + "\n"
 
 
@@ -292,6 +332,7 @@ def _write_lark(grammar: Grammar, bounded_whitespace: bool) -> str:
     from ._json_rules import JsonRules
 
     namer = _Namer()
+    shared = _SharedRules("_")
     json_rules = JsonRules("lark", bounded_whitespace)
 
     def leaf(node: Node) -> str:
@@ -299,6 +340,8 @@ def _write_lark(grammar: Grammar, bounded_whitespace: bool) -> str:
             return lark_string(node.text)
         if isinstance(node, Ref):
             return node.name
+        if isinstance(node, Shared):
+            return shared.name(node)
         if isinstance(node, Ws):
             return "WS?"
         if isinstance(node, Number):
@@ -317,6 +360,7 @@ def _write_lark(grammar: Grammar, bounded_whitespace: bool) -> str:
         raise TypeError(node)
 
     lines = [f"{name}: {_walk(node, leaf)}" for name, node in grammar.rules.items()]
+    lines += shared.lines(lambda node: _walk(node, leaf), ": ")
     blanks = TAG_BLANKS if bounded_whitespace else _ANY_BLANKS
     tail = [f"WS: /{blanks}/", *namer.extra, *json_rules.lines]
     return "\n".join(lines + [""] + tail) + "\n"
@@ -330,6 +374,7 @@ def _write_gbnf(grammar: Grammar, bounded_whitespace: bool) -> str:
     from ._json_rules import JsonRules, gbnf_string
 
     json_rules = JsonRules("gbnf", bounded_whitespace)
+    shared = _SharedRules("-")
     extra: list[str] = []
     made: dict[tuple[str, tuple[str, ...]], str] = {}
 
@@ -346,6 +391,8 @@ def _write_gbnf(grammar: Grammar, bounded_whitespace: bool) -> str:
             return gbnf_string(node.text)
         if isinstance(node, Ref):
             return node.name.replace("_", "-")
+        if isinstance(node, Shared):
+            return shared.name(node)
         if isinstance(node, Ws):
             return "ws"
         if isinstance(node, Number):
@@ -365,6 +412,7 @@ def _write_gbnf(grammar: Grammar, bounded_whitespace: bool) -> str:
         f"{'root' if name == 'start' else name.replace('_', '-')} ::= {_walk(node, leaf)}"
         for name, node in grammar.rules.items()
     ]
+    lines += shared.lines(lambda node: _walk(node, leaf), " ::= ")
     blanks = _GBNF_TAG_BLANKS if bounded_whitespace else "[ \\t\\r\\n]*"
     tail = [f"ws ::= {blanks}", *extra, *json_rules.lines]
     return "\n".join(lines + tail) + "\n"

@@ -51,6 +51,38 @@ _JSON_BLANKS = {
 }
 
 
+class _Numbers:
+    """A number for each distinct JSON value, equal values one number. A value's key is made
+    from its children's numbers, once per value: its whole text as key, made again at each
+    level of nesting above it, cost the schema's size times its depth."""
+
+    def __init__(self) -> None:
+        self.numbers: dict[str, int] = {}
+        self.made: dict[int, tuple[Any, int]] = {}  # id -> (the value, kept alive; its number)
+
+    def of(self, value: Any) -> int:
+        made = self.made.get(id(value))
+        if made is not None:
+            return made[1]
+        children = value.values() if isinstance(value, Mapping) else value if isinstance(
+            value, list) else ()
+        if not any(isinstance(child, Mapping | list) for child in children):
+            key = json.dumps(value, sort_keys=True)  # a leaf: its text, at C speed
+        elif isinstance(value, Mapping):  # "*": never the text of a leaf
+            key = "*{" + ",".join(f"{json.dumps(str(name))}:{self.of(sub)}"
+                                  for name, sub in sorted(value.items(), key=_name)) + "}"
+        else:
+            key = "*[" + ",".join(str(self.of(item)) for item in value) + "]"
+        number = self.numbers.setdefault(key, len(self.numbers))
+        if isinstance(value, Mapping | list):
+            self.made[id(value)] = (value, number)
+        return number
+
+
+def _name(item: tuple[Any, Any]) -> str:
+    return str(item[0])
+
+
 class JsonRules:
     """Writes one rule per distinct schema; `lines` holds them and the generic JSON rules."""
 
@@ -60,7 +92,8 @@ class JsonRules:
         self.lines: list[str] = [
             *(_GBNF_BASE if self.gbnf else _LARK_BASE), _JSON_BLANKS[dialect, bounded_whitespace]
         ]
-        self.seen: dict[str, str] = {}
+        self.seen: dict[int, str] = {}
+        self.numbers = _Numbers()
 
     def _name(self, base: str) -> str:
         return base.replace("_", "-") if self.gbnf else base
@@ -72,7 +105,7 @@ class JsonRules:
         return "jws" if self.gbnf else "JWS?"
 
     def rule(self, schema: Mapping[str, Any]) -> str:
-        key = json.dumps(schema, sort_keys=True)
+        key = self.numbers.of(schema)
         if key not in self.seen:
             name = self._name(f"json_schema_{len(self.seen) + 1}")
             self.seen[key] = name

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..parsing.formats._pythonic_body import format_pythonic_value
 from ..tools._tool import Tool
-from ._ir import Free, Json, Lit, Node, Number, Opt, Rep, Ws, alt, seq
+from ._ir import Free, Json, Lit, Node, Number, Opt, Rep, Shared, Ws, alt, seq
 from ._region import properties_of
 
 __all__ = ["MAX_DEPTH", "python_arguments", "python_value"]
@@ -50,9 +50,18 @@ def python_arguments(tool: Tool) -> Node:
     ])
 
 
+_SPELLED_OUT = 8
+"""Up to this many optional members before the first required one, each choice of the first
+member written is spelled out with every member after it; past it, `_chained`."""
+
+
 def _members(items: Sequence[tuple[Node, bool]]) -> Node:
     """Items in order, separated by commas, each required one present. The first written is
-    any item up to the first required one: n choices of at most n items."""
+    any item up to the first required one: n choices of at most n items (`_chained` when that
+    would be many)."""
+    first_required = next((i for i, (_, needed) in enumerate(items) if needed), len(items))
+    if first_required > _SPELLED_OUT:
+        return _chained(items, first_required)
     options: list[Node] = []
     for index, (item, required) in enumerate(items):
         rest = [seq(_COMMA, later) if needed else Opt(seq(_COMMA, later))
@@ -61,6 +70,24 @@ def _members(items: Sequence[tuple[Node, bool]]) -> Node:
         if required:
             return alt(*options)
     return Opt(alt(*options)) if options else Lit("")
+
+
+def _chained(items: Sequence[tuple[Node, bool]], first_required: int) -> Node:
+    """`_members` in linear size: the members after the k-th, each after a comma, are one
+    rule (`Shared`) naming the rule of those after the next, rather than written out after
+    each of the k choices (a tool of a thousand optional parameters: a thousand rules, not
+    half a million items)."""
+    def part(item: Node, needed: bool) -> Node:
+        return seq(_COMMA, item) if needed else Opt(seq(_COMMA, item))
+
+    after: Node = seq(*(part(item, needed) for item, needed in items[first_required + 1 :]))
+    options: list[Node] = []
+    for index in reversed(range(min(first_required + 1, len(items)))):
+        item, needed = items[index]
+        options.append(seq(item, after))
+        after = Shared(seq(part(item, needed), after))
+    choice = alt(*reversed(options))
+    return choice if first_required < len(items) else Opt(choice)
 
 
 def python_value(schema: Any, depth: int = 0) -> Node:
@@ -88,10 +115,11 @@ def python_value(schema: Any, depth: int = 0) -> Node:
         return alt(Lit("True"), Lit("False"))
     if kind == "null":
         return Lit("None")
+    # A list or dict is one rule: a list writes its item twice, and nested, the text doubled.
     if kind == "array":
-        return _list(python_value(schema.get("items", {}), depth + 1))
+        return Shared(_list(python_value(schema.get("items", {}), depth + 1)))
     if kind == "object":
-        return _object(schema, depth)
+        return Shared(_object(schema, depth))
     return _any(depth)
 
 
