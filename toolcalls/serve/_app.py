@@ -3,9 +3,10 @@
 Routes: ``POST /v1/chat/completions`` (OpenAI Chat Completions), ``POST /v1/messages``
 (Anthropic Messages), ``GET /v1/models`` (the upstream's, passed through), ``GET /healthz``.
 Errors are answered in the API's own shape: OpenAI ``{"error": {"message", "type", "param",
-"code"}}``, Anthropic ``{"type": "error", "error": {"type", "message"}}``; 400 for a body that
-is not JSON or a wrong field (named), 413 for a body over ``max_body_bytes``, 502/504 when the
-upstream fails (`_upstream`). One structured access-log line per request (logger
+"code"}}``, Anthropic ``{"type": "error", "error": {"type", "message"}}`` (`_errors`); 421 for a
+``Host`` the proxy does not answer to and 415 for a body not sent as JSON (`_guard`), 400 for a
+body that is not JSON or a wrong field (named), 413 for a body over ``max_body_bytes``, 502/504
+when the upstream fails (`_upstream`). One structured access-log line per request (logger
 ``toolcalls.serve``); bodies only with ``log_bodies``.
 """
 
@@ -22,14 +23,18 @@ from typing import Any
 
 import httpx
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from ._config import ServeConfig
-from ._proxy import Api, Plan, answer_stream, answer_whole, plan
+from ._errors import Api, api_of
+from ._errors import error_response as _error
+from ._guard import HostGuard, allowed_hosts, is_json
+from ._proxy import Plan, answer_stream, answer_whole, plan
 from ._requests import RequestError
-from ._upstream import Upstream, UpstreamError, failure
+from ._upstream import Upstream, UpstreamError, credentials_in_force, failure
 
 __all__ = ["create_app", "serve"]
 
@@ -81,18 +86,23 @@ def create_app(
         Route("/healthz", healthz, methods=["GET"]),
     ]
     return Starlette(routes=routes, lifespan=lifespan,
+                     middleware=[Middleware(HostGuard, allowed=allowed_hosts(config))],
                      exception_handlers={Exception: _failed})
 
 
 async def _failed(request: Request, error: Exception) -> Response:
     """A fault of the proxy itself: logged with its traceback, answered in the API's shape."""
     log.error("request failed: %s %s", request.method, request.url.path, exc_info=error)
-    api: Api = "anthropic" if request.url.path == "/v1/messages" else "openai"
-    return _error(api, 500, f"the proxy failed ({type(error).__name__}); its log says more")
+    return _error(api_of(request.url.path), 500,
+                  f"the proxy failed ({type(error).__name__}); its log says more")
 
 
 async def _proxy(request: Request, api: Api, config: ServeConfig) -> Response:
     started = time.perf_counter()
+    if not is_json(request.headers.get("content-type")):
+        _access(request, 415, started)
+        return _error(api, 415, "the request body must be JSON, sent with Content-Type: "
+                      f"application/json (got {request.headers.get('content-type', 'none')!r})")
     try:
         raw = await _body(request, config.max_body_bytes)
     except _TooLarge:
@@ -178,16 +188,6 @@ async def _body(request: Request, limit: int) -> bytes:
     return bytes(received)
 
 
-def _error(api: Api, status: int, message: str, kind: str | None = None,
-           param: str | None = None) -> JSONResponse:
-    kind = kind or ("invalid_request_error" if status < 500 else "api_error")
-    if api == "anthropic":
-        return JSONResponse({"type": "error", "error": {"type": kind, "message": message}},
-                            status_code=status)
-    return JSONResponse({"error": {"message": message, "type": kind, "param": param,
-                                   "code": None}}, status_code=status)
-
-
 def _access(request: Request, status: int, started: float, planned: Plan | None = None) -> None:
     entry: dict[str, Any] = {"method": request.method, "path": request.url.path,
                              "status": status}
@@ -210,6 +210,7 @@ def serve(config: ServeConfig) -> None:
     import uvicorn
 
     configure_logging()
+    announce(config)
     server = uvicorn.Server(uvicorn.Config(create_app(config), **uvicorn_settings(config)))
     # uvicorn shuts down gracefully on the signal, then raises it again for the handler that
     # was there before: this one, so that the signal ends `serve` and not the process.
@@ -231,6 +232,17 @@ def configure_logging(*, worker_ids: bool = False) -> None:
                         format=f"%(asctime)s{process} %(name)s %(message)s")
     # httpx logs every upstream request at INFO: our access log says it once per request
     logging.getLogger("httpx").setLevel(logging.WARNING)
+
+
+def announce(config: ServeConfig) -> None:
+    """Say at start which key goes upstream and which Host names are answered."""
+    log.info("upstream key: %s", credentials_in_force(config))
+    allowed = allowed_hosts(config)
+    if allowed is None:
+        log.info("any Host is answered (host %s is not loopback, or allowed_hosts has *)",
+                 config.host)
+    else:
+        log.info("Host names answered: %s", ", ".join(sorted(allowed)))
 
 
 def uvicorn_settings(config: ServeConfig) -> dict[str, Any]:

@@ -48,13 +48,13 @@ from ..tools._importers import import_tools
 from ._anthropic_request import chat_request_from_messages
 from ._budget import MAX_SEARCH_ROUNDS, ToolBudget
 from ._config import ServeConfig
+from ._errors import Api
 from ._prompt import prompt_request
 from ._requests import RequestError, format_for, validate_chat_request
 from ._upstream import UpstreamError
 
 __all__ = ["Api", "Plan", "answer_stream", "answer_whole", "plan"]
 
-Api = Literal["openai", "anthropic"]
 _ID_PREFIX: dict[str, str] = {"openai": "call_", "anthropic": "toolu_"}
 
 
