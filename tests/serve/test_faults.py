@@ -135,3 +135,80 @@ def test_an_error_mid_stream_ends_the_stream_with_it(start_proxy, upstream: Fake
     message = last["error"]["message"]
     assert message.startswith("upstream, mid-stream: ") and message.endswith("out of memory")
     assert "[DONE]" not in response.text
+
+
+FINE = '{"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}]%s}'
+DEEP = "[" * 5000 + "]" * 5000
+BAD_BODIES = [
+    ("array", b'[{"model": "m"}]', "the request body: expected an object, got an array", None),
+    ("null", b"null", "the request body: expected an object, got null", None),
+    ("deep", FINE.replace("%s", f', "metadata": {DEEP}').encode(),
+     "the request body: JSON nested more than 128 deep", None),
+    ("deep_under_json_limit", FINE.replace("%s", ', "metadata": ' + "[" * 300 + "]" * 300)
+     .encode(), "metadata" + "[0]" * 128 + ": JSON nested more than 128 deep",
+     "metadata" + "[0]" * 128),
+    ("nan", FINE.replace("%s", ', "temperature": NaN').encode(),
+     "temperature: NaN is not a JSON number", "temperature"),
+    ("infinity", FINE.replace("%s", ', "top_p": -Infinity').encode(),
+     "top_p: -Infinity is not a JSON number", "top_p"),
+    ("too_large", FINE.replace("%s", ', "temperature": 1e400').encode(),
+     "temperature: Infinity is not a JSON number", "temperature"),
+    ("lone_surrogate", FINE.replace('"hi"', '"hi \\ud800"').replace("%s", "").encode(),
+     "messages[0].content: holds a lone surrogate", "messages[0].content"),
+    ("lone_surrogate_in_model", FINE.replace('"m"', '"\\udfff"').replace("%s", "").encode(),
+     "model: holds a lone surrogate", "model"),
+    ("lone_surrogate_key", FINE.replace("%s", ', "\\ud800": 1').encode(),
+     "the request body: the key '\\ud800' holds a lone surrogate", None),
+    ("surrogate_bytes",
+     FINE.replace('"hi"', '"hi \xed\xa0\x80"').replace("%s", "").encode("latin-1"),
+     "messages[0].content: holds a lone surrogate", "messages[0].content"),
+]
+
+
+@pytest.mark.parametrize("path", ["/v1/chat/completions", "/v1/messages"])
+@pytest.mark.parametrize(("raw", "said", "param"), [case[1:] for case in BAD_BODIES],
+                         ids=[case[0] for case in BAD_BODIES])
+def test_a_body_that_is_not_strict_json_is_400_naming_the_field(
+        start_proxy, upstream: FakeUpstream, caplog, path: str, raw: bytes, said: str,
+        param: str | None) -> None:
+    response = _post(start_proxy(), raw, path)
+    assert response.status_code == 400, response.text
+    if path == "/v1/messages":
+        error = response.json()["error"]
+        assert response.json()["type"] == "error"
+    else:
+        error = response.json()["error"]
+        assert error["param"] == param
+    assert error["type"] == "invalid_request_error"
+    assert error["message"].startswith(said), error["message"]
+    assert upstream.requests == []
+    assert not [record for record in caplog.records if record.levelno >= 40]
+
+
+@pytest.mark.parametrize(("request_", "said"), [
+    ({"model": "m", "messages": [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "tool_calls": [{"id": "c", "type": "function", "function": {
+            "name": "f", "arguments": '{"city": NaN}'}}]},
+        {"role": "tool", "tool_call_id": "c", "content": "r"}]},
+     "messages[1].tool_calls[0].function.arguments.city: NaN is not a JSON number"),
+    ({"model": "m", "messages": [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "tool_calls": [{"id": "c", "type": "function", "function": {
+            "name": "f", "arguments": '{"city": "\\ud800"}'}}]},
+        {"role": "tool", "tool_call_id": "c", "content": "r"}]},
+     "messages[1].tool_calls[0].function.arguments.city: holds a lone surrogate"),
+    ({"model": "m", "messages": [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "tool_calls": [{"id": "c", "type": "function", "function": {
+            "name": "f", "arguments": "[" * 2000 + "]" * 2000}}]},
+        {"role": "tool", "tool_call_id": "c", "content": "r"}]},
+     "messages[1].tool_calls[0].function.arguments: JSON nested more than 128 deep"),
+])
+def test_call_arguments_in_the_history_must_be_strict_json(start_proxy, upstream: FakeUpstream,
+                                                           request_, said: str) -> None:
+    """Arguments are JSON inside a string: read, and checked, like the body."""
+    response = _post(start_proxy(), request_)
+    assert response.status_code == 400
+    assert response.json()["error"]["message"].startswith(said), response.text
+    assert upstream.requests == []

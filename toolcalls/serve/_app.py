@@ -33,7 +33,7 @@ from ._errors import Api, api_of
 from ._errors import error_response as _error
 from ._guard import HostGuard, allowed_hosts, is_json
 from ._proxy import Plan, answer_stream, answer_whole, plan
-from ._requests import RequestError
+from ._requests import MAX_DEPTH, RequestError
 from ._upstream import Upstream, UpstreamError, credentials_in_force, failure
 
 __all__ = ["create_app", "serve"]
@@ -112,6 +112,9 @@ async def _proxy(request: Request, api: Api, config: ServeConfig) -> Response:
         return response
     try:
         body = json.loads(raw)
+    except RecursionError:  # C json's own limit (1000 deep); `plan` has a lower one
+        _access(request, 400, started)
+        return _error(api, 400, f"the request body: JSON nested more than {MAX_DEPTH} deep")
     except (ValueError, UnicodeDecodeError) as error:
         _access(request, 400, started)
         return _error(api, 400, f"the request body is not valid JSON: {error}")
@@ -121,7 +124,8 @@ async def _proxy(request: Request, api: Api, config: ServeConfig) -> Response:
         planned = plan(api, body, config)
     except RequestError as error:
         _access(request, 400, started)
-        return _error(api, 400, str(error), param=error.field)
+        said = str(error) if error.field else f"the request body: {error}"
+        return _error(api, 400, said, param=error.field or None)
     upstream: Upstream = request.app.state.upstream
     headers = upstream.headers(request.headers)
 

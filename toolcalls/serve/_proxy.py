@@ -50,7 +50,7 @@ from ._budget import MAX_SEARCH_ROUNDS, ToolBudget
 from ._config import ServeConfig
 from ._errors import Api
 from ._prompt import prompt_request
-from ._requests import RequestError, format_for, validate_chat_request
+from ._requests import RequestError, check_strict_json, format_for, validate_chat_request
 from ._upstream import UpstreamError
 
 __all__ = ["Api", "Plan", "answer_stream", "answer_whole", "plan"]
@@ -105,6 +105,7 @@ class Plan:
 
 def plan(api: Api, body: object, config: ServeConfig) -> Plan:
     """Validate the client's request (a `RequestError` names what is wrong) and plan it."""
+    check_strict_json(body)
     chat = validate_chat_request(body) if api == "openai" else chat_request_from_messages(body)
     model = str(chat["model"])
     fmt = format_for(model, format=config.format, model_formats=config.model_formats)
