@@ -212,3 +212,86 @@ def test_call_arguments_in_the_history_must_be_strict_json(start_proxy, upstream
     assert response.status_code == 400
     assert response.json()["error"]["message"].startswith(said), response.text
     assert upstream.requests == []
+
+
+def _strict(text: str) -> object:
+    """JSON as a strict reader reads it: no NaN or Infinity."""
+    def refuse(constant: str) -> None:
+        raise ValueError(f"{constant} is not JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def _events(response: httpx.Response) -> list[object]:
+    """The JSON of each ``data:`` line of a stream, read strictly, from its UTF-8 bytes."""
+    text = response.content.decode("utf-8")  # strict: raises for bytes that are not UTF-8
+    return [_strict(line.removeprefix("data: ")) for line in text.splitlines()
+            if line.startswith("data: ") and line != "data: [DONE]"]
+
+
+@pytest.mark.parametrize("path", ["/v1/chat/completions", "/v1/messages"])
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_lone_surrogate_from_the_upstream_is_written_as_a_replacement_character(
+        start_proxy, upstream: FakeUpstream, path: str, stream: bool) -> None:
+    """The upstream's JSON may hold ``\\ud800``; UTF-8 cannot: the stream goes on to its end."""
+    upstream.script("before \ud800 after \udfff.")
+    response = _post(start_proxy(mode="repair"), {
+        "model": "m", "max_tokens": 50, "stream": stream,
+        "messages": [{"role": "user", "content": "go"}]}, path)
+    assert response.status_code == 200, response.text
+    if not stream:
+        answer = _strict(response.content.decode("utf-8"))
+        text = (answer["choices"][0]["message"]["content"] if path.endswith("completions")
+                else answer["content"][0]["text"])
+    elif path.endswith("completions"):
+        assert response.text.endswith("data: [DONE]\n\n")
+        text = "".join(event["choices"][0]["delta"].get("content") or ""
+                       for event in _events(response) if event["choices"])
+    else:
+        events = _events(response)
+        assert events[-1]["type"] == "message_stop"
+        text = "".join(event["delta"].get("text", "") for event in events
+                       if event["type"] == "content_block_delta")
+    assert text == "before \ufffd after \ufffd."
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_nan_from_the_upstream_is_never_written(start_proxy, upstream: FakeUpstream,
+                                                stream: bool) -> None:
+    upstream.script("Hi.", usage={"prompt_tokens": float("nan"), "completion_tokens": 1,
+                                  "total_tokens": float("inf")})
+    response = _post(start_proxy(mode="repair"), {**REQUEST, "stream": stream})
+    if not stream:
+        assert response.status_code == 502
+        assert "NaN or Infinity" in _strict(response.text)["error"]["message"]
+        return
+    events = _events(response)
+    assert "NaN or Infinity" in events[-1]["error"]["message"]
+    assert "[DONE]" not in response.text
+
+
+@pytest.mark.parametrize("arguments", ['{"city": NaN}', '{"city": "\\ud800"}',
+                                       '{"city": 1e400}'])
+@pytest.mark.parametrize("stream_calls", ["live", "whole"])
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_native_call_whose_arguments_are_not_json_is_never_written_complete(
+        start_proxy, upstream: FakeUpstream, stream: bool, stream_calls: str,
+        arguments: str) -> None:
+    """Live, its fragments may have gone out before the end shows it: it is never completed,
+    and the turn does not end as a tool-calls turn."""
+    upstream.script("", native_calls=[{"id": "call_1", "type": "function", "function": {
+        "name": "get_weather", "arguments": arguments}}])
+    response = _post(start_proxy(mode="repair", stream_calls=stream_calls),
+                     {**REQUEST, "stream": stream})
+    if not stream:
+        answer = _strict(response.text)
+        assert not answer.get("choices") or not answer["choices"][0]["message"].get(
+            "tool_calls"), answer
+        return
+    events = _events(response)
+    finishes = [choice["finish_reason"] for event in events for choice in event.get(
+        "choices", []) if choice["finish_reason"]]
+    assert "tool_calls" not in finishes
+    if stream_calls == "whole":
+        assert not any(choice["delta"].get("tool_calls") for event in events
+                       for choice in event.get("choices", []))

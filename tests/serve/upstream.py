@@ -58,8 +58,11 @@ class FakeUpstream:
     def script(self, text: str = "", *, fault: str | None = None,
                native_calls: list[dict[str, Any]] | None = None, seed: int = 0,
                finish_reason: str = "stop", then: tuple[str, ...] = (),
-               gate: threading.Event | None = None) -> None:
-        """Answer `text`, then (one request each) the texts of `then`, the last one again."""
+               gate: threading.Event | None = None,
+               usage: dict[str, Any] | None = None) -> None:
+        """Answer `text`, then (one request each) the texts of `then`, the last one again;
+        with `usage` (`USAGE` if None)."""
+        self.usage = USAGE if usage is None else usage
         self.text, self.fault, self.native_calls = text, fault, native_calls
         self.gate, self.gate_opened = gate, False
         self.then = list(then)
@@ -92,9 +95,9 @@ class FakeUpstream:
         message: dict[str, Any] = {"role": "assistant", "content": self.text}
         if self.native_calls:
             message["tool_calls"] = self.native_calls
-        return JSONResponse({
+        return _Json({
             "id": "chatcmpl-fake", "object": "chat.completion", "created": 1,
-            "model": body["model"], "usage": USAGE,
+            "model": body["model"], "usage": self.usage,
             "choices": [{"index": 0, "message": message, "finish_reason": self._finish()}]})
 
     def _finish(self) -> str:
@@ -136,12 +139,19 @@ class FakeUpstream:
             yield self._chunk(model, {}, self._finish())
             if usage:
                 chunk = {"id": "chatcmpl-fake", "object": "chat.completion.chunk",
-                         "created": 1, "model": model, "choices": [], "usage": USAGE}
+                         "created": 1, "model": model, "choices": [], "usage": self.usage}
                 yield f"data: {json.dumps(chunk)}\n\n"
             yield "data: [DONE]\n\n"
         except (asyncio.CancelledError, GeneratorExit):
             self.stream_closed.set()
             raise
+
+
+class _Json(JSONResponse):
+    """JSON as Python's json writes it by default (ASCII, NaN allowed), as a server may."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content).encode("ascii")
 
 
 class _SetCookie:

@@ -29,7 +29,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from ._config import ServeConfig
-from ._errors import Api, api_of
+from ._errors import Api, StrictJSONResponse, api_of, utf8
 from ._errors import error_response as _error
 from ._guard import HostGuard, allowed_hosts, is_json
 from ._proxy import Plan, answer_stream, answer_whole, plan
@@ -67,12 +67,13 @@ def create_app(
     async def models(request: Request) -> Response:
         started = time.perf_counter()
         upstream: Upstream = request.app.state.upstream
+        response: Response
         try:
             data = await upstream.get_json("/models", upstream.headers(request.headers))
         except UpstreamError as error:
             response = _error("openai", error.status, error.message, error.kind)
         else:
-            response = JSONResponse(data)
+            response = _answer("openai", data)
         _access(request, response.status_code, started)
         return response
 
@@ -141,8 +142,9 @@ async def _proxy(request: Request, api: Api, config: ServeConfig) -> Response:
         _access(request, error.status, started, planned)
         return _error(api, error.status, error.message, error.kind)
     if not planned.stream:
-        _access(request, 200, started, planned)
-        return JSONResponse(answer)
+        answered = _answer(api, answer)
+        _access(request, answered.status_code, started, planned)
+        return answered
     return StreamingResponse(_relay(request, planned, opened, upstream, headers, started),
                              media_type="text/event-stream",
                              headers={"cache-control": "no-cache",
@@ -150,7 +152,7 @@ async def _proxy(request: Request, api: Api, config: ServeConfig) -> Response:
 
 
 async def _relay(request: Request, planned: Plan, opened: httpx.Response, upstream: Upstream,
-                 headers: dict[str, str], started: float) -> AsyncIterator[str]:
+                 headers: dict[str, str], started: float) -> AsyncIterator[bytes]:
     """The client's stream; the upstream's responses are closed however it ends (a client
     that goes away cancels this generator, and so the upstream request)."""
     responses = [opened]
@@ -170,7 +172,7 @@ async def _relay(request: Request, planned: Plan, opened: httpx.Response, upstre
     status = 200
     try:
         async for piece in answer_stream(planned, opened.aiter_bytes(), reopen, failed):
-            yield piece
+            yield utf8(piece)
     except BaseException:
         status = 499  # the client went away (nginx's word for it)
         raise
@@ -178,6 +180,15 @@ async def _relay(request: Request, planned: Plan, opened: httpx.Response, upstre
         for response in responses:
             await response.aclose()
         _access(request, status, started, planned)
+
+
+def _answer(api: Api, data: Any) -> Response:
+    """The upstream's answer, or what it became, as strict JSON; 502 where it cannot be."""
+    try:
+        return StrictJSONResponse(data)
+    except ValueError:
+        return _error(api, 502, "the upstream's answer holds a number JSON cannot carry (NaN "
+                      "or Infinity): check the upstream")
 
 
 async def _body(request: Request, limit: int) -> bytes:

@@ -40,7 +40,7 @@ from ..parsing._events import ArgumentsDelta, Event, ToolCallEnd, ToolCallFailed
 from ..parsing._models import ParseResult, ToolCall
 from ..parsing._registry import get_format
 from ..parsing.formats._base import Format
-from ..providers._emit import CallsMode, StreamWriter, stream_writer, wire_done, wire_messages
+from ..providers._emit import CallsMode, StreamWriter, stream_writer, wire_done
 from ..providers._read import read_response
 from ..providers._stream import ProviderStream, read_stream
 from ..providers._write import write_response
@@ -48,7 +48,7 @@ from ..tools._importers import import_tools
 from ._anthropic_request import chat_request_from_messages
 from ._budget import MAX_SEARCH_ROUNDS, ToolBudget
 from ._config import ServeConfig
-from ._errors import Api
+from ._errors import Api, strict_json
 from ._prompt import prompt_request
 from ._requests import RequestError, check_strict_json, format_for, validate_chat_request
 from ._upstream import UpstreamError
@@ -172,6 +172,8 @@ async def answer_whole(
             break
         body = plan.searched(result.content, searches)
     calls = plan.budget.client_calls(result.calls) if plan.budget else result.calls
+    for call in calls:
+        _check_arguments(call)
     calls = [call if call.source == "native" else call.model_copy(update={
         "id": _fresh_id(plan.api)}) for call in calls]
     if not plan.parallel:
@@ -237,6 +239,7 @@ async def answer_stream(
                 return
             usage = add_usage(usage, result.usage)
             if not rounds.searches or rounds.others or round_ == MAX_SEARCH_ROUNDS:
+                _wire(plan, [{"type": "usage", "usage": usage}])  # checked while it can fail
                 break
             chunks = await reopen(plan.searched(result.content, rounds.searches))
         except Exception as error:  # noqa: BLE001 - whatever broke, the client gets an error
@@ -246,7 +249,19 @@ async def answer_stream(
 
 
 def _wire(plan: Plan, messages: list[dict[str, Any]]) -> str:
-    return wire_messages(plan.api, messages) if messages else ""
+    """`messages` on the wire, as `wire_messages` writes them but strict JSON: a NaN or an
+    infinity the upstream sent (in its usage, say) is an `UpstreamError`, which ends the
+    stream with the API's error event, never JSON a strict client cannot read."""
+    if not messages:
+        return ""
+    try:
+        if plan.api == "openai":
+            return "".join([f"data: {strict_json(message)}\n\n" for message in messages])
+        return "".join([f"event: {message['type']}\ndata: {strict_json(message)}\n\n"
+                        for message in messages])
+    except ValueError:
+        raise UpstreamError(502, "the upstream sent a number JSON cannot carry (NaN or "
+                            "Infinity): check the upstream") from None
 
 
 class _Round:
@@ -281,11 +296,23 @@ def _write(plan: Plan, writer: StreamWriter, reader: ProviderStream, event: Even
             plan.ids[event.index] = ident
             event = ToolCallStart(event.index, ident, event.name)
         if isinstance(event, ToolCallEnd):
+            _check_arguments(event.call)
             event = ToolCallEnd(event.index, _renamed(plan, event.call,
                                                       plan.ids.get(event.index)))
             plan.ids[event.index] = event.call.id
             plan.calls += 1
     return writer.feed(event)
+
+
+def _check_arguments(call: ToolCall) -> None:
+    """A call whose arguments are not strict JSON in UTF-8 (a NaN, a lone surrogate) is never
+    passed on as complete. The readers fail such calls; this is the proxy's own guard."""
+    try:
+        strict_json(call.arguments).encode("utf-8")
+    except ValueError:  # UnicodeEncodeError is one
+        raise UpstreamError(502, f"the upstream's call {call.name!r} has arguments that are "
+                            "not JSON (NaN, Infinity or a lone surrogate): check the "
+                            "upstream") from None
 
 
 def _renamed(plan: Plan, call: ToolCall, started: str | None) -> ToolCall:
