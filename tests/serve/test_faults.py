@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import json
 import socket
+from typing import Any
 
 import httpx
 import openai
 import pytest
 from clients import TIMEOUT, expected, openai_client
 from upstream import FakeUpstream, corpus_rows
+
+from toolcalls.serve import ServeConfig, create_app
 
 ROW = corpus_rows("qwen3_coder", calls=2)[0]
 REQUEST = {"model": "qwen3_coder", "tools": ROW["tools"],
@@ -295,3 +298,31 @@ def test_a_native_call_whose_arguments_are_not_json_is_never_written_complete(
     if stream_calls == "whole":
         assert not any(choice["delta"].get("tool_calls") for event in events
                        for choice in event.get("choices", []))
+
+
+def _speaking_asgi(version: str, app: Any) -> Any:
+    """`app` told that its server speaks ASGI `version` (uvicorn says 2.3 today)."""
+    async def wrapped(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            scope = {**scope, "asgi": {**scope.get("asgi", {}), "spec_version": version}}
+        await app(scope, receive, send)
+
+    return wrapped
+
+
+@pytest.mark.parametrize("asgi", ["2.3", "2.4"])
+@pytest.mark.parametrize(("model", "tools"), [
+    ("qwen3_coder", ROW["tools"]),  # its text streams on
+    ("m", ROW["tools"]),  # repair, a model naming no format: its text is held to the end
+])
+def test_a_client_going_away_stops_a_never_ending_upstream(
+        serve_app, fake_upstream: FakeUpstream, asgi: str, model: str, tools: Any) -> None:
+    fake_upstream.script(fault="slow")  # a chunk every 20 ms, until its client goes away
+    config = ServeConfig(upstream=f"{fake_upstream.url}/v1", mode="repair")  # type: ignore[attr-defined]
+    url = serve_app(_speaking_asgi(asgi, create_app(config)))
+    request = {"model": model, "tools": tools, "stream": True,
+               "messages": [{"role": "user", "content": "go"}]}
+    with httpx.stream("POST", f"{url}/v1/chat/completions", json=request,
+                      timeout=TIMEOUT) as response:
+        assert response.status_code == 200
+    assert fake_upstream.stream_closed.wait(5), "the upstream is still being read"

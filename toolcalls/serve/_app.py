@@ -21,12 +21,14 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
 import httpx
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from ._config import ServeConfig
 from ._errors import Api, StrictJSONResponse, api_of, utf8
@@ -145,10 +147,31 @@ async def _proxy(request: Request, api: Api, config: ServeConfig) -> Response:
         answered = _answer(api, answer)
         _access(request, answered.status_code, started, planned)
         return answered
-    return StreamingResponse(_relay(request, planned, opened, upstream, headers, started),
-                             media_type="text/event-stream",
-                             headers={"cache-control": "no-cache",
-                                      "x-accel-buffering": "no"})  # nginx: pass it on now
+    return _Relay(_relay(request, planned, opened, upstream, headers, started),
+                  media_type="text/event-stream",
+                  headers={"cache-control": "no-cache",
+                           "x-accel-buffering": "no"})  # nginx: pass it on now
+
+
+class _Relay(StreamingResponse):
+    """A stream that ends when its client goes away, whatever ASGI version the server speaks.
+
+    Starlette listens for the client's disconnect only under ASGI < 2.4: from 2.4 on it
+    counts on the server's send raising OSError, and uvicorn's send drops the message
+    instead. A relay that writes nothing for a while (text held back) or whose writes are
+    dropped would then read a never-ending upstream forever. So this one always listens.
+    """
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async with anyio.create_task_group() as group:
+
+            async def stream() -> None:
+                await self.stream_response(send)
+                group.cancel_scope.cancel()
+
+            group.start_soon(stream)
+            await self.listen_for_disconnect(receive)
+            group.cancel_scope.cancel()
 
 
 async def _relay(request: Request, planned: Plan, opened: httpx.Response, upstream: Upstream,
@@ -177,8 +200,9 @@ async def _relay(request: Request, planned: Plan, opened: httpx.Response, upstre
         status = 499  # the client went away (nginx's word for it)
         raise
     finally:
-        for response in responses:
-            await response.aclose()
+        with anyio.CancelScope(shield=True):  # cancelled, each close would be cancelled too
+            for response in responses:
+                await response.aclose()
         _access(request, status, started, planned)
 
 
