@@ -32,7 +32,8 @@ def add_command(commands: Any) -> None:
     s.add_argument("--format", "-f", help="the format models write calls in: a name, or auto "
                    "(from the model id; else xml) (default: auto)")
     s.add_argument("--model-format", action="append", metavar="MODEL=FORMAT",
-                   help="the format of a model id or glob, e.g. 'qwen*=hermes' (repeatable)")
+                   help="the format of a model id or glob, e.g. 'qwen*=hermes' (repeatable; a "
+                   "glob matches the id or its part after the last /, in any case)")
     s.add_argument("--mode", choices=["prompt", "repair", "auto"],
                    help="prompt: tools go into the system prompt; repair: tools pass through "
                    "and calls left in the text are moved out; auto: prompt for the models a "

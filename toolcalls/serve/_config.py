@@ -42,7 +42,9 @@ class ServeConfig:
     format: str = "auto"
     """The format models write calls in: a name, or "auto" (from the model id; else ``xml``)."""
     model_formats: Mapping[str, str] = field(default_factory=dict)
-    """Model id (exact, or a glob such as ``qwen*``) -> format name; checked first."""
+    """Model id (exact, or a glob such as ``qwen*``) -> format name; checked first. A glob
+    matches case-insensitively the whole id or its last ``/`` part (``qwen3*`` matches
+    ``Qwen/Qwen3-Coder-30B``), for the format and for the mode alike."""
     mode: Mode = "auto"
     """prompt: tools rendered into the system prompt, the upstream gets none; repair: tools
     pass through, calls left in the text are moved out; auto: prompt mode for the models a

@@ -28,7 +28,6 @@ started looks like in live mode (left open, the upstream's finish reason).
 
 from __future__ import annotations
 
-import fnmatch
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -50,7 +49,13 @@ from ._budget import MAX_SEARCH_ROUNDS, ToolBudget
 from ._config import ServeConfig
 from ._errors import Api, strict_json
 from ._prompt import prompt_request
-from ._requests import RequestError, check_strict_json, format_for, validate_chat_request
+from ._requests import (
+    RequestError,
+    check_strict_json,
+    configured_format,
+    format_for,
+    validate_chat_request,
+)
 from ._upstream import UpstreamError
 
 __all__ = ["Api", "Plan", "answer_stream", "answer_whole", "plan"]
@@ -133,17 +138,16 @@ def plan(api: Api, body: object, config: ServeConfig) -> Plan:
 def _mode(model: str, config: ServeConfig) -> Literal["prompt", "repair"]:
     if config.mode != "auto":
         return config.mode
-    configured = config.format != "auto" or any(
-        model == pattern or fnmatch.fnmatchcase(model, pattern)
-        for pattern in config.model_formats)
+    configured = config.format != "auto" or configured_format(
+        model, config.model_formats) is not None
     return "prompt" if configured else "repair"
 
 
 def _named_format(model: str, config: ServeConfig) -> Format | None:
     """The format configured for or named by `model`; None where only markup can tell."""
-    for pattern, name in config.model_formats.items():
-        if model == pattern or fnmatch.fnmatchcase(model, pattern):
-            return get_format(name)
+    configured = configured_format(model, config.model_formats)
+    if configured is not None:
+        return get_format(configured)
     try:
         return get_format(model if config.format == "auto" else config.format)
     except UnknownFormatError:

@@ -26,7 +26,7 @@ from ..tools._importers import from_openai
 if TYPE_CHECKING:
     from ..parsing.formats._base import Format
 
-__all__ = ["MAX_DEPTH", "RequestError", "check_strict_json", "format_for",
+__all__ = ["MAX_DEPTH", "RequestError", "check_strict_json", "configured_format", "format_for",
            "validate_chat_request"]
 
 
@@ -332,7 +332,7 @@ def format_for(model: str, *, format: str = "auto",
     name that is not registered (in `model_formats` or `format`) is a configuration mistake:
     `UnknownFormatError`.
     """
-    configured = _configured(model, model_formats or {})
+    configured = configured_format(model, model_formats or {})
     if configured is not None:
         return get_format(configured)
     if format != "auto":
@@ -343,7 +343,10 @@ def format_for(model: str, *, format: str = "auto",
         return get_format(_OWN_FORMAT)
 
 
-def _configured(model: str, model_formats: Mapping[str, str]) -> str | None:
+def configured_format(model: str, model_formats: Mapping[str, str]) -> str | None:
+    """The format name `model_formats` gives `model`, or None: an exact key first, then the
+    first glob that matches, case-insensitively, the whole id or its last ``/`` part (the one
+    rule for ``--model-format``, for the format and for the mode)."""
     if model in model_formats:
         return model_formats[model]
     lowered = model.strip().lower()
