@@ -223,15 +223,21 @@ async def answer_stream(
     writer = stream_writer(plan.api, model=plan.model, calls=plan.stream_calls)
     yield _wire(plan, writer.start())
     chunks, usage = first, None
+    # What was passed on is let go of, so memory does not grow with the stream; only a lazy
+    # budget needs a round's whole text (for the round that follows its searches).
+    release = not (plan.budget and plan.budget.session)
     for round_ in range(MAX_SEARCH_ROUNDS + 1):
         reader = read_stream("openai", format=plan.parse_format, tools=plan.tools)
         rounds = _Round()
         try:
             async for chunk in chunks:
                 # all this chunk gives in one write: one send to the client per upstream chunk
-                if written := _wire(plan, [message for event in reader.feed(chunk)
-                                           for message in _write(plan, writer, reader, event,
-                                                                 rounds)]):
+                written = _wire(plan, [message for event in reader.feed(chunk)
+                                       for message in _write(plan, writer, reader, event,
+                                                             rounds)])
+                if release:
+                    reader.release()
+                if written:
                     yield written
             if written := _wire(plan, [message for event in reader.close()
                                        for message in _write(plan, writer, reader, event,
