@@ -83,7 +83,8 @@ def readme_proxy() -> Iterator[str]:
     upstream = _Server(fake.app)
     proxy = _Server(create_app(ServeConfig(
         upstream=f"{upstream.url}/v1", mode=args.mode or "auto", format=args.format or "auto",
-        model_formats=parse_model_formats(args.model_format or []), budget=args.budget)))
+        model_formats=parse_model_formats(args.model_format or []),
+        budget=None if args.budget is None else int(args.budget))))
     yield proxy.url
     proxy.stop()
     upstream.stop()

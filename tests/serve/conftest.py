@@ -72,6 +72,20 @@ def start_proxy(fake_upstream: FakeUpstream) -> Iterator[Callable[..., str]]:
 
 
 @pytest.fixture
+def serve_app() -> Iterator[Callable[[Any], str]]:
+    """``serve_app(app)``: the URL of `app` served for this test (stopped after it)."""
+    running: list[ServerThread] = []
+
+    def start(app: Any) -> str:
+        running.append(ServerThread(app).start())
+        return running[-1].url
+
+    yield start
+    for server in running:
+        server.stop()
+
+
+@pytest.fixture
 def upstream(fake_upstream: FakeUpstream) -> FakeUpstream:
     """The fake upstream, its script reset for this test."""
     fake_upstream.script("Hello!")

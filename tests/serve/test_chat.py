@@ -98,12 +98,6 @@ def test_without_tools_the_text_is_the_answer(start_proxy, upstream: FakeUpstrea
     assert answer["finish"] == "stop"
 
 
-def test_client_key_is_passed_upstream(start_proxy, upstream: FakeUpstream) -> None:
-    chat_whole(openai_client(start_proxy()), model="m",
-               messages=[{"role": "user", "content": "hi"}])
-    assert upstream.headers[0]["authorization"] == "Bearer sk-test"
-
-
 def test_unknown_tool_is_returned_as_a_call(start_proxy, upstream: FakeUpstream) -> None:
     row = corpus_rows("qwen3_coder", calls=2)[0]
     upstream.script("<tool_call>\n<function=not_offered>\n</function>\n</tool_call>")

@@ -119,3 +119,49 @@ def test_serve_without_the_extra_says_what_to_install(capsys, monkeypatch) -> No
     assert main(["serve", "--upstream", "http://127.0.0.1:1/v1"]) == 2
     err = capsys.readouterr().err
     assert err.strip() == "toolcalls: serve needs uvicorn: pip install 'toolcalls[serve]'"
+
+
+@pytest.mark.parametrize(("flags", "said"), [
+    (["--upstream", "http://[::1"], "upstream: 'http://[::1' is not a URL"),
+    (["--timeout", "nan"], "timeout: expected a positive number of seconds, got nan"),
+    (["--timeout", "inf"], "timeout: expected a positive number of seconds, got inf"),
+    (["--timeout", "-3"], "timeout: expected a positive number of seconds, got -3.0"),
+    (["--port", "99999"], "port: expected 0..65535, got 99999"),
+    (["--port", "http"], "port: expected an integer, got 'http'"),
+    (["--budget", "lots"], "budget: expected an integer, got 'lots'"),
+    (["--max-body-bytes", "0"], "max_body_bytes: expected a positive number of bytes, got 0"),
+    (["--model-format", "qwen[3=hermes"], "model_formats: 'qwen[3' has an unclosed ["),
+    (["--model-format", "qwen"], "model_formats: expected MODEL=FORMAT, got 'qwen'"),
+    (["--allowed-host", "a b"], "allowed_hosts: expected a host name"),
+    (["--host", " "], "host: expected an address to listen on"),
+])
+def test_a_bad_setting_is_one_line_and_exit_2(flags: list[str], said: str, capsys,
+                                              monkeypatch) -> None:
+    from toolcalls.serve import _app
+
+    monkeypatch.setattr(_app, "serve", lambda config: pytest.fail("served"))
+    argv = ["serve", *([] if flags[0] == "--upstream" else ["--upstream", "http://u/v1"]), *flags]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"toolcalls: {said}"), err
+
+
+def test_a_bad_setting_from_the_environment_is_one_line_and_exit_2(capsys, monkeypatch) -> None:
+    monkeypatch.setenv("TOOLCALLS_SERVE_TIMEOUT", "NaN")
+    assert main(["serve", "--upstream", "http://u/v1"]) == 2
+    err = capsys.readouterr().err
+    assert err == "toolcalls: timeout: expected a positive number of seconds, got nan\n"
+
+
+def test_forwarding_credentials_is_a_flag(monkeypatch) -> None:
+    from toolcalls.serve import _app
+
+    served = []
+    monkeypatch.setattr(_app, "serve", served.append)
+    monkeypatch.setenv("TOOLCALLS_SERVE_FORWARD_CREDENTIALS", "yes")
+    for flags in ([], ["--no-forward-credentials"], ["--forward-credentials"]):
+        assert main(["serve", "--upstream", "http://u/v1", *flags]) == 0
+    assert [config.forward_credentials for config in served] == [True, False, True]
+    monkeypatch.delenv("TOOLCALLS_SERVE_FORWARD_CREDENTIALS")
+    assert main(["serve", "--upstream", "http://u/v1", "--allowed-host", "a.lan"]) == 0
+    assert (served[-1].forward_credentials, served[-1].allowed_hosts) == (False, ("a.lan",))

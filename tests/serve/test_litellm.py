@@ -40,7 +40,7 @@ def _calls(message: Any) -> list[tuple[str, dict[str, Any]]]:
 def test_litellm_reads_the_calls_of_a_whole_answer(start_proxy, upstream: FakeUpstream,
                                                    row) -> None:
     upstream.script(row["text"])
-    response = _completion(start_proxy(mode="repair"), row)
+    response = _completion(start_proxy(mode="repair", forward_credentials=True), row)
     content, calls = expected(row["text"], row["format"], row["tools"])
     assert _calls(response.choices[0].message) == calls
     assert (response.choices[0].message.content or "") == content

@@ -5,6 +5,7 @@ test_prompt_request.py (both use this module's requests: `chat`, `WEATHER`, `cal
 from __future__ import annotations
 
 import copy
+import json
 import subprocess
 import sys
 from typing import Any
@@ -12,7 +13,13 @@ from typing import Any
 import pytest
 
 from toolcalls import UnknownFormatError
-from toolcalls.serve._requests import RequestError, format_for, validate_chat_request
+from toolcalls.serve._requests import (
+    MAX_DEPTH,
+    RequestError,
+    check_strict_json,
+    format_for,
+    validate_chat_request,
+)
 
 
 def chat(**fields: Any) -> dict[str, Any]:
@@ -195,3 +202,16 @@ def test_the_request_modules_need_no_http_package() -> None:
     found = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
                            check=True)
     assert found.stdout.strip() == "[]"
+
+
+def test_strict_json_takes_what_json_writes_and_names_what_it_cannot() -> None:
+    fine = json.loads('{"a": ["\\ud83d\\ude00 é", 1e300, -0.0, {"b": null}], "ü": true}')
+    check_strict_json(fine)  # a surrogate pair is one character: 😀
+    nested: object = []
+    for _ in range(MAX_DEPTH):
+        nested = [nested]
+    check_strict_json(nested)
+    with pytest.raises(RequestError, match=r"^x\[0\]" + r"\[0\]" * MAX_DEPTH + ": JSON nested"):
+        check_strict_json([nested], "x")
+    with pytest.raises(RequestError, match=r"^a\[1\]\.b: NaN is not"):
+        check_strict_json({"a": [0, {"b": float("nan")}]})

@@ -9,7 +9,9 @@ connection), ``"error_body"`` (an error object with status 200, or after half th
 ``"slow"`` (streams a chunk every 20 ms until the client goes away). A ``gate`` (a
 `threading.Event`) stops a stream halfway until the test's client opens it (or `GATE_SECONDS`
 pass; `gate_opened` says which): what the client read by then came before the rest was sent.
-It records every request body it got, and whether the last stream was closed by its client.
+It records every request body and headers it got, and whether the last stream was closed by
+its client. Every answer sets a cookie (`COOKIE`), as a server behind a login gateway does: the
+proxy must never send it back.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ CORPUS = Path(__file__).resolve().parents[2] / "fixtures" / "corpus"
 HANG_SECONDS = 5.0
 GATE_SECONDS = 1.0
 USAGE = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
+COOKIE = "upstream_session=client-a-secret; Path=/"
 
 
 def corpus_rows(fmt: str, *, calls: int) -> list[dict[str, Any]]:
@@ -50,12 +53,16 @@ class FakeUpstream:
             Route("/v1/chat/completions", self._chat, methods=["POST"]),
             Route("/v1/models", self._models, methods=["GET"]),
         ])
+        self.app.add_middleware(_SetCookie)
 
     def script(self, text: str = "", *, fault: str | None = None,
                native_calls: list[dict[str, Any]] | None = None, seed: int = 0,
                finish_reason: str = "stop", then: tuple[str, ...] = (),
-               gate: threading.Event | None = None) -> None:
-        """Answer `text`, then (one request each) the texts of `then`, the last one again."""
+               gate: threading.Event | None = None,
+               usage: dict[str, Any] | None = None) -> None:
+        """Answer `text`, then (one request each) the texts of `then`, the last one again;
+        with `usage` (`USAGE` if None)."""
+        self.usage = USAGE if usage is None else usage
         self.text, self.fault, self.native_calls = text, fault, native_calls
         self.gate, self.gate_opened = gate, False
         self.then = list(then)
@@ -65,6 +72,7 @@ class FakeUpstream:
         self.stream_closed.clear()
 
     async def _models(self, request: Request) -> Response:
+        self.headers.append(dict(request.headers))
         return JSONResponse({"object": "list", "data": [
             {"id": "qwen3_coder", "object": "model", "created": 0, "owned_by": "fake"}]})
 
@@ -87,9 +95,9 @@ class FakeUpstream:
         message: dict[str, Any] = {"role": "assistant", "content": self.text}
         if self.native_calls:
             message["tool_calls"] = self.native_calls
-        return JSONResponse({
+        return _Json({
             "id": "chatcmpl-fake", "object": "chat.completion", "created": 1,
-            "model": body["model"], "usage": USAGE,
+            "model": body["model"], "usage": self.usage,
             "choices": [{"index": 0, "message": message, "finish_reason": self._finish()}]})
 
     def _finish(self) -> str:
@@ -131,9 +139,31 @@ class FakeUpstream:
             yield self._chunk(model, {}, self._finish())
             if usage:
                 chunk = {"id": "chatcmpl-fake", "object": "chat.completion.chunk",
-                         "created": 1, "model": model, "choices": [], "usage": USAGE}
+                         "created": 1, "model": model, "choices": [], "usage": self.usage}
                 yield f"data: {json.dumps(chunk)}\n\n"
             yield "data: [DONE]\n\n"
         except (asyncio.CancelledError, GeneratorExit):
             self.stream_closed.set()
             raise
+
+
+class _Json(JSONResponse):
+    """JSON as Python's json writes it by default (ASCII, NaN allowed), as a server may."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content).encode("ascii")
+
+
+class _SetCookie:
+    """ASGI middleware: every answer sets `COOKIE`."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        async def with_cookie(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message["headers"], (b"set-cookie", COOKIE.encode())]
+            await send(message)
+
+        await self.app(scope, receive, with_cookie if scope["type"] == "http" else send)

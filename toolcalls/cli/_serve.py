@@ -32,22 +32,30 @@ def add_command(commands: Any) -> None:
     s.add_argument("--format", "-f", help="the format models write calls in: a name, or auto "
                    "(from the model id; else xml) (default: auto)")
     s.add_argument("--model-format", action="append", metavar="MODEL=FORMAT",
-                   help="the format of a model id or glob, e.g. 'qwen*=hermes' (repeatable)")
+                   help="the format of a model id or glob, e.g. 'qwen*=hermes' (repeatable; a "
+                   "glob matches the id or its part after the last /, in any case)")
     s.add_argument("--mode", choices=["prompt", "repair", "auto"],
                    help="prompt: tools go into the system prompt; repair: tools pass through "
                    "and calls left in the text are moved out; auto: prompt for the models a "
                    "format is configured for, repair for the others (default: auto)")
-    s.add_argument("--budget", type=int, help="token budget for the tools in the prompt")
+    # numbers without type=: a value that is not one gets the same one-line error as from
+    # the environment or the config file (argparse would print its usage too)
+    s.add_argument("--budget", help="token budget for the tools in the prompt")
     s.add_argument("--stream-calls", choices=["live", "whole"],
                    help="streamed calls: live (arguments stream as they are read) or whole "
                    "(each call written once complete) (default: live)")
     s.add_argument("--host", help="address to listen on (default: 127.0.0.1, loopback only)")
-    s.add_argument("--port", type=int, help="port to listen on (default: 8000)")
-    s.add_argument("--timeout", type=float, help="seconds to wait for the upstream "
-                   "(default: 600)")
-    s.add_argument("--max-body-bytes", type=int, help="largest request body (default: 8 MiB)")
-    # no type=int: a value that is not a number gets the same one-line error as from the
-    # environment or the config file (argparse would print its usage too)
+    s.add_argument("--port", help="port to listen on (default: 8000)")
+    s.add_argument("--allowed-host", action="append", metavar="NAME",
+                   help="a name clients may reach the proxy by, in their Host header "
+                   "(repeatable; * for any) (default: on a loopback --host, localhost, "
+                   "127.0.0.1 and [::1] only; else any)")
+    s.add_argument("--forward-credentials", action=argparse.BooleanOptionalAction,
+                   default=None, help="pass each client's own key (Authorization, or an "
+                   "Anthropic client's x-api-key) to the upstream as a bearer token "
+                   "(default: off, so a user's real key never reaches --upstream)")
+    s.add_argument("--timeout", help="seconds to wait for the upstream (default: 600)")
+    s.add_argument("--max-body-bytes", help="largest request body (default: 8 MiB)")
     s.add_argument("--workers", metavar="N", help="server processes, 1..64: one serves about "
                    "one core's worth of streams (default: 1)")
     s.add_argument("--log-bodies", action="store_true", default=None,
@@ -72,6 +80,8 @@ def _serve(args: argparse.Namespace) -> int:
             "host": args.host, "port": args.port,
             "timeout": args.timeout, "max_body_bytes": args.max_body_bytes,
             "log_bodies": args.log_bodies, "workers": args.workers,
+            "allowed_hosts": args.allowed_host,
+            "forward_credentials": args.forward_credentials,
         }
         config = load_config(values, os.environ, args.config)
     except ConfigError as error:

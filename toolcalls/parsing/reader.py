@@ -211,6 +211,8 @@ class ReaderContext:
         self._segments: list[tuple[SegmentKind, int, int]] = []
         self._call: _OpenCall | None = None
         self._next_index = 0
+        self._released_calls = 0
+        """Calls let go of by `release` (still counted by `call_count`)."""
 
     # -- reading the text ---------------------------------------------------------------------
 
@@ -266,7 +268,19 @@ class ReaderContext:
 
     def call_count(self) -> int:
         """How many calls were read so far, complete or not."""
-        return len(self._calls) + len(self._incomplete)
+        return len(self._calls) + len(self._incomplete) + self._released_calls
+
+    def release(self) -> None:
+        """Let go of the content, reasoning, calls and spans given as events so far: the
+        result holds only what is read after (issues stay). For a reader whose events are
+        passed on as they come (the proxy): memory then bounded by what is still open."""
+        self._released_calls += len(self._calls) + len(self._incomplete)
+        self._content = TextBuilder()
+        if self._reasoning is not None:
+            self._reasoning = TextBuilder()
+        self._calls = []
+        self._incomplete = []
+        self._segments = []
 
     def call_start(self) -> int:
         """Absolute offset where the open call began (`at` when no call is open)."""

@@ -67,6 +67,12 @@ class StreamParser:
         """Everything parsed so far: final after `close`, a snapshot before it."""
         return self._engine.result()
 
+    def release(self) -> None:
+        """Let go of the text and calls already given as events: `result` then holds only
+        what is read after (and every issue). For a caller that passes the events on and
+        needs no whole result (a proxy), so that memory does not grow with the stream."""
+        self._engine.release()
+
     @property
     def closed(self) -> bool:
         """Whether `close` was called."""

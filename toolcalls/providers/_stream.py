@@ -72,6 +72,7 @@ from ..parsing._events import (
 )
 from ..parsing._models import ParseIssue, ParseResult
 from ..parsing._registry import get_format
+from ..parsing._text import TextBuilder
 from ._duplicates import Repeats
 from ._provider import by_provider
 from ._read import (
@@ -193,8 +194,9 @@ class ProviderStream:
         self._text_ids: dict[str, str] = {}
         """The id each text call started with -> its engine id."""
         self._parser: StreamParser | None = None
-        self._held: list[str] | None = None
-        """The text held back under "auto" when the model names no format."""
+        self._held: TextBuilder | None = None
+        """The text held back under "auto" when the model names no format (a builder: a list
+        of small deltas costs ~16 bytes per character held)."""
         self._closed = False
         self._chunks = 0
         self._events: list[Event] = []
@@ -249,6 +251,21 @@ class ProviderStream:
             calls.append(call if ident is None else call.model_copy(update={"id": ident}))
         result = _assemble(self._native, self.provider, text, self._tools, calls)
         return with_repeats(result, self._repeats, result.calls)
+
+    def release(self) -> None:
+        """Let go of the text, reasoning and calls already given as events (`StreamParser.
+        release`): `result` then holds what is read after, with the stream's finish reason,
+        usage and every issue. For a proxy that passes the events on: its memory no longer
+        grows with the stream. Text held back (under "auto", a model naming no format) is
+        not given yet, so it is kept."""
+        if self._parser is not None:
+            self._parser.release()
+        native = self._native
+        native.reasoning.clear()
+        native.reasoning_blocks.clear()
+        native.calls.clear()
+        native.call_places.clear()
+        native.incomplete.clear()
 
     def text_call(self, index: int) -> bool:
         """Whether call `index` (as the events number it) was read from the text, not sent
@@ -420,7 +437,7 @@ class ProviderStream:
         if fmt == "auto":
             fmt = _model_format(self._native.model)
             if fmt is None:
-                self._held = []
+                self._held = TextBuilder()
                 return None
         chosen = _no_format() if fmt is None else get_format(fmt)
         self._parser = chosen.stream(tools=self._tools)
@@ -430,7 +447,7 @@ class ProviderStream:
         if self._parser is None and self._held is None:
             self._text_parser()  # no text came: the result still names the format
         if self._held is not None:
-            text = "".join(self._held)
+            text = self._held.take()
             parsed = _parse_text(text, "auto", None, self._tools)
             try:
                 chosen = get_format(parsed.format)

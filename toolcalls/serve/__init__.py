@@ -8,6 +8,20 @@ OpenAI Chat Completions; calls the upstream leaves in its text are parsed out an
 
 `ServeConfig` holds the settings (`load_config` reads flags, environment and a TOML file),
 `create_app` builds the ASGI app, `serve` runs it under uvicorn.
+
+Keys and exposure, safe by default (each said in a log line at start):
+
+- the upstream gets the configured ``api_key``, else no key at all: a client's own key (its
+  ``Authorization``, or the ``x-api-key`` Claude Code and the Anthropic SDK send, which would go
+  as a bearer token) is forwarded only with ``forward_credentials`` on (``--forward-credentials``,
+  ``TOOLCALLS_SERVE_FORWARD_CREDENTIALS``), as a user pointing an Anthropic client at the proxy
+  must not hand their Anthropic key to whatever ``--upstream`` names. The two together are
+  refused: the upstream gets one key;
+- no cookie the upstream sets is kept: one upstream client serves every client of the proxy;
+- on a loopback bind (the default) a request must name localhost, 127.0.0.1 or [::1] in its
+  ``Host`` (or a name in ``allowed_hosts``; 421 otherwise), and a POST body must come as
+  ``Content-Type: application/json`` (415 otherwise): a web page the user visits can then drive
+  the proxy neither through a simple cross-origin request nor through DNS rebinding (`_guard`).
 """
 
 from __future__ import annotations

@@ -3,9 +3,10 @@
 Routes: ``POST /v1/chat/completions`` (OpenAI Chat Completions), ``POST /v1/messages``
 (Anthropic Messages), ``GET /v1/models`` (the upstream's, passed through), ``GET /healthz``.
 Errors are answered in the API's own shape: OpenAI ``{"error": {"message", "type", "param",
-"code"}}``, Anthropic ``{"type": "error", "error": {"type", "message"}}``; 400 for a body that
-is not JSON or a wrong field (named), 413 for a body over ``max_body_bytes``, 502/504 when the
-upstream fails (`_upstream`). One structured access-log line per request (logger
+"code"}}``, Anthropic ``{"type": "error", "error": {"type", "message"}}`` (`_errors`); 421 for a
+``Host`` the proxy does not answer to and 415 for a body not sent as JSON (`_guard`), 400 for a
+body that is not JSON or a wrong field (named), 413 for a body over ``max_body_bytes``, 502/504
+when the upstream fails (`_upstream`). One structured access-log line per request (logger
 ``toolcalls.serve``); bodies only with ``log_bodies``.
 """
 
@@ -20,16 +21,22 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
 import httpx
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from ._config import ServeConfig
-from ._proxy import Api, Plan, answer_stream, answer_whole, plan
-from ._requests import RequestError
-from ._upstream import Upstream, UpstreamError, failure
+from ._errors import Api, StrictJSONResponse, api_of, utf8
+from ._errors import error_response as _error
+from ._guard import HostGuard, allowed_hosts, is_json
+from ._proxy import Plan, answer_stream, answer_whole, plan
+from ._requests import MAX_DEPTH, RequestError
+from ._upstream import Upstream, UpstreamError, credentials_in_force, failure
 
 __all__ = ["create_app", "serve"]
 
@@ -62,12 +69,13 @@ def create_app(
     async def models(request: Request) -> Response:
         started = time.perf_counter()
         upstream: Upstream = request.app.state.upstream
+        response: Response
         try:
             data = await upstream.get_json("/models", upstream.headers(request.headers))
         except UpstreamError as error:
             response = _error("openai", error.status, error.message, error.kind)
         else:
-            response = JSONResponse(data)
+            response = _answer("openai", data)
         _access(request, response.status_code, started)
         return response
 
@@ -81,18 +89,23 @@ def create_app(
         Route("/healthz", healthz, methods=["GET"]),
     ]
     return Starlette(routes=routes, lifespan=lifespan,
+                     middleware=[Middleware(HostGuard, allowed=allowed_hosts(config))],
                      exception_handlers={Exception: _failed})
 
 
 async def _failed(request: Request, error: Exception) -> Response:
     """A fault of the proxy itself: logged with its traceback, answered in the API's shape."""
     log.error("request failed: %s %s", request.method, request.url.path, exc_info=error)
-    api: Api = "anthropic" if request.url.path == "/v1/messages" else "openai"
-    return _error(api, 500, f"the proxy failed ({type(error).__name__}); its log says more")
+    return _error(api_of(request.url.path), 500,
+                  f"the proxy failed ({type(error).__name__}); its log says more")
 
 
 async def _proxy(request: Request, api: Api, config: ServeConfig) -> Response:
     started = time.perf_counter()
+    if not is_json(request.headers.get("content-type")):
+        _access(request, 415, started)
+        return _error(api, 415, "the request body must be JSON, sent with Content-Type: "
+                      f"application/json (got {request.headers.get('content-type', 'none')!r})")
     try:
         raw = await _body(request, config.max_body_bytes)
     except _TooLarge:
@@ -102,6 +115,9 @@ async def _proxy(request: Request, api: Api, config: ServeConfig) -> Response:
         return response
     try:
         body = json.loads(raw)
+    except RecursionError:  # C json's own limit (1000 deep); `plan` has a lower one
+        _access(request, 400, started)
+        return _error(api, 400, f"the request body: JSON nested more than {MAX_DEPTH} deep")
     except (ValueError, UnicodeDecodeError) as error:
         _access(request, 400, started)
         return _error(api, 400, f"the request body is not valid JSON: {error}")
@@ -111,7 +127,8 @@ async def _proxy(request: Request, api: Api, config: ServeConfig) -> Response:
         planned = plan(api, body, config)
     except RequestError as error:
         _access(request, 400, started)
-        return _error(api, 400, str(error), param=error.field)
+        said = str(error) if error.field else f"the request body: {error}"
+        return _error(api, 400, said, param=error.field or None)
     upstream: Upstream = request.app.state.upstream
     headers = upstream.headers(request.headers)
 
@@ -127,16 +144,38 @@ async def _proxy(request: Request, api: Api, config: ServeConfig) -> Response:
         _access(request, error.status, started, planned)
         return _error(api, error.status, error.message, error.kind)
     if not planned.stream:
-        _access(request, 200, started, planned)
-        return JSONResponse(answer)
-    return StreamingResponse(_relay(request, planned, opened, upstream, headers, started),
-                             media_type="text/event-stream",
-                             headers={"cache-control": "no-cache",
-                                      "x-accel-buffering": "no"})  # nginx: pass it on now
+        answered = _answer(api, answer)
+        _access(request, answered.status_code, started, planned)
+        return answered
+    return _Relay(_relay(request, planned, opened, upstream, headers, started),
+                  media_type="text/event-stream",
+                  headers={"cache-control": "no-cache",
+                           "x-accel-buffering": "no"})  # nginx: pass it on now
+
+
+class _Relay(StreamingResponse):
+    """A stream that ends when its client goes away, whatever ASGI version the server speaks.
+
+    Starlette listens for the client's disconnect only under ASGI < 2.4: from 2.4 on it
+    counts on the server's send raising OSError, and uvicorn's send drops the message
+    instead. A relay that writes nothing for a while (text held back) or whose writes are
+    dropped would then read a never-ending upstream forever. So this one always listens.
+    """
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async with anyio.create_task_group() as group:
+
+            async def stream() -> None:
+                await self.stream_response(send)
+                group.cancel_scope.cancel()
+
+            group.start_soon(stream)
+            await self.listen_for_disconnect(receive)
+            group.cancel_scope.cancel()
 
 
 async def _relay(request: Request, planned: Plan, opened: httpx.Response, upstream: Upstream,
-                 headers: dict[str, str], started: float) -> AsyncIterator[str]:
+                 headers: dict[str, str], started: float) -> AsyncIterator[bytes]:
     """The client's stream; the upstream's responses are closed however it ends (a client
     that goes away cancels this generator, and so the upstream request)."""
     responses = [opened]
@@ -156,14 +195,24 @@ async def _relay(request: Request, planned: Plan, opened: httpx.Response, upstre
     status = 200
     try:
         async for piece in answer_stream(planned, opened.aiter_bytes(), reopen, failed):
-            yield piece
+            yield utf8(piece)
     except BaseException:
         status = 499  # the client went away (nginx's word for it)
         raise
     finally:
-        for response in responses:
-            await response.aclose()
+        with anyio.CancelScope(shield=True):  # cancelled, each close would be cancelled too
+            for response in responses:
+                await response.aclose()
         _access(request, status, started, planned)
+
+
+def _answer(api: Api, data: Any) -> Response:
+    """The upstream's answer, or what it became, as strict JSON; 502 where it cannot be."""
+    try:
+        return StrictJSONResponse(data)
+    except ValueError:
+        return _error(api, 502, "the upstream's answer holds a number JSON cannot carry (NaN "
+                      "or Infinity): check the upstream")
 
 
 async def _body(request: Request, limit: int) -> bytes:
@@ -176,16 +225,6 @@ async def _body(request: Request, limit: int) -> bytes:
         if len(received) > limit:
             raise _TooLarge
     return bytes(received)
-
-
-def _error(api: Api, status: int, message: str, kind: str | None = None,
-           param: str | None = None) -> JSONResponse:
-    kind = kind or ("invalid_request_error" if status < 500 else "api_error")
-    if api == "anthropic":
-        return JSONResponse({"type": "error", "error": {"type": kind, "message": message}},
-                            status_code=status)
-    return JSONResponse({"error": {"message": message, "type": kind, "param": param,
-                                   "code": None}}, status_code=status)
 
 
 def _access(request: Request, status: int, started: float, planned: Plan | None = None) -> None:
@@ -210,6 +249,7 @@ def serve(config: ServeConfig) -> None:
     import uvicorn
 
     configure_logging()
+    announce(config)
     server = uvicorn.Server(uvicorn.Config(create_app(config), **uvicorn_settings(config)))
     # uvicorn shuts down gracefully on the signal, then raises it again for the handler that
     # was there before: this one, so that the signal ends `serve` and not the process.
@@ -231,6 +271,17 @@ def configure_logging(*, worker_ids: bool = False) -> None:
                         format=f"%(asctime)s{process} %(name)s %(message)s")
     # httpx logs every upstream request at INFO: our access log says it once per request
     logging.getLogger("httpx").setLevel(logging.WARNING)
+
+
+def announce(config: ServeConfig) -> None:
+    """Say at start which key goes upstream and which Host names are answered."""
+    log.info("upstream key: %s", credentials_in_force(config))
+    allowed = allowed_hosts(config)
+    if allowed is None:
+        log.info("any Host is answered (host %s is not loopback, or allowed_hosts has *)",
+                 config.host)
+    else:
+        log.info("Host names answered: %s", ", ".join(sorted(allowed)))
 
 
 def uvicorn_settings(config: ServeConfig) -> dict[str, Any]:

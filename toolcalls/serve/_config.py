@@ -8,7 +8,10 @@ the defaults below.
 
 from __future__ import annotations
 
+import math
+import re
 import tomllib
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -39,7 +42,9 @@ class ServeConfig:
     format: str = "auto"
     """The format models write calls in: a name, or "auto" (from the model id; else ``xml``)."""
     model_formats: Mapping[str, str] = field(default_factory=dict)
-    """Model id (exact, or a glob such as ``qwen*``) -> format name; checked first."""
+    """Model id (exact, or a glob such as ``qwen*``) -> format name; checked first. A glob
+    matches case-insensitively the whole id or its last ``/`` part (``qwen3*`` matches
+    ``Qwen/Qwen3-Coder-30B``), for the format and for the mode alike."""
     mode: Mode = "auto"
     """prompt: tools rendered into the system prompt, the upstream gets none; repair: tools
     pass through, calls left in the text are moved out; auto: prompt mode for the models a
@@ -58,7 +63,17 @@ class ServeConfig:
     max_body_bytes: int = 8 * 1024 * 1024
     """A client request body larger than this is refused with 413."""
     api_key: str | None = None
-    """Sent upstream as ``Authorization: Bearer``; when None, the client's header is passed."""
+    """Sent upstream as ``Authorization: Bearer`` with every request; clients' own keys are
+    then never sent."""
+    forward_credentials: bool = False
+    """Whether each client's own key goes upstream (its ``Authorization`` header, or an
+    Anthropic client's ``x-api-key`` as a bearer token) when no `api_key` is set. Off by
+    default: Claude Code or an SDK pointed at the proxy sends the user's real key, which would
+    go to whatever `upstream` names. Turn it on for an upstream that checks its clients' keys."""
+    allowed_hosts: tuple[str, ...] = ()
+    """The names clients may reach the proxy by (its requests' ``Host``, any port; ``*``: any).
+    Empty: on a loopback `host`, localhost, 127.0.0.1 and [::1] only (a web page cannot drive
+    the proxy through a name that resolves to 127.0.0.1, DNS rebinding); on another, any."""
     log_bodies: bool = False
     """Log request bodies too (never by default: they hold the users' conversations)."""
     workers: int = 1
@@ -66,8 +81,9 @@ class ServeConfig:
     each with its own upstream connections (`_workers`)."""
 
     def __post_init__(self) -> None:
-        if not self.upstream.startswith(("http://", "https://")):
-            raise ConfigError(f"upstream: expected an http(s) URL, got {self.upstream!r}")
+        _check_types(self)
+        _check_upstream(self.upstream)
+        _check_host(self.host)
         if self.mode not in _MODES:
             raise ConfigError(f"mode: expected one of {', '.join(_MODES)}, got {self.mode!r}")
         if self.stream_calls not in _STREAM_CALLS:
@@ -78,11 +94,104 @@ class ServeConfig:
             raise ConfigError(f"port: expected 0..65535, got {self.port}")
         if not 1 <= self.workers <= MAX_WORKERS:
             raise ConfigError(f"workers: expected 1..{MAX_WORKERS}, got {self.workers}")
-        if self.timeout <= 0 or self.max_body_bytes <= 0:
-            raise ConfigError("timeout and max_body_bytes must be positive")
+        if not (math.isfinite(self.timeout) and self.timeout > 0):
+            raise ConfigError(f"timeout: expected a positive number of seconds, got "
+                              f"{self.timeout!r}")
+        if self.max_body_bytes <= 0:
+            raise ConfigError(f"max_body_bytes: expected a positive number of bytes, got "
+                              f"{self.max_body_bytes}")
+        if self.api_key is not None and self.forward_credentials:
+            raise ConfigError("api_key and forward_credentials: the upstream gets one key, "
+                              "the configured one or each client's: set one of them")
+        # JSON (the workers' settings) and TOML give a list: kept as the tuple it is typed as
+        object.__setattr__(self, "allowed_hosts", tuple(self.allowed_hosts))
+        for name in self.allowed_hosts:
+            _check_allowed_host(name)
         for setting, name in [("format", self.format), *(
                 (f"model_formats[{model!r}]", name) for model, name in self.model_formats.items())]:
             _check_format(setting, name)
+        for pattern in self.model_formats:
+            _check_glob(pattern)
+
+
+_STRINGS = ("upstream", "format", "mode", "stream_calls", "host")
+_INTEGERS = ("port", "max_body_bytes", "workers")
+_BOOLEANS = ("log_bodies", "forward_credentials")
+
+
+def _check_types(config: ServeConfig) -> None:
+    """Each setting of the type its field says (a TOML file or a program can give any)."""
+    for name in _STRINGS:
+        _expect(name, getattr(config, name), str, "a string")
+    for name in _INTEGERS:
+        _expect(name, getattr(config, name), int, "an integer")
+    for name in _BOOLEANS:
+        _expect(name, getattr(config, name), bool, "true or false")
+    if config.budget is not None:
+        _expect("budget", config.budget, int, "an integer")
+    if config.api_key is not None:
+        _expect("api_key", config.api_key, str, "a string")
+    timeout = config.timeout
+    if not isinstance(timeout, int | float) or isinstance(timeout, bool):
+        raise ConfigError(f"timeout: expected a number of seconds, got {timeout!r}")
+    if not isinstance(config.model_formats, Mapping) or not all(
+            isinstance(key, str) and isinstance(value, str)
+            for key, value in config.model_formats.items()):
+        raise ConfigError(f"model_formats: expected MODEL = FORMAT names, got "
+                          f"{config.model_formats!r}")
+    hosts = config.allowed_hosts
+    if isinstance(hosts, str) or not isinstance(hosts, list | tuple) or not all(
+            isinstance(host, str) for host in hosts):
+        raise ConfigError(f"allowed_hosts: expected a list of host names, got {hosts!r}")
+
+
+def _expect(name: str, value: object, kind: type, said: str) -> None:
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise ConfigError(f"{name}: expected {said}, got {value!r}")
+
+
+def _printable(text: str) -> bool:
+    return text.isprintable() and not any(char.isspace() for char in text)
+
+
+def _check_upstream(url: str) -> None:
+    try:
+        parts = urllib.parse.urlsplit(url)
+        port = parts.port
+    except ValueError as error:
+        raise ConfigError(f"upstream: {url!r} is not a URL ({error})") from None
+    if parts.scheme not in ("http", "https"):
+        raise ConfigError(f"upstream: expected an http(s) URL, got {url!r}")
+    if not _printable(url):
+        raise ConfigError(f"upstream: {url!r} holds a space or a control character")
+    if not parts.hostname:
+        raise ConfigError(f"upstream: {url!r} names no host")
+    if port == 0:
+        raise ConfigError(f"upstream: {url!r}: expected a port of 1..65535")
+    if parts.query or parts.fragment:
+        raise ConfigError(f"upstream: expected a base URL without ?query or #fragment, "
+                          f"got {url!r}")
+
+
+def _check_host(host: str) -> None:
+    if not host or not _printable(host):
+        raise ConfigError(f"host: expected an address to listen on, got {host!r}")
+
+
+def _check_allowed_host(name: str) -> None:
+    if not name or not _printable(name) or "/" in name:
+        raise ConfigError(f"allowed_hosts: expected a host name (e.g. proxy.lan, 10.0.0.5 or "
+                          f"*), got {name!r}")
+
+
+def _check_glob(pattern: str) -> None:
+    """A ``--model-format`` key: fnmatch takes any text, but an unclosed ``[`` would match
+    nothing but itself, which is never what was meant."""
+    if not pattern.strip() or not pattern.isprintable():
+        raise ConfigError(f"model_formats: expected a model id or glob, got {pattern!r}")
+    if pattern.count("[") != pattern.count("]"):
+        raise ConfigError(f"model_formats: {pattern!r} has an unclosed [ (a glob's [...] "
+                          "matches one of the characters in it)")
 
 
 def _check_format(setting: str, name: str) -> None:
@@ -152,20 +261,44 @@ def _from_environ(environ: Mapping[str, str]) -> dict[str, Any]:
 
 
 def _typed(name: str, value: Any) -> Any:
-    """A value from the environment (always text) or TOML as the field's type."""
-    try:
-        if name in ("port", "max_body_bytes", "workers"):
-            return int(value)
-        if name == "budget":
-            return None if value in ("", None) else int(value)
-        if name == "timeout":
-            return float(value)
-        if name == "log_bodies":
-            return value if isinstance(value, bool) else str(value).lower() in ("1", "true", "yes")
-        if name == "model_formats":
-            return dict(value) if isinstance(value, Mapping) else parse_model_formats(value)
-    except ConfigError:
-        raise
-    except (TypeError, ValueError):
-        raise ConfigError(f"{name}: cannot use {value!r}") from None
+    """A value from the environment (always text) or TOML as the field's type; a value of the
+    wrong type is left for `ServeConfig` to name."""
+    if not isinstance(value, str):
+        if name == "model_formats" and isinstance(value, list) and all(
+                isinstance(item, str) for item in value):
+            return parse_model_formats(value)
+        return _listed(name, value) if name == "allowed_hosts" else value
+    text = value.strip()
+    if name in _INTEGERS or name == "budget":
+        if name == "budget" and not text:
+            return None
+        if re.fullmatch(r"[+-]?[0-9]+", text) is None:
+            raise ConfigError(f"{name}: expected an integer, got {value!r}")
+        return int(text)
+    if name == "timeout":
+        try:
+            return float(text)
+        except ValueError:
+            raise ConfigError(f"timeout: expected a number of seconds, got {value!r}") from None
+    if name in _BOOLEANS:
+        if text.lower() not in _TRUE + _FALSE:
+            raise ConfigError(f"{name}: expected true or false, got {value!r}")
+        return text.lower() in _TRUE
+    if name == "model_formats":
+        return parse_model_formats(value)
+    if name == "api_key":
+        return value or None
+    if name == "allowed_hosts":
+        return _listed(name, value.split(","))
+    return value
+
+
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
+
+
+def _listed(name: str, value: Any) -> Any:
+    """A list of names, each stripped, the empty ones left out."""
+    if isinstance(value, list | tuple) and all(isinstance(item, str) for item in value):
+        return tuple(item.strip() for item in value if item.strip())
     return value

@@ -28,7 +28,6 @@ started looks like in live mode (left open, the upstream's finish reason).
 
 from __future__ import annotations
 
-import fnmatch
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -40,7 +39,7 @@ from ..parsing._events import ArgumentsDelta, Event, ToolCallEnd, ToolCallFailed
 from ..parsing._models import ParseResult, ToolCall
 from ..parsing._registry import get_format
 from ..parsing.formats._base import Format
-from ..providers._emit import CallsMode, StreamWriter, stream_writer, wire_done, wire_messages
+from ..providers._emit import CallsMode, StreamWriter, stream_writer, wire_done
 from ..providers._read import read_response
 from ..providers._stream import ProviderStream, read_stream
 from ..providers._write import write_response
@@ -48,13 +47,19 @@ from ..tools._importers import import_tools
 from ._anthropic_request import chat_request_from_messages
 from ._budget import MAX_SEARCH_ROUNDS, ToolBudget
 from ._config import ServeConfig
+from ._errors import Api, strict_json
 from ._prompt import prompt_request
-from ._requests import RequestError, format_for, validate_chat_request
+from ._requests import (
+    RequestError,
+    check_strict_json,
+    configured_format,
+    format_for,
+    validate_chat_request,
+)
 from ._upstream import UpstreamError
 
 __all__ = ["Api", "Plan", "answer_stream", "answer_whole", "plan"]
 
-Api = Literal["openai", "anthropic"]
 _ID_PREFIX: dict[str, str] = {"openai": "call_", "anthropic": "toolu_"}
 
 
@@ -105,6 +110,7 @@ class Plan:
 
 def plan(api: Api, body: object, config: ServeConfig) -> Plan:
     """Validate the client's request (a `RequestError` names what is wrong) and plan it."""
+    check_strict_json(body)
     chat = validate_chat_request(body) if api == "openai" else chat_request_from_messages(body)
     model = str(chat["model"])
     fmt = format_for(model, format=config.format, model_formats=config.model_formats)
@@ -132,17 +138,16 @@ def plan(api: Api, body: object, config: ServeConfig) -> Plan:
 def _mode(model: str, config: ServeConfig) -> Literal["prompt", "repair"]:
     if config.mode != "auto":
         return config.mode
-    configured = config.format != "auto" or any(
-        model == pattern or fnmatch.fnmatchcase(model, pattern)
-        for pattern in config.model_formats)
+    configured = config.format != "auto" or configured_format(
+        model, config.model_formats) is not None
     return "prompt" if configured else "repair"
 
 
 def _named_format(model: str, config: ServeConfig) -> Format | None:
     """The format configured for or named by `model`; None where only markup can tell."""
-    for pattern, name in config.model_formats.items():
-        if model == pattern or fnmatch.fnmatchcase(model, pattern):
-            return get_format(name)
+    configured = configured_format(model, config.model_formats)
+    if configured is not None:
+        return get_format(configured)
     try:
         return get_format(model if config.format == "auto" else config.format)
     except UnknownFormatError:
@@ -171,6 +176,8 @@ async def answer_whole(
             break
         body = plan.searched(result.content, searches)
     calls = plan.budget.client_calls(result.calls) if plan.budget else result.calls
+    for call in calls:
+        _check_arguments(call)
     calls = [call if call.source == "native" else call.model_copy(update={
         "id": _fresh_id(plan.api)}) for call in calls]
     if not plan.parallel:
@@ -216,15 +223,21 @@ async def answer_stream(
     writer = stream_writer(plan.api, model=plan.model, calls=plan.stream_calls)
     yield _wire(plan, writer.start())
     chunks, usage = first, None
+    # What was passed on is let go of, so memory does not grow with the stream; only a lazy
+    # budget needs a round's whole text (for the round that follows its searches).
+    release = not (plan.budget and plan.budget.session)
     for round_ in range(MAX_SEARCH_ROUNDS + 1):
         reader = read_stream("openai", format=plan.parse_format, tools=plan.tools)
         rounds = _Round()
         try:
             async for chunk in chunks:
                 # all this chunk gives in one write: one send to the client per upstream chunk
-                if written := _wire(plan, [message for event in reader.feed(chunk)
-                                           for message in _write(plan, writer, reader, event,
-                                                                 rounds)]):
+                written = _wire(plan, [message for event in reader.feed(chunk)
+                                       for message in _write(plan, writer, reader, event,
+                                                             rounds)])
+                if release:
+                    reader.release()
+                if written:
                     yield written
             if written := _wire(plan, [message for event in reader.close()
                                        for message in _write(plan, writer, reader, event,
@@ -236,6 +249,7 @@ async def answer_stream(
                 return
             usage = add_usage(usage, result.usage)
             if not rounds.searches or rounds.others or round_ == MAX_SEARCH_ROUNDS:
+                _wire(plan, [{"type": "usage", "usage": usage}])  # checked while it can fail
                 break
             chunks = await reopen(plan.searched(result.content, rounds.searches))
         except Exception as error:  # noqa: BLE001 - whatever broke, the client gets an error
@@ -245,7 +259,19 @@ async def answer_stream(
 
 
 def _wire(plan: Plan, messages: list[dict[str, Any]]) -> str:
-    return wire_messages(plan.api, messages) if messages else ""
+    """`messages` on the wire, as `wire_messages` writes them but strict JSON: a NaN or an
+    infinity the upstream sent (in its usage, say) is an `UpstreamError`, which ends the
+    stream with the API's error event, never JSON a strict client cannot read."""
+    if not messages:
+        return ""
+    try:
+        if plan.api == "openai":
+            return "".join([f"data: {strict_json(message)}\n\n" for message in messages])
+        return "".join([f"event: {message['type']}\ndata: {strict_json(message)}\n\n"
+                        for message in messages])
+    except ValueError:
+        raise UpstreamError(502, "the upstream sent a number JSON cannot carry (NaN or "
+                            "Infinity): check the upstream") from None
 
 
 class _Round:
@@ -280,11 +306,23 @@ def _write(plan: Plan, writer: StreamWriter, reader: ProviderStream, event: Even
             plan.ids[event.index] = ident
             event = ToolCallStart(event.index, ident, event.name)
         if isinstance(event, ToolCallEnd):
+            _check_arguments(event.call)
             event = ToolCallEnd(event.index, _renamed(plan, event.call,
                                                       plan.ids.get(event.index)))
             plan.ids[event.index] = event.call.id
             plan.calls += 1
     return writer.feed(event)
+
+
+def _check_arguments(call: ToolCall) -> None:
+    """A call whose arguments are not strict JSON in UTF-8 (a NaN, a lone surrogate) is never
+    passed on as complete. The readers fail such calls; this is the proxy's own guard."""
+    try:
+        strict_json(call.arguments).encode("utf-8")
+    except ValueError:  # UnicodeEncodeError is one
+        raise UpstreamError(502, f"the upstream's call {call.name!r} has arguments that are "
+                            "not JSON (NaN, Infinity or a lone surrogate): check the "
+                            "upstream") from None
 
 
 def _renamed(plan: Plan, call: ToolCall, started: str | None) -> ToolCall:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +26,8 @@ from ..tools._importers import from_openai
 if TYPE_CHECKING:
     from ..parsing.formats._base import Format
 
-__all__ = ["RequestError", "format_for", "validate_chat_request"]
+__all__ = ["MAX_DEPTH", "RequestError", "check_strict_json", "configured_format", "format_for",
+           "validate_chat_request"]
 
 
 class RequestError(ValueError):
@@ -125,11 +127,66 @@ def _json_object(text: str, field: str) -> dict[str, Any]:
         return {}
     try:
         value = json.loads(text)
+    except RecursionError:
+        raise RequestError(field, f"JSON nested more than {MAX_DEPTH} deep") from None
     except ValueError as error:
         raise RequestError(field, f"expected a JSON object in a string: {error}") from None
     if not isinstance(value, dict):
         raise RequestError(field, f"expected a JSON object in a string, got {_kind(value)}")
+    check_strict_json(value, field)
     return value
+
+
+MAX_DEPTH = 128
+"""How deep a request's JSON may nest (objects and arrays): tool schemas nest a few levels,
+and the code that reads them (schemas, prompts) recurses."""
+
+
+def check_strict_json(value: Any, field: str = "") -> None:
+    """`value` (JSON as Python decodes it) is strict JSON: no NaN or Infinity (nor a number too
+    large for a float, which decodes as infinity), no lone surrogate in a string or key, nested
+    at most `MAX_DEPTH` deep. Python's json reads all of these; the proxy could not write them
+    on as JSON, nor as UTF-8. Raises `RequestError` naming the first field that is not."""
+    stack: list[tuple[Any, str, int]] = [(value, field, 0)]
+    while stack:
+        node, at, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise RequestError(at, f"JSON nested more than {MAX_DEPTH} deep")
+        if isinstance(node, dict):
+            items: Any = node.items()
+        elif isinstance(node, list):
+            items = enumerate(node)
+        else:
+            _check_scalar(node, at)
+            continue
+        for key, item in items:
+            if isinstance(key, str) and not _utf8(key):
+                raise RequestError(at, f"the key {key!r} holds a lone surrogate (not UTF-8)")
+            if isinstance(item, dict | list):
+                stack.append((item, _at(at, key), depth + 1))
+            else:
+                _check_scalar(item, at, key)
+
+
+def _check_scalar(value: Any, at: str, key: str | int | None = None) -> None:
+    if isinstance(value, str):
+        if not _utf8(value):
+            raise RequestError(at if key is None else _at(at, key),
+                               "holds a lone surrogate: not text UTF-8 can carry")
+    elif isinstance(value, float) and not math.isfinite(value):
+        said = "NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity"
+        raise RequestError(at if key is None else _at(at, key),
+                           f"{said} is not a JSON number (nor is one too large for a float)")
+
+
+def _utf8(text: str) -> bool:
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 # --- OpenAI Chat Completions ---------------------------------------------------------------------
@@ -275,7 +332,7 @@ def format_for(model: str, *, format: str = "auto",
     name that is not registered (in `model_formats` or `format`) is a configuration mistake:
     `UnknownFormatError`.
     """
-    configured = _configured(model, model_formats or {})
+    configured = configured_format(model, model_formats or {})
     if configured is not None:
         return get_format(configured)
     if format != "auto":
@@ -286,7 +343,10 @@ def format_for(model: str, *, format: str = "auto",
         return get_format(_OWN_FORMAT)
 
 
-def _configured(model: str, model_formats: Mapping[str, str]) -> str | None:
+def configured_format(model: str, model_formats: Mapping[str, str]) -> str | None:
+    """The format name `model_formats` gives `model`, or None: an exact key first, then the
+    first glob that matches, case-insensitively, the whole id or its last ``/`` part (the one
+    rule for ``--model-format``, for the format and for the mode)."""
     if model in model_formats:
         return model_formats[model]
     lowered = model.strip().lower()

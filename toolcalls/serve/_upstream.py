@@ -8,6 +8,7 @@ message and status (a model the upstream does not serve, a context too long...).
 
 from __future__ import annotations
 
+import http.cookiejar
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -36,19 +37,24 @@ class Upstream:
     def __init__(self, config: ServeConfig, transport: httpx.AsyncBaseTransport | None) -> None:
         self.url = config.upstream.rstrip("/")
         self._api_key = config.api_key
+        self._forward = config.forward_credentials
         self._timeout = config.timeout
+        # one client serves every client of the proxy: a cookie the upstream sets for one
+        # must never go out with another's requests
         self.client = httpx.AsyncClient(
-            base_url=self.url, transport=transport,
+            base_url=self.url, transport=transport, cookies=http.cookiejar.CookieJar(_Refused()),
             timeout=httpx.Timeout(config.timeout, connect=min(config.timeout, 10.0)))
 
     async def aclose(self) -> None:
         await self.client.aclose()
 
     def headers(self, client_headers: Mapping[str, str]) -> dict[str, str]:
-        """The configured key, else the client's own Authorization header (or x-api-key, as
-        Anthropic clients send it), so a key-checking upstream sees its own key."""
+        """The configured key; else, with `ServeConfig.forward_credentials` only, the client's
+        own Authorization header (or x-api-key, as Anthropic clients send it); else none."""
         if self._api_key:
             return {"authorization": f"Bearer {self._api_key}"}
+        if not self._forward:
+            return {}
         if auth := client_headers.get("authorization"):
             return {"authorization": auth}
         if key := client_headers.get("x-api-key"):
@@ -116,6 +122,40 @@ class Upstream:
             raise UpstreamError(502, f"the upstream at {self.url} answered with something "
                                 "that is not JSON: is --upstream its OpenAI-compatible "
                                 "base URL (ending in /v1)?") from None
+
+
+class _Refused(http.cookiejar.CookiePolicy):
+    """A cookie policy that neither keeps nor sends any cookie."""
+
+    netscape = True
+    rfc2965 = False
+    hide_cookie2 = True
+
+    def set_ok(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
+        return False
+
+    def return_ok(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
+        return False
+
+    def domain_return_ok(self, domain: str, request: Any) -> bool:
+        return False
+
+    def path_return_ok(self, path: str, request: Any) -> bool:
+        return False
+
+
+
+def credentials_in_force(config: ServeConfig) -> str:
+    """Which key the upstream gets, in words (said at start)."""
+    if config.api_key:
+        return (f"the configured api_key, with every request to {config.upstream}; clients' "
+                "own keys are never sent")
+    if config.forward_credentials:
+        return (f"each client's own (its Authorization header, or x-api-key as a bearer "
+                f"token) is sent to {config.upstream} (forward_credentials is on)")
+    return (f"none: clients' own keys are not sent to {config.upstream} (forward_credentials "
+            "is off; set api_key, or turn forward_credentials on, for an upstream that "
+            "checks keys)")
 
 
 def failure(error: httpx.HTTPError, url: str, timeout: float) -> UpstreamError:

@@ -34,9 +34,10 @@ def serve_workers(config: ServeConfig) -> None:
     import uvicorn
     from uvicorn.supervisors.multiprocess import SIGNALS
 
-    from ._app import configure_logging, uvicorn_settings
+    from ._app import announce, configure_logging, uvicorn_settings
 
     configure_logging(worker_ids=True)
+    announce(config)
     os.environ[CONFIG_VARIABLE] = json.dumps(dataclasses.asdict(config))
     # uvicorn's supervisor takes the signals (SIGHUP restarts the workers, SIGTTIN/SIGTTOU
     # add or remove one) and leaves its handlers behind: put the earlier ones back
