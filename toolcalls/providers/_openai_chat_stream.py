@@ -66,6 +66,8 @@ class ChatStream(ProviderStream):
                         content = delta.get("content")
                         if type(content) is str and encodable(content):
                             self._chunks += 1
+                            if self._fed is not None:  # kept while the format read no call
+                                self._fed.append(content)
                             events = parser.feed(content)
                             if not events or (len(events) == 1
                                               and type(events[0]) is TextDelta):

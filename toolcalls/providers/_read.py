@@ -38,7 +38,9 @@ without one, are given in the order the calls come, as a stream gives them
 one whose id a provider id or an earlier call already has gets the first free ``call_<m>``. The
 order: a message's ``tool_calls`` (Chat Completions, Ollama) after its content; the parts or
 blocks of the other APIs as they come; under ``"auto"`` with a model id naming no format, the
-native calls first (the stream holds that text back to its end).
+native calls first (the stream holds that text back to its end), and so where the text was read
+by its markers because the format the model id names read no call in it (the stream reads it
+so at its end).
 
 A call said twice, in the native calls and in the text (a server that leaves the markup it
 parsed in the content; a model that writes its native call out too), is read once: of a native
@@ -55,8 +57,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._errors import UnknownFormatError
+from ..parsing._api import _no_format, parse
 from ..parsing._api import _read as read_tools
-from ..parsing._api import parse
 from ..parsing._models import IncompleteCall, ParseIssue, ParseResult, ToolCall
 from ..parsing._registry import get_format
 from ..parsing.reader import _tool_table
@@ -108,8 +110,7 @@ def read_response(
     if error:
         native.error(error)
     declared = read_tools(tools)
-    text = _parse_text("".join(native.text), format, native.model, declared)
-    natives_first = format == "auto" and _model_format(native.model) is None
+    text, natives_first = _read_text("".join(native.text), format, native.model, declared)
     calls = ordered_ids(native, text.calls, natives_first)
     if not (native.calls and text.calls):  # no call can repeat one of the other source
         return _assemble(native, name, text, declared, calls)
@@ -200,20 +201,27 @@ def detect_provider(data: Mapping[str, Any]) -> str:
 def _parse_text(
     text: str, format: str | Format | None, model: str | None, declared: Sequence[Tool]  # noqa: A002
 ) -> ParseResult:
-    if format is None:
-        from ..parsing._api import _no_format
+    return _read_text(text, format, model, declared)[0]
 
-        return _no_format().parse(text, tools=declared)
+
+def _read_text(
+    text: str, format: str | Format | None, model: str | None, declared: Sequence[Tool]  # noqa: A002
+) -> tuple[ParseResult, bool]:
+    """The text parsed, and whether it was read by its markers under ``"auto"`` (the model id
+    names no format, or the one it names read no call, complete or not, and detection read
+    calls): a stream reads such text at its end, so its calls come after the native ones."""
+    if format is None:
+        return _no_format().parse(text, tools=declared), False
     if format != "auto":
-        return parse(text, format, tools=declared)
+        return parse(text, format, tools=declared), False
     named = _model_format(model)
     if named is None:
-        return parse(text, "auto", tools=declared)
+        return parse(text, "auto", tools=declared), True
     result = named.parse(text, tools=declared)
     if result.calls or result.incomplete:
-        return result
+        return result, False
     detected = parse(text, "auto", tools=declared)
-    return detected if detected.calls else result
+    return (detected, True) if detected.calls else (result, False)
 
 
 def _model_format(model: str | None) -> Format | None:

@@ -19,7 +19,10 @@ JSON events into the events `toolcalls.stream()` emits:
   format name; None (text only, as ``format="none"``); or ``"auto"``: the format the ``model``
   id of the stream names. Where the model names no format, the text cannot be told apart from
   markup while it streams: it is held back and parsed at `close` as `read_response` parses it
-  (by markers), its events given then. To stream such text, name the format;
+  (by markers), its events given then. To stream such text, name the format. Where the format
+  the model names reads no call in the whole text (complete or not: a model writing another
+  format's markup), the text is read by its markers at `close`, as `read_response` reads it,
+  and the calls found are given then (their markup was given as text as it came);
 - reasoning deltas as `ReasoningDelta`;
 - an error the provider sends in the stream (a chunk or event with an ``error`` field:
   OpenRouter's mid-stream error chunk, Anthropic's ``event: error``, Gemini's and Ollama's error
@@ -45,12 +48,12 @@ the two fails (`ToolCallFailed`, a ``duplicate_call`` issue) where it would have
 
 `result()` is what `read_response` gives for the assembled response (native calls first, then
 the text's); before `close` it is a snapshot of what is final. Where they differ: a call still
-open when the stream ends fails (``truncated_call``), which a whole response cannot show;
-under ``"auto"`` the format comes from the model id, as above; and the ``call_<n>`` ids of a
-native call without an id and of text calls where the stream starts them in another order than
-the whole response places them (a Chat or Ollama native call streamed before the content that
-holds a text call, whose whole message puts ``tool_calls`` after the content; a native call
-that comes while the text parser holds back a call it has not yet started).
+open when the stream ends fails (``truncated_call``), which a whole response cannot show; and
+the ``call_<n>`` ids of a native call without an id and of text calls where the stream starts
+them in another order than the whole response places them (a Chat or Ollama native call
+streamed before the content that holds a text call, whose whole message puts ``tool_calls``
+after the content; a native call that comes while the text parser holds back a call it has not
+yet started).
 """
 
 from __future__ import annotations
@@ -59,7 +62,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._errors import UnknownFormatError
-from ..parsing._api import _no_format
+from ..parsing._api import _no_format, parse
 from ..parsing._api import _read as read_tools
 from ..parsing._events import (
     ArgumentsDelta,
@@ -197,6 +200,9 @@ class ProviderStream:
         self._held: TextBuilder | None = None
         """The text held back under "auto" when the model names no format (a builder: a list
         of small deltas costs ~16 bytes per character held)."""
+        self._fed: list[str] | None = None
+        """The text fed to the format the model id names under "auto", while that format has
+        read no call: read by its markers at `close` if it reads none (`_read_unread`)."""
         self._closed = False
         self._chunks = 0
         self._events: list[Event] = []
@@ -327,6 +333,8 @@ class ProviderStream:
             parser = self._text_parser()
             if parser is None:
                 return self._text(text)
+        if self._fed is not None:
+            self._fed.append(text)
         events = parser.feed(text)
         if events:
             self._pass_text_events(events)
@@ -439,6 +447,7 @@ class ProviderStream:
             if fmt is None:
                 self._held = TextBuilder()
                 return None
+            self._fed = []
         chosen = _no_format() if fmt is None else get_format(fmt)
         self._parser = chosen.stream(tools=self._tools)
         return self._parser
@@ -458,6 +467,24 @@ class ProviderStream:
             self._pass_text_events(self._parser.close(text))
         elif self._parser is not None:
             self._pass_text_events(self._parser.close())
+            if self._fed is not None:
+                self._read_unread(self._parser, "".join(self._fed))
+
+    def _read_unread(self, named: StreamParser, text: str) -> None:
+        """Under "auto", the whole text where the format the model id names read no call in it
+        (complete or not): read by its markers, as `read_response` reads it; the calls found
+        are given now (the text, markup and all, was given as it came)."""
+        self._fed = None
+        unread = named.result()
+        if unread.calls or unread.incomplete:
+            return
+        detected = parse(text, "auto", tools=self._tools)
+        if not detected.calls:
+            return
+        parser = get_format(detected.format).stream(tools=self._tools)
+        self._parser = parser
+        self._pass_text_events([event for event in parser.close(text)
+                                if not isinstance(event, TextDelta | ReasoningDelta)])
 
     def _text_events(self, events: list[Event]) -> list[Event]:
         """The text parser's events, as a chunk's own: its call indices renumbered."""
@@ -475,6 +502,7 @@ class ProviderStream:
             if isinstance(event, TextDelta | ReasoningDelta):
                 out.append(event)
             elif isinstance(event, ToolCallStart):
+                self._fed = None  # the format read a call: the text is not read again
                 self._text_index[event.index] = self._calls
                 self._calls += 1
                 ident = self._ids.claim(event.id)
