@@ -81,7 +81,7 @@ def _dsml_call(tool: Tool) -> Node:
         raw = raw_value(sub, _DSML.param_close, structural_tags(_DSML))
         kind = "true" if raw is not None else "false"
         stops = (_DSML.param_close, *structural_tags(_DSML))
-        json_value = bare_number(sub) or Json(within_tags(sub, stops))
+        json_value = bare_number(sub) or Json(within_tags(sub, stops, tool.parameters))
         value = raw or seq(Ws(), json_value, Ws(), Lit(_DSML.param_close))
         head = seq(Ws(), Lit(f'{_DSML.param_open} name="{name}" string="{kind}">'))
         parts.append(seq(head, value) if name in required else Opt(seq(head, value)))

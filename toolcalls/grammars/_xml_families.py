@@ -61,7 +61,7 @@ def xml_call(tool: Tool, style: XmlCallStyle, opener: str = "", section_close: s
         tag = seq(Ws(), Lit(style.param_tag(name)))
         if tags.value_open:  # GLM: <arg_key>K</arg_key>, a blank, then <arg_value>
             tag = seq(tag, Ws(), Lit(tags.value_open))
-        value = _value(sub, style, excluded)
+        value = _value(sub, style, excluded, tool.parameters)
         parts.append(seq(tag, value) if name in required else Opt(seq(tag, value)))
     parts.append(seq(Ws(), Lit(tags.call_close)))
     if section_close:
@@ -72,7 +72,8 @@ def xml_call(tool: Tool, style: XmlCallStyle, opener: str = "", section_close: s
 _NULLABLE_STRING = frozenset({"string", "null"})
 
 
-def _value(schema: Mapping[str, Any], style: XmlCallStyle, excluded: tuple[str, ...]) -> Node:
+def _value(schema: Mapping[str, Any], style: XmlCallStyle, excluded: tuple[str, ...],
+           root: Mapping[str, Any]) -> Node:
     """A string raw up to its close tag, as is a nullable one (``anyOf: [string, null]``,
     which the reader keeps as text unless it is ``null``); anything else JSON, holding none of
     the tags the reader ends a value at, or the template's own spelling of a boolean or null
@@ -86,7 +87,7 @@ def _value(schema: Mapping[str, Any], style: XmlCallStyle, excluded: tuple[str, 
         raw = Until(end, excluded)
     if raw is not None:
         return raw
-    value = bare_number(schema) or Json(within_tags(schema, (end, *excluded)))
+    value = bare_number(schema) or Json(within_tags(schema, (end, *excluded), root))
     spelled = [style.value(v) for v, kind in _SPELLED if kind in types]
     others = [Lit(word) for word in dict.fromkeys(spelled) if word not in ("true", "false", "null")]
     return seq(Ws(), alt(value, *others) if "enum" not in schema and "const" not in schema
