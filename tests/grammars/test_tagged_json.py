@@ -140,9 +140,18 @@ SHAPES: dict[str, tuple[object, object, tuple[str, ...]]] = {
     "additional_false": ({**_AB, "additionalProperties": False}, {"a": {"b": "vv"}}, ("vv",)),
     "additional_schema": ({**_AB, "additionalProperties": _AB},
                           {"a": {"b": "x"}, "kk": {"a": {"b": "vv"}}}, ("vv", "kk")),
-    # beside a user's patterns the other keys' text is not barred (see _extra_keys)
+    # where llguidance intersects parts of a schema only strings are barred (see _intersected)
     "user_pattern": ({**_AB, "patternProperties": {"^x_": {"type": "string"}}},
-                     {"a": {"b": "vv"}, "x_1": "y", "kk": {"z": "ww"}}, ("vv", "ww")),
+                     {"a": {"b": "vv"}, "x_1": "ww", "kk": {"z": 1}}, ("vv", "ww")),
+    "user_pattern_on_a_key": ({"type": "object", "properties": {"xa": _AB},
+                               "patternProperties": {"^x": {"type": "object"}}},
+                              {"xa": {"a": {"b": "vv"}}}, ("vv",)),
+    "all_of_objects": ({"allOf": [_AB, {"type": "object", "properties": {
+        "c": {"type": "integer"}}}]}, {"a": {"b": "vv"}, "c": 1}, ("vv",)),
+    "object_and_any_of": ({**_AB, "anyOf": [{"required": ["a"]}, {"required": ["c"]}]},
+                          {"a": {"b": "vv"}}, ("vv",)),
+    "ref_and_properties": ({"$ref": "#/$defs/ab", "properties": {"z": {"type": "string"}},
+                            "$defs": {"ab": _AB}}, {"a": {"b": "vv"}, "z": "zz"}, ("vv", "zz")),
     "array_of_objects": ({"type": "array", "items": _AB},
                          [{"a": {"b": "vv"}}, {"a": {"b": "x"}, "kk": 2}], ("vv", "kk")),
     "any_of_objects": ({"anyOf": [{**_AB, "required": ["a"]}, {

@@ -232,41 +232,59 @@ def _extra_keys(schema: Mapping[str, Any], stops: Sequence[str], value: Any) -> 
     llguidance checks a declared key against every pattern that matches it and intersects the
     schemas, and the "any value" one is recursive: a pattern matching a nested object's own
     key made it intersect that schema with itself without end ("Schema intersection stack
-    level exceeded"). So the pattern of other keys leaves the declared names out. It must also
-    be disjoint from the object's own patterns (llguidance refuses overlapping ones), which a
-    regex without lookahead cannot say of any pattern: beside those, other keys stay under
-    ``additionalProperties``, their values barred but not their text.
+    level exceeded"). So the pattern of other keys leaves the declared names out; an object
+    with patterns of its own is left as it is (see `_intersected`).
     """
-    if isinstance(schema.get("patternProperties"), Mapping) and schema["patternProperties"]:
-        return {"additionalProperties": value}
     names = schema.get("properties", {})
     names = [name for name in names if isinstance(name, str)] if isinstance(names, Mapping) else []
     return {"patternProperties": {avoiding_except(stops, names): value},
             "additionalProperties": False}
 
 
-def _fix(schema: Any, stops: Sequence[str], pattern: str) -> Any:
+_IN_PLACE = ("anyOf", "oneOf", "$ref")
+_OBJECT_WORDS = ("type", "properties", "additionalProperties", "required")
+
+
+def _intersected(schema: Mapping[str, Any]) -> bool:
+    """Whether llguidance intersects this schema's parts with one another: ``allOf``, a
+    declared key that a ``patternProperties`` pattern matches too, an ``anyOf``, ``oneOf`` or
+    ``$ref`` beside an object's own keywords. Two parts each holding a pattern of other keys
+    overlap (refused), and two holding the recursive "any value" never finish intersecting, so
+    there keys and untyped values keep the schema's own rule (as before the tags were barred
+    in them); strings still hold no tag."""
+    return "allOf" in schema or "patternProperties" in schema or (
+        any(key in schema for key in _IN_PLACE) and any(key in schema for key in _OBJECT_WORDS)
+    )
+
+
+def _fix(schema: Any, stops: Sequence[str], pattern: str, bar: bool = True) -> Any:
+    """``schema`` with its strings barred from ``stops``, and, where ``bar``, its object keys
+    and untyped values too."""
     if schema is False:
         return False
     if schema is True or not isinstance(schema, Mapping):
-        return dict(_ANY_REF)
+        return dict(_ANY_REF) if bar else {}
     if not any(key in schema for key in (*_STRUCTURE, "type")):
-        return {**schema, **_ANY_REF}  # any value (its description kept)
+        return {**schema, **_ANY_REF} if bar else dict(schema)  # any value (description kept)
+    bar = bar and not _intersected(schema)
     fixed = dict(schema)
     for key in ("properties", "patternProperties", "$defs", "definitions"):
         if isinstance(schema.get(key), Mapping):
-            fixed[key] = {name: _fix(sub, stops, pattern) for name, sub in schema[key].items()}
+            fixed[key] = {name: _fix(sub, stops, pattern, bar or key in ("$defs", "definitions"))
+                          for name, sub in schema[key].items()}
     for key in ("anyOf", "oneOf", "allOf", "prefixItems"):
         if isinstance(schema.get(key), list):
-            fixed[key] = [_fix(sub, stops, pattern) for sub in schema[key]]
+            fixed[key] = [_fix(sub, stops, pattern, bar) for sub in schema[key]]
     kinds = schema.get("type")
     kinds = kinds if isinstance(kinds, list) else [kinds]
     if "array" in kinds or "items" in schema:
-        fixed["items"] = _fix(schema.get("items", True), stops, pattern)
+        fixed["items"] = _fix(schema.get("items", True), stops, pattern, bar)
     if "object" in kinds or "properties" in schema:
         extra = schema.get("additionalProperties", True)
-        if extra is not False:
+        if bar and extra is not False:
             fixed.update(_extra_keys(schema, stops, _fix(extra, stops, pattern)))
+        elif "additionalProperties" in schema:
+            fixed["additionalProperties"] = _fix(extra, stops, pattern, bar)
     if "string" in kinds and "pattern" not in schema:
         fixed["pattern"] = pattern
     return fixed
