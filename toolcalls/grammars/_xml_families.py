@@ -40,6 +40,7 @@ from ._region import (
     bare_number,
     properties_of,
     raw_value,
+    string_or_more,
     structural_tags,
 )
 from ._tagged_json import within_tags
@@ -69,9 +70,6 @@ def xml_call(tool: Tool, style: XmlCallStyle, opener: str = "", section_close: s
     return seq(*parts)
 
 
-_NULLABLE_STRING = frozenset({"string", "null"})
-
-
 def _value(schema: Mapping[str, Any], style: XmlCallStyle, excluded: tuple[str, ...],
            root: Mapping[str, Any]) -> Node:
     """A string raw up to its close tag, as is a nullable one (``anyOf: [string, null]``,
@@ -81,9 +79,7 @@ def _value(schema: Mapping[str, Any], style: XmlCallStyle, excluded: tuple[str, 
     end = style.tags.param_close
     raw = raw_value(schema, end, excluded)
     types = value_types(dict(schema))
-    if raw is None and "enum" not in schema and "const" not in schema and (
-        types == _NULLABLE_STRING
-    ):
+    if raw is None and string_or_more(schema):  # raw text holds every JSON value here too
         raw = Until(end, excluded)
     if raw is not None:
         return raw
