@@ -94,3 +94,21 @@ def test_clean_reads_are_in_the_grammar(name: str) -> None:
         row: why for row, why in refused(name).items()
         if row not in EXPECTED_REFUSED.get(name, {})
     }
+
+
+TREE = {"name": "f", "parameters": {
+    "type": "object", "properties": {"v": {"$ref": "#/$defs/node"}}, "required": ["v"],
+    "$defs": {"node": {"type": "object", "properties": {
+        "name": {"type": "string"}, "kids": {"type": "array", "items": {"$ref": "#/$defs/node"}}},
+        "required": ["name"]}}}}
+
+
+@pytest.mark.parametrize("name", sorted(set(REGIONS) - {"pythonic"}))  # follows no $ref yet
+def test_local_refs_point_into_the_tools_defs(name: str) -> None:
+    """The arguments' schema stands inside the grammar's (``{"name", "arguments"}``, or one
+    parameter's value): its ``#/$defs/...`` refs pointed at a root without them and no
+    grammar of a tool using $defs compiled."""
+    arguments = {"v": {"name": "a <b>", "kids": [{"name": "c", "kids": []}]}}
+    call = toolcalls.ToolCall(id="a", name="f", arguments=arguments, source="native")
+    text = toolcalls.get_format(name).render_calls([call])
+    assert accepts(grammar(name, [TREE], tool_choice="required"), text) is None

@@ -160,3 +160,29 @@ def test_booleans_and_null_as_the_template_writes_them(name: str) -> None:
         assert accepts(rules, written) is None, written
     assert accepts(rules, fmt.render_calls([toolcalls.ToolCall(
         id="a", name="flags", arguments={"on": "TRUE"}, source="native")])) is not None
+
+
+_UNIONS = {
+    "any_of": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+    "type_list": {"type": ["string", "integer"]},
+    "one_of_object": {"oneOf": [{"type": "string"}, {"type": "object"}]},
+}
+_XML_FORMATS = ["qwen3_coder", "seed_oss", "glm45", "glm47", "minimax_m2", "deepseek_v32_dsml"]
+
+
+_UNION_VALUES = [(union, value) for union in sorted(_UNIONS) for value in ("x", "Ada <L> & co")]
+_UNION_VALUES += [("any_of", 7), ("type_list", 7), ("one_of_object", {"k": [1]})]
+
+
+@pytest.mark.parametrize("format_name", _XML_FORMATS)
+@pytest.mark.parametrize(("union", "value"), _UNION_VALUES)
+def test_a_string_of_a_union_is_written_raw(format_name: str, union: str, value: object) -> None:
+    """`render_calls` writes a string raw (DSML: ``string="true"``) whatever its schema; the
+    grammar of a union with string took only JSON there, so it refused the rendered call."""
+    tools = [{"name": "f", "parameters": {"type": "object", "properties": {
+        "v": _UNIONS[union]}, "required": ["v"]}}]
+    call = toolcalls.ToolCall(id="a", name="f", arguments={"v": value}, source="native")
+    text = toolcalls.get_format(format_name).render_calls([call])
+    assert accepts(grammar(format_name, tools, tool_choice="required"), text) is None
+    result = toolcalls.parse(text, format_name, tools=tools, validate=True)
+    assert result.calls[0].arguments == {"v": value} and not result.issues

@@ -31,13 +31,14 @@ from ..parsing.formats import deepseek as _deepseek
 from ..parsing.formats import deepseek_dsml as _dsml
 from ..parsing.formats import kimi_k2 as _kimi
 from ..tools._tool import Tool
-from ._ir import Json, Lit, Node, Opt, Ws, seq
+from ._ir import Json, Lit, Node, Opt, Until, Ws, alt, seq
 from ._region import (
     CallRegion,
     arguments_schema,
     bare_number,
     properties_of,
     raw_value,
+    string_or_more,
     structural_tags,
 )
 from ._tagged_json import within_tags
@@ -79,14 +80,21 @@ def _dsml_call(tool: Tool) -> Node:
     parts: list[Node] = [Ws(), Lit(f'{_DSML.call_open} name="{tool.name}">')]
     for name, sub in listed:
         raw = raw_value(sub, _DSML.param_close, structural_tags(_DSML))
-        kind = "true" if raw is not None else "false"
         stops = (_DSML.param_close, *structural_tags(_DSML))
-        json_value = bare_number(sub) or Json(within_tags(sub, stops))
-        value = raw or seq(Ws(), json_value, Ws(), Lit(_DSML.param_close))
-        head = seq(Ws(), Lit(f'{_DSML.param_open} name="{name}" string="{kind}">'))
-        parts.append(seq(head, value) if name in required else Opt(seq(head, value)))
+        json_value = bare_number(sub) or Json(within_tags(sub, stops, tool.parameters))
+        json_param = seq(_dsml_head(name, "false"), Ws(), json_value, Ws(), Lit(_DSML.param_close))
+        if raw is None and string_or_more(sub):  # a string of a union is written raw
+            raw = Until(_DSML.param_close, structural_tags(_DSML))
+            param = alt(seq(_dsml_head(name, "true"), raw), json_param)
+        else:
+            param = seq(_dsml_head(name, "true"), raw) if raw is not None else json_param
+        parts.append(param if name in required else Opt(param))
     parts.append(seq(Ws(), Lit(_DSML.call_close)))
     return seq(*parts)
+
+
+def _dsml_head(name: str, string: str) -> Node:
+    return seq(Ws(), Lit(f'{_DSML.param_open} name="{name}" string="{string}">'))
 
 
 # -- kimi_k2: functions.NAME:IDX<|tool_call_argument_begin|>{...} ----------------------------

@@ -37,12 +37,7 @@ __all__ = ["REGIONS", "arguments_schema", "build"]
 
 
 def _hermes_call(tool: Tool) -> Node:
-    call = {
-        "type": "object",
-        "properties": {"name": {"const": tool.name}, "arguments": arguments_schema(tool)},
-        "required": ["name", "arguments"],
-        "additionalProperties": False,
-    }
+    call = named_object(tool, "arguments")
     # The template writes a line break on each side of the JSON; the reader takes any blanks.
     return seq(Ws(), Json(call), Ws(), Lit(_hermes.TOOL_CALL_END))
 
@@ -63,7 +58,8 @@ def _xml_call(tool: Tool) -> Node:
 
 def _llama3_call(tool: Tool) -> Node:
     # The template writes "parameters"; the reader takes "arguments" too (vLLM's tests).
-    call = {"anyOf": [named_object(tool, "parameters"), named_object(tool, "arguments")]}
+    call = {"anyOf": [named_object(tool, "parameters", "/anyOf/0"),
+                      named_object(tool, "arguments", "/anyOf/1")]}
     # <|python_tag|> may stand before each call (Llama 3.1, SGLang's Llama 3.2 tests).
     return seq(Opt(seq(Lit(_llama3.PYTHON_TAG, special=True), Ws())), Json(call))
 
@@ -80,7 +76,8 @@ def _mistral_array(tools: Sequence[Tool], parallel: bool) -> Node:
     Nemo, Small 3.1): one JSON array of ``{"name", "arguments"}`` objects."""
     array = {
         "type": "array",
-        "items": {"anyOf": [named_object(tool, "arguments") for tool in tools]},
+        "items": {"anyOf": [named_object(tool, "arguments", f"/items/anyOf/{index}")
+                            for index, tool in enumerate(tools)]},
         "minItems": 1,
         **({} if parallel else {"maxItems": 1}),
     }

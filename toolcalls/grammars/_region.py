@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..parsing._coerce import _types as value_types
 from ..parsing.formats._xmlparams import XmlTags
 from ..tools._tool import Tool
 from ._ir import Lit, Node, Number, Opt, Until, alt, seq
@@ -92,6 +93,16 @@ def raw_value(
     return Until(end, exclude) if schema.get("type") == "string" else None
 
 
+def string_or_more(schema: Mapping[str, Any]) -> bool:
+    """Whether ``schema`` is a union of a string with other types (``anyOf: [string,
+    integer]``, ``type: [string, null]``), no ``enum`` or ``const``: `render_calls` writes a
+    string value of it raw, and the XML-parameter readers keep raw text as the string unless
+    it reads as a value of another of the types, so raw text up to the close tag is a value."""
+    types = value_types(dict(schema))
+    return "string" in types and len(types) > 1 and "enum" not in schema and (
+        "const" not in schema)
+
+
 _NUMERIC_KEYWORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
                      "enum", "const")
 
@@ -105,10 +116,45 @@ def bare_number(schema: Mapping[str, Any]) -> Node | None:
     return Number(integer=kind == "integer")
 
 
-def named_object(tool: Tool, key: str) -> dict[str, Any]:
+def named_object(tool: Tool, key: str, at: str = "") -> dict[str, Any]:
+    """``{"name": NAME, key: ARGUMENTS}`` as a JSON schema standing at JSON pointer ``at`` of
+    the grammar's schema: the arguments' local refs are moved to where their ``$defs`` are."""
     return {
         "type": "object",
-        "properties": {"name": {"const": tool.name}, key: arguments_schema(tool)},
+        "properties": {"name": {"const": tool.name},
+                       key: rebased(arguments_schema(tool), f"{at}/properties/{key}")},
         "required": ["name", key],
         "additionalProperties": False,
     }
+
+
+_DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})
+_NAMED_SCHEMAS = frozenset({"properties", "patternProperties", "$defs", "definitions",
+                            "dependentSchemas"})
+
+
+def rebased(schema: Any, at: str) -> Any:
+    """``schema`` with its local refs (``#/$defs/Node``) pointing into it where it stands, at
+    JSON pointer ``at`` of a larger schema; values (``const``, ``enum``...) are left alone.
+    Iterative: a tool's schema may be deep."""
+    top: dict[str, Any] = {"": schema}
+    stack: list[tuple[Any, Any, bool]] = [(top, "", False)]  # a place, and if it maps names
+    while stack:
+        holder, slot, names = stack.pop()
+        node = holder[slot]
+        if isinstance(node, Mapping):
+            copied = dict(node)
+            holder[slot] = copied
+            for key, value in node.items():
+                if names:  # a property (or def) of any name is a schema
+                    stack.append((copied, key, False))
+                elif key == "$ref" and isinstance(value, str) and (
+                        value == "#" or value.startswith("#/")):
+                    copied[key] = f"#{at}{value[1:]}"
+                elif key not in _DATA_KEYWORDS:
+                    stack.append((copied, key, key in _NAMED_SCHEMAS))
+        elif isinstance(node, list):
+            items = list(node)
+            holder[slot] = items
+            stack.extend((items, index, False) for index in range(len(items)))
+    return top[""]

@@ -40,6 +40,7 @@ from ._region import (
     bare_number,
     properties_of,
     raw_value,
+    string_or_more,
     structural_tags,
 )
 from ._tagged_json import within_tags
@@ -61,7 +62,7 @@ def xml_call(tool: Tool, style: XmlCallStyle, opener: str = "", section_close: s
         tag = seq(Ws(), Lit(style.param_tag(name)))
         if tags.value_open:  # GLM: <arg_key>K</arg_key>, a blank, then <arg_value>
             tag = seq(tag, Ws(), Lit(tags.value_open))
-        value = _value(sub, style, excluded)
+        value = _value(sub, style, excluded, tool.parameters)
         parts.append(seq(tag, value) if name in required else Opt(seq(tag, value)))
     parts.append(seq(Ws(), Lit(tags.call_close)))
     if section_close:
@@ -69,10 +70,8 @@ def xml_call(tool: Tool, style: XmlCallStyle, opener: str = "", section_close: s
     return seq(*parts)
 
 
-_NULLABLE_STRING = frozenset({"string", "null"})
-
-
-def _value(schema: Mapping[str, Any], style: XmlCallStyle, excluded: tuple[str, ...]) -> Node:
+def _value(schema: Mapping[str, Any], style: XmlCallStyle, excluded: tuple[str, ...],
+           root: Mapping[str, Any]) -> Node:
     """A string raw up to its close tag, as is a nullable one (``anyOf: [string, null]``,
     which the reader keeps as text unless it is ``null``); anything else JSON, holding none of
     the tags the reader ends a value at, or the template's own spelling of a boolean or null
@@ -80,13 +79,11 @@ def _value(schema: Mapping[str, Any], style: XmlCallStyle, excluded: tuple[str, 
     end = style.tags.param_close
     raw = raw_value(schema, end, excluded)
     types = value_types(dict(schema))
-    if raw is None and "enum" not in schema and "const" not in schema and (
-        types == _NULLABLE_STRING
-    ):
+    if raw is None and string_or_more(schema):  # raw text holds every JSON value here too
         raw = Until(end, excluded)
     if raw is not None:
         return raw
-    value = bare_number(schema) or Json(within_tags(schema, (end, *excluded)))
+    value = bare_number(schema) or Json(within_tags(schema, (end, *excluded), root))
     spelled = [style.value(v) for v, kind in _SPELLED if kind in types]
     others = [Lit(word) for word in dict.fromkeys(spelled) if word not in ("true", "false", "null")]
     return seq(Ws(), alt(value, *others) if "enum" not in schema and "const" not in schema
