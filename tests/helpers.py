@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
-from typing import Any
+from collections.abc import Coroutine
+from typing import Any, TypeVar
 
 import toolcalls
 from toolcalls import (
@@ -19,7 +21,10 @@ from toolcalls import (
 from toolcalls.testing import split_at
 
 __all__ = ["assert_events_consistent", "assert_lossless", "checked", "random_chunks",
-           "split_at", "stream_chunks"]
+           "run_on_own_loop", "split_at", "stream_chunks"]
+
+
+T = TypeVar("T")
 
 
 def assert_lossless(text: str, result: ParseResult) -> None:
@@ -98,3 +103,14 @@ def checked(fmt: str, text: str, **options: Any) -> ParseResult:
         failed = [event for event in events if isinstance(event, ToolCallFailed)]
         assert [event.incomplete for event in failed] == batch.incomplete
     return batch
+
+
+def run_on_own_loop(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run `coroutine` on a loop of its own, closed after. Not `asyncio.run`: that replaces the
+    main thread's current loop (one a library made with `get_event_loop()`), which is then
+    collected unclosed, a ResourceWarning pytest turns into an error at the session's end."""
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(coroutine)
+    finally:
+        loop.close()

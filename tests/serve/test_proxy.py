@@ -3,12 +3,12 @@ through the app (test_chat.py, test_messages.py, test_faults.py)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from helpers import run_on_own_loop
 
 from toolcalls.providers._stream import read_stream
 from toolcalls.serve import ServeConfig, _proxy
@@ -83,7 +83,7 @@ def test_the_relay_lets_go_of_what_it_passed_on(monkeypatch, delta: dict, mode: 
         return "".join([piece async for piece in answer_stream(planned, upstream(), never,
                                                                 failed)])
 
-    sent = asyncio.run(relay())
+    sent = run_on_own_loop(relay())
     assert sent.endswith("data: [DONE]\n\n") and sent.count("data: ") > 2000
     held = readers[0].result()  # at most what the stream's close gave (a blank held back)
     assert len(held.content) <= 1 and not held.reasoning and held.calls == []

@@ -4,12 +4,12 @@ upstream said, in linear work (no server: the upstream is an iterator of byte pi
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from helpers import run_on_own_loop
 
 import toolcalls
 from toolcalls.providers._stream import ProviderStream
@@ -48,7 +48,7 @@ def relayed(pieces: list[bytes]) -> str:
         return "".join([piece async for piece in answer_stream(planned, upstream(), reopen,
                                                                 failed)])
 
-    return asyncio.run(relay())
+    return run_on_own_loop(relay())
 
 
 def client_reads(stream: str) -> toolcalls.ParseResult:
