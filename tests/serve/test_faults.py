@@ -331,4 +331,5 @@ def test_a_client_going_away_stops_a_never_ending_upstream(
     with httpx.stream("POST", f"{url}/v1/chat/completions", json=request,
                       timeout=TIMEOUT) as response:
         assert response.status_code == 200
-    assert fake_upstream.stream_closed.wait(5), "the upstream is still being read"
+    # milliseconds when idle; the bound leaves room for a loaded CI machine
+    assert fake_upstream.stream_closed.wait(30), "the upstream is still being read"
