@@ -1,4 +1,5 @@
-"""Stream writers with ``calls="live"`` (`toolcalls.providers._emit`): a call written at its
+"""Stream writers with ``calls="live"`` (`toolcalls.providers._stream_writer`): a call written
+at its
 start, its arguments as they come; a call that fails after it started left open."""
 
 from __future__ import annotations

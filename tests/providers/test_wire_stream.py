@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import toolcalls
 from toolcalls.parsing._models import ParseIssue
-from toolcalls.providers._wire_stream import WireDecoder
+from toolcalls.providers._wire_decoder import WireDecoder
 
 RECORDED = sorted((Path(__file__).resolve().parents[2] / "fixtures" / "providers").glob(
     "*/*.[sn][sd]*"))

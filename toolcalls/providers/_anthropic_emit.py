@@ -16,9 +16,9 @@ from ..parsing._events import (
 )
 from ..parsing._models import ParseResult, ToolCall
 from . import _anthropic_write
-from ._emit import CallId, CallsMode, StreamWriter
-from ._provider import Message
-from ._wire import WriteOptions, reasoning_blocks
+from ._messages import Message
+from ._stream_writer import CallId, CallsMode, StreamWriter
+from ._write_options import WriteOptions, reasoning_blocks
 
 __all__ = ["MessagesStreamWriter"]
 

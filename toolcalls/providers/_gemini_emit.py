@@ -20,9 +20,9 @@ from typing import Any
 
 from ..parsing._models import ToolCall
 from . import _gemini_write as written
-from ._emit import StreamWriter
-from ._provider import Message
-from ._wire import WriteOptions
+from ._messages import Message
+from ._stream_writer import StreamWriter
+from ._write_options import WriteOptions
 
 __all__ = ["GeminiStreamWriter"]
 

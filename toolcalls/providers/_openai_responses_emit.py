@@ -17,9 +17,9 @@ from typing import Any
 
 from ..parsing._models import ParseResult, ToolCall
 from . import _openai_responses_write as written
-from ._emit import CallId, CallsMode, StreamWriter
-from ._provider import Message
-from ._wire import WriteOptions, reasoning_blocks
+from ._messages import Message
+from ._stream_writer import CallId, CallsMode, StreamWriter
+from ._write_options import WriteOptions, reasoning_blocks
 
 __all__ = ["ResponsesStreamWriter"]
 
