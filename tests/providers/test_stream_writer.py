@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_recorded import EVENT as SDK_EVENT
 from test_recorded import validate
-from test_write import _results as any_result
+from test_response_writer import _results as any_result
 from written import OPTIONS, RESULTS
 
 import toolcalls

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 import toolcalls
+from toolcalls.providers import PROVIDERS as REGISTERED
 from toolcalls.providers._fields import decode_arguments, json_problem
 
 NOT_JSON_TEXT = {
@@ -137,7 +138,7 @@ def streamed(provider: str, arguments: Any) -> list[dict[str, Any]]:
     return [whole(provider, arguments)]
 
 
-PROVIDERS = ("openai", "openai_responses", "anthropic", "gemini", "ollama")
+PROVIDERS = list(REGISTERED)
 
 
 def read(provider: str, arguments: Any, stream: bool) -> tuple[toolcalls.ParseResult, list[Any]]:
