@@ -1,4 +1,4 @@
-"""`WireDecoder` (toolcalls/providers/_wire_stream.py): SSE and NDJSON split anywhere give the
+"""`WireDecoder` (toolcalls/providers/_wire_decoder.py): SSE and NDJSON split anywhere give the
 JSON of each event; what carries none is skipped, what cannot be read is an issue in its place."""
 
 from __future__ import annotations

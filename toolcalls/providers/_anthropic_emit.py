@@ -1,4 +1,4 @@
-"""Anthropic Messages streamed while it is read (`_emit.StreamWriter`): stream events, the
+"""Anthropic Messages streamed while it is read (`_stream_writer.StreamWriter`): stream events, the
 shapes of `_anthropic_write`; one block streams at a time, so what comes while a live call's
 block is open is held until it closes."""
 

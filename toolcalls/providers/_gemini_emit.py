@@ -1,5 +1,5 @@
-"""Gemini streamed while it is read (`_emit.StreamWriter`): ``streamGenerateContent`` chunks,
-the shapes of `_gemini_write`.
+"""Gemini streamed while it is read (`_stream_writer.StreamWriter`): ``streamGenerateContent``
+chunks, the shapes of `_gemini_write`.
 
 Nothing opens the stream. Each text or reasoning delta is a chunk with one part (a ``thought``
 part for reasoning), each call a chunk with its ``functionCall`` whole, as Gemini sends them;

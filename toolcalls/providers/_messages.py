@@ -16,7 +16,7 @@ Message = dict[str, Any]
 
 @dataclass(frozen=True)
 class ToolResult:
-    """One call's result, as the dispatch hands it to a provider's `NativeProvider.results`."""
+    """One call's result, as the dispatch hands it to a provider's `Provider.render_results`."""
 
     call: ToolCall
     value: Any

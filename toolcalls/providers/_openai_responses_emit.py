@@ -1,4 +1,4 @@
-"""OpenAI Responses streamed while it is read (`_emit.StreamWriter`): the events of
+"""OpenAI Responses streamed while it is read (`_stream_writer.StreamWriter`): the events of
 `_openai_responses_write`, item by item.
 
 response.created and response.in_progress open the stream. Text and reasoning each fill an item
