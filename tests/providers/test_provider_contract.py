@@ -58,6 +58,7 @@ def test_declares_its_stream_classes_and_wire(name: str) -> None:
     assert issubclass(provider.stream_reader, ProviderStream)
     assert issubclass(provider.stream_writer, StreamWriter)
     assert provider.stream_writer.provider == name  # its own usage is written back as it came
+    assert provider.stream_writer.id_prefix == provider.id_prefix
     assert provider.framing in FRAMERS
     assert provider.stream_end in ("", "data: [DONE]\n\n")
 

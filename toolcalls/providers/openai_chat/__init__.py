@@ -93,8 +93,9 @@ def _reasoning(result: ParseResult) -> Message:
     return reasoning
 
 
-def _usage(options: WriteOptions) -> Message | None:
-    if (own := options.own_usage("openai")) is not None:
+def _usage(options: WriteOptions, provider: str) -> Message | None:
+    """The usage as `provider` (this API, or a subclass's) writes it: its own as it came."""
+    if (own := options.own_usage(provider)) is not None:
         return dict(own)
     tokens = options.tokens()
     if tokens is None:
@@ -149,7 +150,7 @@ class ChatStreamWriter(StreamWriter):
 
     def _closing(self, options: WriteOptions, out: list[Message]) -> None:
         out.append(self._chunk({}, options.finish(self.tool_turn)))
-        usage = _usage(options)
+        usage = _usage(options, self.provider)
         if usage is not None:
             out.append({**self._chunk({}), "choices": [], "usage": usage})
 
@@ -211,7 +212,7 @@ class OpenAIChat(Provider):
             "model": options.model,
             "choices": [{"index": 0, "message": message, "logprobs": None,
                          "finish_reason": options.finish(bool(result.calls))}]}
-        usage = _usage(options)
+        usage = _usage(options, self.name)
         if usage is not None:
             response["usage"] = usage
         return response
