@@ -29,6 +29,7 @@ from ._write_options import WriteOptions
 
 __all__ = ["stream_text", "write_response", "write_stream"]
 
+
 def _options(
     result: ParseResult, writer: Provider, model: str, id: str | None, created: int | None
 ) -> WriteOptions:
