@@ -17,7 +17,7 @@ import json
 import time
 from collections.abc import AsyncIterator
 
-from toolcalls.providers._wire_stream import WireDecoder
+from toolcalls.providers._wire_decoder import WireDecoder
 from toolcalls.serve._config import ServeConfig
 from toolcalls.serve._proxy import answer_stream, plan
 

@@ -60,8 +60,8 @@ if TYPE_CHECKING:  # what type checkers see; at run time these load on first use
     from .parsing._models import ParseResult as ParseResult
     from .parsing._models import ToolCall as ToolCall
     from .parsing.stream import StreamParser as StreamParser
-    from .providers._read import read_response as read_response
-    from .providers._stream import read_stream as read_stream
+    from .providers._response_reader import read_response as read_response
+    from .providers._stream_reader import read_stream as read_stream
     from .tools._tool import Tool as Tool
 
 __version__ = "0.1.0"
@@ -77,8 +77,8 @@ _LAZY = {
     "StreamParser": ".parsing.stream",
     "Tool": ".tools._tool",
     "ToolCall": ".parsing._models",
-    "read_response": ".providers._read",
-    "read_stream": ".providers._stream",
+    "read_response": ".providers._response_reader",
+    "read_stream": ".providers._stream_reader",
     "render": ".budget._render",
     "budget": ".budget",
     "cli": ".cli",

@@ -4,6 +4,7 @@
 
     ToolCallsError                          anything this library raises
     ├── UnknownFormatError (LookupError)    no format has that name, alias or model id
+    ├── UnknownProviderError (ValueError)   no provider API has that name or alias
     ├── ToolDefinitionError (ValueError)    a tool list that cannot be read
     ├── EncodingError (ValueError)          a tokenizer that cannot be loaded: unknown name,
     │                                       or its shipped vocabulary file is missing or damaged
@@ -27,6 +28,7 @@ __all__ = [
     "ToolDefinitionError",
     "ToolNotFoundError",
     "UnknownFormatError",
+    "UnknownProviderError",
     "UnknownToolError",
 ]
 
@@ -37,6 +39,10 @@ class ToolCallsError(Exception):
 
 class UnknownFormatError(ToolCallsError, LookupError):
     """No format matches the given name, alias or model id."""
+
+
+class UnknownProviderError(ToolCallsError, ValueError):
+    """No provider API matches the given name or alias (the message names those known)."""
 
 
 class ToolDefinitionError(ToolCallsError, ValueError):

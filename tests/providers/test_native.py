@@ -5,9 +5,7 @@ Each provider's own shapes are tested beside its module (test_openai_chat_api.py
 
 from __future__ import annotations
 
-import importlib
 import json
-import pkgutil
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +14,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 from weather import CALL, WEATHER
 
-import toolcalls.providers
 from toolcalls.parsing._models import ToolCall
 from toolcalls.providers._native import (
     PROVIDERS,
@@ -30,25 +27,9 @@ from toolcalls.tools._importers import import_tools
 from toolcalls.tools._tool import Tool
 
 FIXTURES = Path(__file__).parents[2] / "fixtures"
-SHARED = {"_native", "_provider", "_read", "_reading", "_content", "_stream",
-          "_duplicates"}  # shared parts
-HELPERS = {"_gemini_args"}  # Gemini 3's streamed arguments, read by `_gemini` and its stream
-WRITING = {"_write", "_wire", "_emit"}  # writing responses back: each provider's in its `*_write`
-# module, streams written while they are read in `_emit` (and ``_<provider>_emit``)
 
 
 # --- dispatch ------------------------------------------------------------------------------------
-
-
-def test_every_provider_module_is_in_the_table() -> None:
-    """A provider API is one module, and the dispatch knows each one by its payload name."""
-    package = Path(toolcalls.providers.__file__).parent
-    modules = {info.name for info in pkgutil.iter_modules([str(package)])
-               if not info.name.endswith(("_write", "_stream", "_emit"))}
-    modules -= SHARED | HELPERS | WRITING
-    providers = [importlib.import_module(f"toolcalls.providers.{name}").PROVIDER
-                 for name in sorted(modules)]
-    assert sorted(map(id, providers)) == sorted(map(id, PROVIDERS.values()))
 
 
 def test_several_results_are_grouped_where_the_provider_wants_one_turn() -> None:

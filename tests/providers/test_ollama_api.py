@@ -1,4 +1,4 @@
-"""Ollama's /api/chat (`toolcalls.providers._ollama`): OpenAI's tools, its own history."""
+"""Ollama's /api/chat (`toolcalls.providers.ollama`): OpenAI's tools, its own history."""
 
 from __future__ import annotations
 

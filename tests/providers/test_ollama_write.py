@@ -1,4 +1,4 @@
-"""Ollama's /api/chat written back (`toolcalls.providers._ollama_write`), checked with the ollama
+"""Ollama's /api/chat written back (`toolcalls.providers.ollama`), checked with the ollama
 SDK's ChatResponse."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""OpenAI Chat Completions (`toolcalls.providers._openai_chat`): tools, calls and results."""
+"""OpenAI Chat Completions (`toolcalls.providers.openai_chat`): tools, calls and results."""
 
 from __future__ import annotations
 

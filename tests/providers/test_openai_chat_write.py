@@ -1,4 +1,4 @@
-"""OpenAI Chat Completions written back (`toolcalls.providers._openai_chat_write`), checked with
+"""OpenAI Chat Completions written back (`toolcalls.providers.openai_chat`), checked with
 the openai SDK: its types, its stream accumulator and its SSE decoder."""
 
 from __future__ import annotations

@@ -118,7 +118,7 @@ def test_a_thought_signature_reads_the_same_from_the_sdk_object_and_the_raw_json
 
 
 def test_a_signature_read_from_the_sdk_is_written_back_as_the_api_sent_it() -> None:
-    from toolcalls.providers._write import write_response
+    from toolcalls.providers._response_writer import write_response
 
     raw = {"candidates": [{"content": {"role": "model", "parts": [
         {"functionCall": {"name": "get_weather", "args": {"location": "Paris"}},

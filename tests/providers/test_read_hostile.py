@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import toolcalls
-from toolcalls.providers._wire_stream import WireDecoder
+from toolcalls.providers._wire_decoder import WireDecoder
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "providers"
 PROVIDER_OF_FOLDER = {"openai_chat": "openai", "openai_responses": "openai_responses",

@@ -22,8 +22,11 @@ import pytest
 from google.genai import types as genai_types
 from pydantic import TypeAdapter, ValidationError
 
+from toolcalls.providers import PROVIDERS as REGISTRY
+
 ROOT = Path(__file__).resolve().parents[2] / "fixtures" / "providers"
-PROVIDERS = ("openai_chat", "openai_responses", "anthropic", "gemini", "ollama")
+# One fixture folder per registered provider, named as its module (`toolcalls.providers.<module>`).
+PROVIDERS = tuple(REGISTRY[name].partition(":")[0].rpartition(".")[2] for name in REGISTRY)
 SUFFIXES = (".json", ".sse", ".ndjson")
 
 Validator = Callable[[Any], object]

@@ -8,7 +8,7 @@ from typing import Any
 import anthropic
 import openai
 
-from toolcalls.providers._read import read_response
+from toolcalls.providers._response_reader import read_response
 
 TIMEOUT = 10.0
 OPEN: list[openai.OpenAI | anthropic.Anthropic] = []

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from helpers import run_on_own_loop
 
-from toolcalls.providers._stream import read_stream
+from toolcalls.providers._stream_reader import read_stream
 from toolcalls.serve import ServeConfig, _proxy
 from toolcalls.serve._proxy import answer_stream, plan
 

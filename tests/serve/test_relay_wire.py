@@ -12,7 +12,7 @@ import pytest
 from helpers import run_on_own_loop
 
 import toolcalls
-from toolcalls.providers._stream import ProviderStream
+from toolcalls.providers._stream_reader import ProviderStream
 from toolcalls.serve import ServeConfig, _proxy
 from toolcalls.serve._proxy import answer_stream, plan
 

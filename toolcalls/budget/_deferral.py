@@ -65,7 +65,7 @@ from typing import Any, Literal
 
 from .._errors import ToolNotFoundError
 from ..parsing._models import ToolCall
-from ..providers._read import read_response
+from ..providers._response_reader import read_response
 from ..tools._importers import import_tools
 from ..tools._tool import Tool
 from ._counts import DEFAULT_ANTHROPIC_MODEL, provider_cost

@@ -38,6 +38,9 @@ from typing import Any, NoReturn
 from .._errors import ToolCallsError
 from ..parsing._api import parse, stream
 from ..parsing._registry import get_format, list_formats
+from ..providers._registry import detect_stream_provider
+from ..providers._response_reader import read_response
+from ..providers._stream_reader import read_stream
 from ..tools._importers import load_tools
 from ..tools._tool import Tool
 from ._budget import add_commands as add_budget_commands
@@ -148,9 +151,6 @@ def _parse(args: argparse.Namespace) -> int:
 
 
 def _read(args: argparse.Namespace) -> int:
-    from ..providers._read import read_response  # the provider readers load when used
-    from ..providers._stream import read_stream
-
     tools = _load_tools(args.tools)
     text = read_input(args.file)
     fmt = None if args.format == "none" else args.format
@@ -168,24 +168,12 @@ def _read(args: argparse.Namespace) -> int:
     return 0
 
 
-_STREAM_MARKS = (  # what only one provider's stream holds, checked in this order
-    ("event: message_start", "anthropic"),
-    ('"type":"message_start"', "anthropic"),
-    ("event: response.", "openai_responses"),
-    ('"type":"response.', "openai_responses"),
-    ("chat.completion.chunk", "openai"),
-    ('"candidates"', "gemini"),
-    ('"done":', "ollama"),
-)
-
-
 def _stream_provider(text: str) -> str:
     """The provider whose stream `text` is, from marks only its events carry."""
-    compact = text[:4096].replace('": ', '":')  # the marks are written without the blank
-    for mark, provider in _STREAM_MARKS:
-        if mark in compact:
-            return provider
-    raise InputError("cannot tell which provider this stream is from: name it with --provider")
+    provider = detect_stream_provider(text)
+    if provider is None:
+        raise InputError("cannot tell which provider this stream is from: name it with --provider")
+    return provider
 
 
 def _is_captured_stream(text: str) -> bool:

@@ -39,13 +39,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..parsing._models import ToolCall
-from ..tools._importers import from_anthropic
 from ..tools._tool import Tool
 from ._content import ToolImage, result_parts
-from ._provider import Message, NativeProvider, ToolResult, as_text
-from ._reading import Json, NativeRead, brief, is_obj, items, obj_or_none, string
+from ._fields import Json, NativeRead, brief, is_obj, items, obj_or_none, string
+from ._messages import Message, ToolResult, as_text
 
-__all__ = ["PROVIDER", "call_messages", "read_response", "render_tools", "result_messages"]
+__all__ = ["call_messages", "read_response", "render_tools", "result_messages"]
 
 
 def render_tools(tools: Sequence[Tool]) -> Message:
@@ -84,8 +83,6 @@ def _block(part: str | ToolImage) -> Message:
     return {"type": "image",
             "source": {"type": "base64", "media_type": part.media_type, "data": part.data}}
 
-
-PROVIDER = NativeProvider(render_tools, call_messages, result_messages, from_anthropic)
 
 
 # -- reading responses ---------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Anthropic Messages streamed while it is read (`_emit.StreamWriter`): stream events, the
+"""Anthropic Messages streamed while it is read (`_stream_writer.StreamWriter`): stream events, the
 shapes of `_anthropic_write`; one block streams at a time, so what comes while a live call's
 block is open is held until it closes."""
 
@@ -16,9 +16,9 @@ from ..parsing._events import (
 )
 from ..parsing._models import ParseResult, ToolCall
 from . import _anthropic_write
-from ._emit import CallId, CallsMode, StreamWriter
-from ._provider import Message
-from ._wire import WriteOptions, reasoning_blocks
+from ._messages import Message
+from ._stream_writer import CallId, CallsMode, StreamWriter
+from ._write_options import WriteOptions, reasoning_blocks
 
 __all__ = ["MessagesStreamWriter"]
 

@@ -34,8 +34,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ._anthropic import is_tool_search, server_tool_use
-from ._reading import Json, brief, event_key, is_obj, string
-from ._stream import NativeStreamCall, ProviderStream
+from ._fields import Json, brief, event_key, is_obj, string
+from ._stream_reader import NativeStreamCall, ProviderStream
 
 if TYPE_CHECKING:
     from ..parsing.formats._base import Format

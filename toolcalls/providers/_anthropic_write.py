@@ -19,13 +19,12 @@ sent back). Usage read from Anthropic is written as it came; else the counts, 0 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 
 from ..parsing._models import ParseResult
-from ._provider import Message
-from ._wire import FinishKind, ResponseWriter, WriteOptions, reasoning_blocks, sse
+from ._messages import Message
+from ._write_options import FinishKind, WriteOptions, reasoning_blocks
 
-__all__ = ["WRITER", "write_response", "write_stream"]
+__all__ = ["write_response"]
 
 _STOP_REASONS: dict[FinishKind, str] = {
     "stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use",
@@ -67,12 +66,6 @@ def write_response(result: ParseResult, options: WriteOptions) -> Message:
     return _message(options, _blocks(result), _stop_reason(result, options))
 
 
-def write_stream(result: ParseResult, options: WriteOptions) -> list[Message]:
-    # The one path that writes a stream: the stream writer, fed the whole result.
-    from ._emit import write_result  # imported here: it builds on this module's events
-
-    return write_result(result, "anthropic", options)
-
 
 def _opened(block: Message) -> tuple[Message, list[Message]]:
     """A block as content_block_start opens it (empty), and the deltas that fill it."""
@@ -88,10 +81,3 @@ def _opened(block: Message) -> tuple[Message, list[Message]]:
     opened = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
     arguments = json.dumps(block["input"], ensure_ascii=False)
     return opened, [{"type": "input_json_delta", "partial_json": arguments}]
-
-
-def _wire(events: Sequence[Message]) -> str:
-    return sse(events, named=True)
-
-
-WRITER = ResponseWriter(write_response, write_stream, _wire, "msg_")

@@ -8,7 +8,8 @@ The rule: of a native call and a text call with the same name (the tool's own, a
 and the same arguments, the one that comes first in the response is the call; the other is
 its repetition, an incomplete call (``raw`` its arguments, ``span`` where it is in the text)
 with a ``duplicate_call`` issue naming the call it repeats. "First" is the order a stream ends
-them in, which `toolcalls.read_response` follows too (`toolcalls.providers._read.arrival`):
+them in, which `toolcalls.read_response` follows too
+(`toolcalls.providers._response_reader.arrival`):
 a Chat Completions or Ollama message's ``tool_calls`` come after its content, so there the
 text's call is kept and the native one is the repetition; the other APIs interleave parts and
 blocks as they come. Each call repeats at most one: two text calls of one native call are one

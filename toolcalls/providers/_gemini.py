@@ -43,14 +43,13 @@ from typing import Any
 
 from ..parsing._models import ToolCall
 from ..tools._gemini import gemini_schema
-from ..tools._importers import from_gemini
 from ..tools._tool import Tool
 from ._content import result_parts, texts
+from ._fields import Json, NativeRead, brief, is_obj, items, member, obj, obj_or_none, string
 from ._gemini_args import PartialArguments, continues, is_streamed, will_continue
-from ._provider import Message, NativeProvider, ToolResult
-from ._reading import Json, NativeRead, brief, is_obj, items, member, obj, obj_or_none, string
+from ._messages import Message, ToolResult
 
-__all__ = ["PROVIDER", "call_messages", "read_response", "render_tools", "result_messages",
+__all__ = ["call_messages", "read_response", "render_tools", "result_messages",
            "signed_part"]
 
 
@@ -97,8 +96,6 @@ def _response(value: object, is_error: bool) -> Message:
         return dict(value)
     return {"result": value}
 
-
-PROVIDER = NativeProvider(render_tools, call_messages, result_messages, from_gemini)
 
 
 # -- reading responses ---------------------------------------------------------------------------

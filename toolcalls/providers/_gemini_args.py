@@ -37,7 +37,7 @@ Step = str | int
 
 _STEP = re.compile(r"""\.([^.\[\]]+)|\[(\d+)\]|\['((?:[^'\\]|\\.)*)'\]|\["((?:[^"\\]|\\.)*)"\]""")
 _ESCAPED = re.compile(r"\\(.)")
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")  # raw: mypyc takes no surrogate literal
 
 
 def will_continue(call: Mapping[str, Any]) -> bool:

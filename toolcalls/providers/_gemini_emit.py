@@ -1,5 +1,5 @@
-"""Gemini streamed while it is read (`_emit.StreamWriter`): ``streamGenerateContent`` chunks,
-the shapes of `_gemini_write`.
+"""Gemini streamed while it is read (`_stream_writer.StreamWriter`): ``streamGenerateContent``
+chunks, the shapes of `_gemini_write`.
 
 Nothing opens the stream. Each text or reasoning delta is a chunk with one part (a ``thought``
 part for reasoning), each call a chunk with its ``functionCall`` whole, as Gemini sends them;
@@ -20,9 +20,9 @@ from typing import Any
 
 from ..parsing._models import ToolCall
 from . import _gemini_write as written
-from ._emit import StreamWriter
-from ._provider import Message
-from ._wire import WriteOptions
+from ._messages import Message
+from ._stream_writer import StreamWriter
+from ._write_options import WriteOptions
 
 __all__ = ["GeminiStreamWriter"]
 

@@ -27,10 +27,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ._fields import brief, event_key, is_obj, items, member, obj, obj_or_none, string
 from ._gemini import _field, signed_part
 from ._gemini_args import PartialArguments, continues, is_streamed, will_continue
-from ._reading import brief, event_key, is_obj, items, member, obj, obj_or_none, string
-from ._stream import NativeStreamCall, ProviderStream
+from ._stream_reader import NativeStreamCall, ProviderStream
 
 if TYPE_CHECKING:
     from ..parsing.formats._base import Format

@@ -20,14 +20,13 @@ the first part of its kind), since Gemini wants it on the same part. The call's 
 from __future__ import annotations
 
 import base64
-from collections.abc import Sequence
 from typing import Any
 
 from ..parsing._models import ParseResult
-from ._provider import Message
-from ._wire import FinishKind, ResponseWriter, WriteOptions, dumps, reasoning_blocks
+from ._messages import Message
+from ._write_options import FinishKind, WriteOptions, reasoning_blocks
 
-__all__ = ["WRITER", "write_response", "write_stream"]
+__all__ = ["write_response", "write_stream"]
 
 _FINISH_REASONS: dict[FinishKind, str] = {
     "stop": "STOP", "length": "MAX_TOKENS", "tool_calls": "STOP", "content_filter": "SAFETY",
@@ -106,10 +105,3 @@ def write_stream(result: ParseResult, options: WriteOptions) -> list[Message]:
     finish = options.finish(bool(result.calls))
     return [_response(options, [part], finish if i == len(parts) - 1 else None)
             for i, part in enumerate(parts)]
-
-
-def _wire(chunks: Sequence[Message]) -> str:
-    return "".join(f"data: {dumps(chunk)}\r\n\r\n" for chunk in chunks)
-
-
-WRITER = ResponseWriter(write_response, write_stream, _wire)

@@ -3,10 +3,10 @@
 For each provider, three shapes: the ``tools`` field of the request (`render_native`), the
 assistant turn that carries the model's calls (`native_call_message`), and the turn that hands a
 result back (`native_result_message`, or `native_result_messages` for several results, which
-Anthropic and Gemini want in one turn). Each provider API is one module, which writes these
-shapes and reads tools back from its own (`_openai_chat`, `_openai_responses`, `_anthropic`,
-`_gemini`, `_ollama`; the responses issue adds reading responses there); this module only
-looks the provider up in the `PROVIDERS` table:
+Anthropic and Gemini want in one turn). Each provider API is one class, which writes these
+shapes and reads tools back from its own (`Provider.render_tools`, `render_calls`,
+`render_results`, `read_tools`); this module only looks the provider up in the registry
+(`_registry.PROVIDERS`):
 
 ================== ===================================== ========================================
 provider           tools                                  calls / results in history
@@ -29,8 +29,8 @@ from typing import Any
 
 from ..parsing._models import ToolCall
 from ..tools._tool import Tool, check_unique_names
-from . import _anthropic, _gemini, _ollama, _openai_chat, _openai_responses
-from ._provider import Message, NativeProvider, ToolResult, by_provider
+from ._messages import Message, ToolResult
+from ._registry import PROVIDERS, get_provider
 
 __all__ = [
     "PROVIDERS",
@@ -41,27 +41,13 @@ __all__ = [
     "tools_from_native",
 ]
 
-PROVIDERS: Mapping[str, NativeProvider] = {
-    "openai": _openai_chat.PROVIDER,
-    "openai_responses": _openai_responses.PROVIDER,
-    "anthropic": _anthropic.PROVIDER,
-    "gemini": _gemini.PROVIDER,
-    "ollama": _ollama.PROVIDER,
-}
-"""Every provider API by its payload name (`toolcalls.budget` maps service names onto these)."""
-
-
-def _provider(name: str) -> NativeProvider:
-    return by_provider(PROVIDERS, name, "native rendering knows")
-
-
 def render_native(tools: Iterable[Tool], provider: str) -> Message:
     """The request fields that declare ``tools`` to ``provider``: ``{"tools": [...]}``.
 
     Two tools of one name raise `ToolDefinitionError`: the provider would refuse them."""
     listed = list(tools)
     check_unique_names(listed)
-    return _provider(provider).tools(listed)
+    return get_provider(provider).render_tools(listed)
 
 
 def native_call_message(
@@ -72,7 +58,7 @@ def native_call_message(
     A list, because the Responses API records each call as its own input item; the other
     providers give one message.
     """
-    return _provider(provider).calls(list(calls), content)
+    return get_provider(provider).render_calls(list(calls), content)
 
 
 def native_result_message(
@@ -85,7 +71,7 @@ def native_result_message(
     Images go where each API takes them; OpenAI Chat Completions takes none in a tool message
     and refuses them (ValueError). Each provider module's docstring says its shape.
     """
-    (message,) = _provider(provider).results([ToolResult(call, result, is_error)])
+    (message,) = get_provider(provider).render_results([ToolResult(call, result, is_error)])
     return message
 
 
@@ -100,10 +86,10 @@ def native_result_messages(
     """
     failed = set(errors)
     batch = [ToolResult(call, value, call.id in failed) for call, value in results]
-    return _provider(provider).results(batch)
+    return get_provider(provider).render_results(batch)
 
 
 def tools_from_native(payload: Any, provider: str) -> list[Tool]:
     """Read back what `render_native` wrote (``{"tools": [...]}``) or any such tool list."""
     tools = payload.get("tools", payload) if isinstance(payload, Mapping) else payload
-    return _provider(provider).read_tools(tools)
+    return get_provider(provider).read_tools(tools)

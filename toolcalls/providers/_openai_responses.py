@@ -47,14 +47,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..parsing._models import ToolCall
-from ..tools._importers import from_openai
 from ..tools._tool import Tool
 from ._content import ToolImage, result_parts
-from ._openai_chat import function
-from ._provider import Message, NativeProvider, ToolResult, as_text
-from ._reading import Json, NativeRead, brief, is_obj, items, obj, obj_or_none, raw, string
+from ._fields import Json, NativeRead, brief, is_obj, items, obj, obj_or_none, raw, string
+from ._messages import Message, ToolResult, as_text
+from .openai_chat import function
 
-__all__ = ["PROVIDER", "call_messages", "read_response", "render_tools", "result_messages"]
+__all__ = ["call_messages", "read_response", "render_tools", "result_messages"]
 
 
 def render_tools(tools: Sequence[Tool]) -> Message:
@@ -89,8 +88,6 @@ def _input_part(part: str | ToolImage) -> Message:
         return {"type": "input_text", "text": part}
     return {"type": "input_image", "image_url": part.data_url()}
 
-
-PROVIDER = NativeProvider(render_tools, call_messages, result_messages, from_openai)
 
 
 # -- reading responses ---------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""OpenAI Responses streamed while it is read (`_emit.StreamWriter`): the events of
+"""OpenAI Responses streamed while it is read (`_stream_writer.StreamWriter`): the events of
 `_openai_responses_write`, item by item.
 
 response.created and response.in_progress open the stream. Text and reasoning each fill an item
@@ -17,9 +17,9 @@ from typing import Any
 
 from ..parsing._models import ParseResult, ToolCall
 from . import _openai_responses_write as written
-from ._emit import CallId, CallsMode, StreamWriter
-from ._provider import Message
-from ._wire import WriteOptions, reasoning_blocks
+from ._messages import Message
+from ._stream_writer import CallId, CallsMode, StreamWriter
+from ._write_options import WriteOptions, reasoning_blocks
 
 __all__ = ["ResponsesStreamWriter"]
 

@@ -30,9 +30,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ._fields import brief, event_key, is_obj, items, member, obj, obj_or_none, string
 from ._openai_responses import TOOL_SEARCH, _read_item, _reasoning_text, is_client_search
-from ._reading import brief, event_key, is_obj, items, member, obj, obj_or_none, string
-from ._stream import NativeStreamCall, ProviderStream
+from ._stream_reader import NativeStreamCall, ProviderStream
 
 if TYPE_CHECKING:
     from ..parsing.formats._base import Format

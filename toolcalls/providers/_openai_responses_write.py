@@ -23,15 +23,13 @@ is one item with ``reasoning_text`` content, as open-weight servers (vLLM, gpt-o
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from ..parsing._models import ParseResult
-from ._provider import Message
-from ._wire import ResponseWriter, WriteOptions, reasoning_blocks, sse
+from ._messages import Message
+from ._write_options import WriteOptions, reasoning_blocks
 
 _INCOMPLETE = {"length": "max_output_tokens", "content_filter": "content_filter"}
 
-__all__ = ["WRITER", "write_response", "write_stream"]
+__all__ = ["write_response"]
 
 
 def _items(result: ParseResult, options: WriteOptions) -> list[Message]:
@@ -85,12 +83,6 @@ def write_response(result: ParseResult, options: WriteOptions) -> Message:
     return _finished(bool(result.calls), options, _items(result, options))
 
 
-def write_stream(result: ParseResult, options: WriteOptions) -> list[Message]:
-    # The one path that writes a stream: the stream writer, fed the whole result.
-    from ._emit import write_result  # imported here: it builds on this module's events
-
-    return write_result(result, "openai_responses", options)
-
 
 def _opened(item: Message) -> Message:
     """An item as response.output_item.added announces it: in progress, nothing in it yet."""
@@ -142,10 +134,3 @@ def _reasoning_deltas(item: Message) -> list[Message]:
             {"type": "response.reasoning_text.done", "content_index": index, "text": text},
         ]
     return events
-
-
-def _wire(events: Sequence[Message]) -> str:
-    return sse(events, named=True)
-
-
-WRITER = ResponseWriter(write_response, write_stream, _wire, "resp_")

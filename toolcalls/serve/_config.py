@@ -55,7 +55,7 @@ class ServeConfig:
     """How a streamed answer's calls go out: live (each argument fragment as it is read, so
     a long call streams) or whole (once the call is complete: a client never sees half a
     call; a call cut off is never shown). In live mode a call that fails after it started
-    stays open on the wire and the finish reason is the upstream's (`providers._emit`)."""
+    stays open on the wire and the finish reason is the upstream's (`providers._stream_writer`)."""
     host: str = "127.0.0.1"
     port: int = 8000
     timeout: float = 600.0

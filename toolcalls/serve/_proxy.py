@@ -22,7 +22,7 @@ false`` keeps the first call.
 
 Streamed calls go out live (``--stream-calls live``, the default: each argument fragment as
 it is read, so a long call's arguments stream as the model writes them) or whole (once the
-call is complete); see `toolcalls.providers._emit` for what a call that fails after it
+call is complete); see `toolcalls.providers._stream_writer` for what a call that fails after it
 started looks like in live mode (left open, the upstream's finish reason).
 """
 
@@ -39,10 +39,10 @@ from ..parsing._events import ArgumentsDelta, Event, ToolCallEnd, ToolCallFailed
 from ..parsing._models import ParseResult, ToolCall
 from ..parsing._registry import get_format
 from ..parsing.formats._base import Format
-from ..providers._emit import CallsMode, StreamWriter, stream_writer, wire_done
-from ..providers._read import read_response
-from ..providers._stream import ProviderStream, read_stream
-from ..providers._write import write_response
+from ..providers._response_reader import read_response
+from ..providers._response_writer import write_response
+from ..providers._stream_reader import ProviderStream, read_stream
+from ..providers._stream_writer import CallsMode, StreamWriter, stream_writer, wire_done
 from ..tools._importers import import_tools
 from ._anthropic_request import chat_request_from_messages
 from ._budget import MAX_SEARCH_ROUNDS, ToolBudget

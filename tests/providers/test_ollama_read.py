@@ -1,4 +1,4 @@
-"""Reading Ollama ``/api/chat`` responses (`toolcalls.providers._ollama.read_response`), built
+"""Reading Ollama ``/api/chat`` responses (`toolcalls.providers.ollama.Ollama.read_response`), built
 as the real `ollama` SDK's `ChatResponse`."""
 
 from __future__ import annotations

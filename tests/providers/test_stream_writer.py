@@ -1,4 +1,5 @@
-"""Stream writers (`toolcalls.providers._emit`): events written on as a provider API streams
+"""Stream writers (`toolcalls.providers._stream_writer`): events written on as a provider API
+streams
 them, read back by `read_stream` and by the openai and anthropic SDKs themselves."""
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_recorded import EVENT as SDK_EVENT
 from test_recorded import validate
-from test_write import _results as any_result
+from test_response_writer import _results as any_result
 from written import OPTIONS, RESULTS
 
 import toolcalls
@@ -39,7 +40,7 @@ from toolcalls.providers import (
     write_response,
     write_stream,
 )
-from toolcalls.providers._wire import finish_kind
+from toolcalls.providers._write_options import finish_kind
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "providers"
 PROVIDER_OF_FOLDER = {"openai_chat": "openai", "openai_responses": "openai_responses",
@@ -291,7 +292,7 @@ def test_one_chunk_on_the_wire_is_what_stream_text_writes_for_it() -> None:
 
 def test_chunks_on_the_wire_together_are_what_stream_text_writes_for_them() -> None:
     # the proxy writes all one upstream read gives at once: the same bytes, non-ASCII kept
-    from toolcalls.providers._emit import wire_messages
+    from toolcalls.providers._stream_writer import wire_messages
 
     for provider in WRITTEN:
         chunks = _write([TextDelta("Grüße, \u2028 \"x\" 🌍\n"), ToolCallEnd(0, _call("c"))],

@@ -1,4 +1,4 @@
-"""Reading OpenAI Chat Completions responses (`toolcalls.providers._openai_chat.read_response`
+"""Reading OpenAI Chat Completions responses (`toolcalls.providers.openai_chat._response`
 through `toolcalls.read_response`), built as the real `openai` SDK's objects."""
 
 from __future__ import annotations

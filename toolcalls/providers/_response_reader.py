@@ -3,7 +3,7 @@
 The response may be the provider SDK's object (read through its own ``to_dict()`` where it
 has one, which gives the fields the API sent, else ``model_dump()``: no SDK is imported here),
 a dict, or its JSON text. The provider is named or detected from the shape
-(`detect_provider`), and its module's ``read_response`` reads it (`READERS`). Then the text
+(`_registry.detect_provider`), and its class's `Provider.read_response` reads it. Then the text
 parts are parsed in `format`:
 
 - a format name (or alias, model id, `Format`): parsed in it;
@@ -53,7 +53,7 @@ are read as calls, beside the native ones.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._errors import UnknownFormatError
@@ -62,30 +62,20 @@ from ..parsing._api import _read as read_tools
 from ..parsing._models import IncompleteCall, ParseIssue, ParseResult, ToolCall
 from ..parsing._registry import get_format
 from ..parsing.reader import _tool_table
-from . import _anthropic, _gemini, _ollama, _openai_chat, _openai_responses
 from ._duplicates import Repeats
-from ._provider import by_provider
-from ._reading import Json, NativeRead, brief, escape_surrogates, json_problem, load_json
+from ._fields import Json, NativeRead, brief, escape_surrogates, json_problem, load_json
+from ._registry import detect_provider, get_provider
 
 if TYPE_CHECKING:
     from ..parsing._api import ToolsLike
     from ..parsing.formats._base import Format
     from ..tools._tool import Tool
 
-__all__ = ["READERS", "alias_names", "arrival", "as_json", "canonical", "detect_provider",
-           "CallIds", "ordered_ids", "read_response", "with_repeats"]
+__all__ = ["CallIds", "alias_names", "arrival", "as_json", "assemble", "canonical",
+           "detect_provider", "model_format", "ordered_ids", "parse_text", "read_response",
+           "with_repeats"]
 
 _Call = TypeVar("_Call", ToolCall, IncompleteCall)
-
-READERS: Mapping[str, Callable[[Json], NativeRead]] = {
-    "openai": _openai_chat.read_response,
-    "openai_responses": _openai_responses.read_response,
-    "anthropic": _anthropic.read_response,
-    "gemini": _gemini.read_response,
-    "ollama": _ollama.read_response,
-}
-"""Each provider API's response reader, by the names `toolcalls.providers.PROVIDERS` uses."""
-
 
 def read_response(
     response: Any,
@@ -104,8 +94,8 @@ def read_response(
         tools: the tools offered to the model; enables name checks and typed text arguments.
     """
     data = as_json(response)
-    name = provider or detect_provider(data)
-    native = by_provider(READERS, name, "responses are read from")(data)
+    name = get_provider(provider).name if provider else detect_provider(data)
+    native = get_provider(name).read_response(data)
     error = data.get("error")
     if error:
         native.error(error)
@@ -113,10 +103,10 @@ def read_response(
     text, natives_first = _read_text("".join(native.text), format, native.model, declared)
     calls = ordered_ids(native, text.calls, natives_first)
     if not (native.calls and text.calls):  # no call can repeat one of the other source
-        return _assemble(native, name, text, declared, calls)
+        return assemble(native, name, text, declared, calls)
     repeats = _drop_repeats(native, calls, arrival(native, text.calls, natives_first),
                             alias_names(declared))
-    result = _assemble(native, name, text, declared, calls)
+    result = assemble(native, name, text, declared, calls)
     return with_repeats(result, repeats, result.calls)
 
 
@@ -173,32 +163,7 @@ def _json_kind(value: Any) -> str:
     return kinds.get(type(value), "a number")
 
 
-def detect_provider(data: Mapping[str, Any]) -> str:
-    """The provider API whose response `data` is, from its shape."""
-    if "choices" in data:
-        return "openai"
-    if "candidates" in data or "usageMetadata" in data or "usage_metadata" in data:
-        return "gemini"
-    if data.get("object") == "response" or isinstance(data.get("output"), list):
-        return "openai_responses"
-    if data.get("type") == "message" or "stop_reason" in data:
-        return "anthropic"
-    if isinstance(data.get("message"), Mapping):
-        return "ollama"
-    error = data.get("error")
-    if error:  # an error body alone
-        if data.get("type") == "error":
-            return "anthropic"
-        if isinstance(error, str):
-            return "ollama"
-        return "gemini" if isinstance(error, Mapping) and "status" in error else "openai"
-    raise ValueError(
-        "cannot tell the provider from this response's shape (no 'choices', 'candidates', "
-        "'output', 'content' blocks or 'message'): name it with provider="
-    )
-
-
-def _parse_text(
+def parse_text(
     text: str, format: str | Format | None, model: str | None, declared: Sequence[Tool]  # noqa: A002
 ) -> ParseResult:
     return _read_text(text, format, model, declared)[0]
@@ -214,7 +179,7 @@ def _read_text(
         return _no_format().parse(text, tools=declared), False
     if format != "auto":
         return parse(text, format, tools=declared), False
-    named = _model_format(model)
+    named = model_format(model)
     if named is None:
         return parse(text, "auto", tools=declared), True
     result = named.parse(text, tools=declared)
@@ -224,7 +189,7 @@ def _read_text(
     return (detected, True) if detected.calls else (result, False)
 
 
-def _model_format(model: str | None) -> Format | None:
+def model_format(model: str | None) -> Format | None:
     if not model:
         return None
     try:
@@ -233,7 +198,7 @@ def _model_format(model: str | None) -> Format | None:
         return None
 
 
-def _assemble(
+def assemble(
     native: NativeRead, provider: str, text: ParseResult, declared: Sequence[Tool],
     calls: list[ToolCall],
 ) -> ParseResult:

@@ -39,23 +39,25 @@ What every writer does, whatever the API:
   unique across turns);
 - `finish` says "tool calls" when calls were written (and, live, none was left half written:
   `tool_turn`), else the reason given (as any provider spells it) in the API's own words
-  (`_wire.finish_kind`); usage in the API's own shape is written as it came, any other
-  provider's as its token counts (`_wire.token_counts`);
+  (`_write_options.finish_kind`); usage in the API's own shape is written as it came, any other
+  provider's as its token counts (`_write_options.token_counts`);
 - `fail` ends the stream with the API's in-stream error object; a block left open is not
   closed, so nothing half written is ever reported complete.
 
-`write_stream` (a whole result) is built on the same writers (`write_result`): one path writes
-every stream. The chunk shapes are the ``*_write`` modules' own.
+`write_stream` (a whole result) is built on the same writers (`StreamWriter.write_result`, called
+by `Provider.write_stream`): one path writes every stream. Each API's writer is its provider's
+`Provider.stream_writer`; how chunks go on the wire is its `Provider.wire` and `stream_end`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, Final, Literal
+from typing import Any, ClassVar, Literal
+
+from mypy_extensions import mypyc_attr
 
 from ..parsing._events import (
     ArgumentsDelta,
@@ -67,13 +69,13 @@ from ..parsing._events import (
     ToolCallStart,
 )
 from ..parsing._models import ParseResult, ToolCall
-from ._provider import Message, by_provider
-from ._wire import WriteOptions
-from ._write import WRITERS
+from ._messages import Message
+from ._registry import get_provider
+from ._write_options import WriteOptions
 
 __all__ = [
     "CALLS_MODES", "CallId", "CallsMode", "StreamWriter", "stream_writer", "wire_done",
-    "wire_message", "wire_messages", "write_result", "writers",
+    "wire_message", "wire_messages",
 ]
 
 CallId = Callable[[int, str], str]
@@ -85,6 +87,7 @@ CALLS_MODES: tuple[CallsMode, ...] = ("live", "whole")
 _NEW, _OPEN, _ENDED = 0, 1, 2
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # a provider module may stay interpreted
 class StreamWriter:
     """One streamed response of one provider API, written event by event (see the module
     docstring); a subclass per API writes its chunks."""
@@ -227,8 +230,10 @@ class StreamWriter:
         self._state = _ENDED
         return out
 
-    def _write_result(self, result: ParseResult, options: WriteOptions) -> list[Message]:
-        """A whole result: what `write_stream` writes (see `write_result`)."""
+    def write_result(self, result: ParseResult, options: WriteOptions) -> list[Message]:
+        """A whole `result` as the API streams it (what `write_stream` gives): the result's
+        reasoning, content and calls fed as events, its own finish reason and usage at the
+        end. For a fresh writer only."""
         self._options = options
         out = self.start()
         self._result_reasoning(result, out)
@@ -281,20 +286,6 @@ class StreamWriter:
         return False
 
 
-def writers() -> dict[str, type[StreamWriter]]:
-    """A stream writer class per provider API, by its name in `PROVIDERS` (each in its
-    ``_<provider>_emit`` module, which builds on this one: imported when first asked for)."""
-    from ._anthropic_emit import MessagesStreamWriter
-    from ._gemini_emit import GeminiStreamWriter
-    from ._ollama_emit import OllamaStreamWriter
-    from ._openai_chat_emit import ChatStreamWriter
-    from ._openai_responses_emit import ResponsesStreamWriter
-
-    return {"openai": ChatStreamWriter, "openai_responses": ResponsesStreamWriter,
-            "anthropic": MessagesStreamWriter, "gemini": GeminiStreamWriter,
-            "ollama": OllamaStreamWriter}
-
-
 def stream_writer(provider: str, **options: Any) -> StreamWriter:
     """A `StreamWriter` for one streamed response of ``provider``'s API ("openai" for Chat
     Completions, "openai_responses", "anthropic" for Messages, "gemini", "ollama").
@@ -302,16 +293,7 @@ def stream_writer(provider: str, **options: Any) -> StreamWriter:
     API's are if None), ``created`` (Unix seconds; now if None), ``call_id`` (``(index, id) ->
     id`` on the wire; the event's id if None), ``calls`` ("whole", the default, or "live": see
     the module docstring)."""
-    return by_provider(writers(), provider, "streams are written for")(**options)
-
-
-def write_result(result: ParseResult, provider: str, options: WriteOptions) -> list[Message]:
-    """A whole `result` as ``provider`` streams it, through its stream writer (what
-    `write_stream` gives): the result's reasoning, content and calls fed as events, its own
-    finish reason and usage at the end."""
-    writer = stream_writer(provider, model=options.model, id=options.id,
-                           created=options.created)
-    return writer._write_result(result, options)
+    return get_provider(provider).stream_writer(**options)
 
 
 def wire_message(provider: str, message: Message) -> str:
@@ -321,24 +303,13 @@ def wire_message(provider: str, message: Message) -> str:
     return wire_messages(provider, [message])
 
 
-# `_wire.dumps`'s JSON (compact, non-ASCII kept) from one encoder made once: json.dumps with
-# options builds a new JSONEncoder per call, a few microseconds per chunk streamed.
-_encode: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-
-
 def wire_messages(provider: str, messages: list[Message]) -> str:
     """Chunks as ``provider`` sends them on the wire, one after another (`wire_message` each,
     joined): what a proxy writes for all that one upstream read gave."""
-    if provider == "openai":  # its stream_text adds the [DONE] line: that is `wire_done`
-        return "".join([f"data: {_encode(message)}\n\n" for message in messages])
-    if provider == "anthropic":
-        return "".join([f"event: {message['type']}\ndata: {_encode(message)}\n\n"
-                        for message in messages])
-    return by_provider(WRITERS, provider, "streams are written for").wire(messages)
+    return get_provider(provider).wire(messages)
 
 
 def wire_done(provider: str) -> str:
     """What ends ``provider``'s stream on the wire after its last chunk: ``data: [DONE]`` for
     Chat Completions, nothing for the others."""
-    by_provider(WRITERS, provider, "streams are written for")
-    return "data: [DONE]\n\n" if provider == "openai" else ""
+    return get_provider(provider).stream_end

@@ -1,4 +1,5 @@
-"""OpenAI Chat Completions streamed (``chat.completion.chunk``), for `toolcalls.read_stream`.
+"""OpenAI Chat Completions streamed (``chat.completion.chunk``): `ChatStream`, the stream reader
+of `OpenAIChat` (for `toolcalls.read_stream`).
 
 Each chunk's ``choices[0].delta`` (further choices are not read: an ``other_choices`` issue
 at the end, as `read_response` gives):
@@ -26,14 +27,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..parsing._events import Event, TextDelta
-from ._openai_chat import not_text_part
-from ._reading import Json, brief, encodable, event_key, is_obj, items, member, obj, raw, string
-from ._stream import NativeStreamCall, ProviderStream
+from ...parsing._events import Event, TextDelta
+from .._fields import Json, brief, encodable, event_key, is_obj, items, member, obj, raw, string
+from .._stream_reader import NativeStreamCall, ProviderStream
+from ._response import not_text_part
 
 if TYPE_CHECKING:
-    from ..parsing.formats._base import Format
-    from ..tools._tool import Tool
+    from ...parsing.formats._base import Format
+    from ...tools._tool import Tool
 
 __all__ = ["ChatStream"]
 

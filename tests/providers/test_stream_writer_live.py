@@ -1,4 +1,5 @@
-"""Stream writers with ``calls="live"`` (`toolcalls.providers._emit`): a call written at its
+"""Stream writers with ``calls="live"`` (`toolcalls.providers._stream_writer`): a call written
+at its
 start, its arguments as they come; a call that fails after it started left open."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from typing import Any
 
 import pytest
 from corpus import load_cases
-from test_emit import (
+from test_stream_writer import (
     FAILED,
     SDK_READ,
     WRITTEN,
@@ -220,7 +221,7 @@ def test_a_live_call_that_fails_is_not_counted_as_a_call(provider: str) -> None:
 
 def _sdk_seen_lenient(provider: str, body: str) -> tuple[str, list[tuple[str, str]], Any]:
     """What the SDK assembles, calls as (id, name) (a half call's arguments are no JSON)."""
-    from test_emit import _anthropic_sdk_reads, _openai_sdk_reads
+    from test_stream_writer import _anthropic_sdk_reads, _openai_sdk_reads
 
     if provider == "openai":
         choice = _openai_sdk_reads(body).choices[0]

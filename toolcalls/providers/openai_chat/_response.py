@@ -1,15 +1,5 @@
-"""OpenAI Chat Completions (``/v1/chat/completions``).
-
-    tools      [{"type": "function", "function": {"name", "description", "parameters"}}]
-    calls      {"role": "assistant", "content", "tool_calls": [{"id", "type": "function",
-                "function": {"name", "arguments"}}]}, the arguments as a JSON string
-    results    {"role": "tool", "tool_call_id", "content"}, one message per call. The API has
-               no error flag (say it in the content) and takes only text in a tool message: a
-               result with images is refused (send them in a user message, or use the
-               Responses API)
-    read back  `toolcalls.tools.from_openai`
-
-Reading a response (`read_response`, for `toolcalls.read_response`) takes ``choices[0]``:
+"""OpenAI Chat Completions: reading a whole ``chat.completion`` (`read_response`, for
+`toolcalls.read_response`), from ``choices[0]``:
 
     calls      ``message.tool_calls[*]``: ``id`` kept, ``function.name``, ``function.arguments``
                decoded from JSON text (``""``, null or missing: ``{}``; invalid: an
@@ -30,15 +20,10 @@ Reading a response (`read_response`, for `toolcalls.read_response`) takes ``choi
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-from ..parsing._models import ToolCall
-from ..tools._importers import from_openai
-from ..tools._tool import Tool
-from ._content import result_parts
-from ._provider import Message, NativeProvider, ToolResult, as_text
-from ._reading import (
+from .._fields import (
     Json,
     NativeRead,
     brief,
@@ -52,44 +37,7 @@ from ._reading import (
     text_of,
 )
 
-__all__ = ["PROVIDER", "call_messages", "function", "not_text_part", "read_message",
-           "read_response", "render_tools", "result_messages"]
-
-
-def render_tools(tools: Sequence[Tool]) -> Message:
-    return {"tools": [{"type": "function", "function": function(tool)} for tool in tools]}
-
-
-def function(tool: Tool) -> Message:
-    """The function object both OpenAI APIs declare a tool with."""
-    return {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
-
-
-def call_messages(calls: Sequence[ToolCall], content: str | None) -> list[Message]:
-    return [{
-        "role": "assistant",
-        "content": content,
-        "tool_calls": [{"id": call.id, "type": "function",
-                        "function": {"name": call.name, "arguments": call.arguments_json()}}
-                       for call in calls],
-    }]
-
-
-def result_messages(results: Sequence[ToolResult]) -> list[Message]:
-    return [{"role": "tool", "tool_call_id": r.call.id, "content": _text(r)} for r in results]
-
-
-def _text(result: ToolResult) -> str:
-    if result_parts(result.value) is not None:
-        raise ValueError("OpenAI Chat Completions takes only text in a tool message: send the"
-                         " images in a user message after it, or use 'openai_responses'")
-    return as_text(result.value)
-
-
-PROVIDER = NativeProvider(render_tools, call_messages, result_messages, from_openai)
-
-
-# -- reading responses ---------------------------------------------------------------------------
+__all__ = ["not_text_part", "read_message", "read_response"]
 
 
 def read_response(data: Json) -> NativeRead:

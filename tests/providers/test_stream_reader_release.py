@@ -1,11 +1,11 @@
-"""`ProviderStream.release` (`toolcalls.providers._stream`): a reader whose events are passed
+"""`ProviderStream.release` (`toolcalls.providers._stream_reader`): a reader whose events are passed
 on lets go of the text, reasoning and calls they gave; the events do not change."""
 
 from __future__ import annotations
 
 import json
 
-from toolcalls.providers._stream import read_stream
+from toolcalls.providers._stream_reader import read_stream
 
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {
     "type": "object", "properties": {"city": {"type": "string"}}}}}]

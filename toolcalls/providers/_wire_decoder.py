@@ -1,5 +1,5 @@
 """`WireDecoder`: a provider's raw stream, SSE or NDJSON text or bytes split anywhere, as the
-JSON object of each event, for `toolcalls.read_stream` (`toolcalls.providers._stream`)."""
+JSON object of each event, for `toolcalls.read_stream` (`toolcalls.providers._stream_reader`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import re
 
 from ..parsing._models import ParseIssue
 from ..parsing.issues import IssueKind
-from ._reading import Json
+from ._fields import Json
 
 __all__ = ["Decoded", "WireDecoder"]
 

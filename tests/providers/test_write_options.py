@@ -1,4 +1,5 @@
-"""What the writers share (`toolcalls.providers._wire`): finish reasons and token usage read
+"""What the writers share (`toolcalls.providers._write_options`): finish reasons and token
+usage read
 from any provider's words, and written in each provider's own (checked with the SDKs)."""
 
 from __future__ import annotations
@@ -9,8 +10,8 @@ import pytest
 from written import OPTIONS, TEXT_ONLY, validators
 
 from toolcalls.providers import write_response, write_stream
-from toolcalls.providers._wire import TokenCounts, WriteOptions, finish_kind, token_counts
-from toolcalls.providers._write import WRITERS
+from toolcalls.providers._registry import PROVIDERS, get_provider
+from toolcalls.providers._write_options import TokenCounts, WriteOptions, finish_kind, token_counts
 
 
 @pytest.mark.parametrize(("reason", "kind"), [
@@ -45,9 +46,10 @@ def _cut_off(provider: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     options = WriteOptions(OPTIONS["model"], OPTIONS["id"], OPTIONS["created"],
                            finish_reason="max_tokens", usage={"input_tokens": 7,
                                                               "output_tokens": 3})
-    writer = WRITERS[provider]
+    writer = get_provider(provider)
     whole, chunk = validators()[provider]
-    response, stream = writer.response(TEXT_ONLY, options), writer.stream(TEXT_ONLY, options)
+    response = writer.write_response(TEXT_ONLY, options)
+    stream = writer.write_stream(TEXT_ONLY, options)
     whole(response)
     for event in stream:
         chunk(event)
@@ -114,7 +116,7 @@ def test_a_providers_own_usage_goes_back_to_it_as_it_came_and_to_others_as_count
     assert openai["usage"] == {"prompt_tokens": 377, "completion_tokens": 51,
                                "total_tokens": 428}
     assert openai["choices"][0]["finish_reason"] == "length"
-    for provider in WRITERS:
+    for provider in PROVIDERS:
         validators()[provider][0](write_response(read, provider, **OPTIONS))
 
 

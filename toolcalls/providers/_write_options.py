@@ -1,25 +1,23 @@
-"""What every response writer shares: its options, and the two ways streams go on the wire.
+"""What every response writer shares: its options (model, id, when), why a turn ended and the
+token usage in any provider's words, and the reasoning blocks kept from a provider.
 
-A writer (`_openai_chat_write`, `_openai_responses_write`, `_anthropic_write`,
-`_gemini_write`, `_ollama_write`) turns a `ParseResult` into one provider API's response and
-into its stream; `_write` looks the provider up. Streams are lists of JSON objects, one per
-chunk or event; `sse` and `ndjson` put them on the wire as the API does.
+A provider (`Provider.write_response`, its `StreamWriter`) turns a `ParseResult` into its API's
+response and stream with these; how a stream goes on the wire is `_framing`'s.
 """
 
 from __future__ import annotations
 
-import json
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..parsing._models import ParseResult
-from ._provider import Message
+from ._messages import Message
 
 __all__ = [
-    "FinishKind", "ResponseWriter", "TokenCounts", "WriteOptions", "dumps", "finish_kind",
-    "ndjson", "reasoning_blocks", "sse", "token_counts",
+    "FinishKind", "TokenCounts", "WriteOptions", "finish_kind", "reasoning_blocks",
+    "token_counts",
 ]
 
 FinishKind = Literal["stop", "length", "tool_calls", "content_filter"]
@@ -51,7 +49,7 @@ class WriteOptions:
 
     model: str = "toolcalls"
     id: str = "toolcalls-0"
-    """The response's id (`_write` makes a fresh one, with the API's usual prefix)."""
+    """The response's id (`_response_writer` makes a fresh one, with the API's usual prefix)."""
     created: int = field(default_factory=lambda: int(time.time()))
     finish_reason: str | None = None
     """Why the turn ended, as any provider spells it (the result's own, when it was read from
@@ -109,35 +107,3 @@ def token_counts(usage: Mapping[str, Any] | None) -> TokenCounts | None:
                 usage.get(output_key), int):
             return TokenCounts(usage[input_key], usage[output_key])
     return None
-
-
-@dataclass(frozen=True)
-class ResponseWriter:
-    """How one provider API writes a result: whole, as a stream, and that stream on the wire."""
-
-    response: Callable[[ParseResult, WriteOptions], Message]
-    stream: Callable[[ParseResult, WriteOptions], list[Message]]
-    wire: Callable[[Sequence[Message]], str]
-    id_prefix: str = ""
-    """How the API's response ids begin (``chatcmpl-``, ``resp_``, ``msg_``)."""
-
-
-def dumps(value: Any) -> str:
-    """Compact JSON, non-ASCII kept, as the APIs send it."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def sse(events: Iterable[Message], *, named: bool, done: bool = False) -> str:
-    """Server-sent events: ``data: {json}`` and a blank line per event; ``named`` streams
-    (Anthropic, Responses) put the event's ``type`` on an ``event:`` line first; ``done``
-    (Chat Completions) ends with ``data: [DONE]``."""
-    lines = [(f"event: {event['type']}\n" if named else "") + f"data: {dumps(event)}\n\n"
-             for event in events]
-    if done:
-        lines.append("data: [DONE]\n\n")
-    return "".join(lines)
-
-
-def ndjson(chunks: Iterable[Message]) -> str:
-    """Newline-delimited JSON, one chunk a line (Ollama's ``/api/chat``)."""
-    return "".join(dumps(chunk) + "\n" for chunk in chunks)

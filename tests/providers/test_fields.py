@@ -1,4 +1,4 @@
-"""`toolcalls.providers._reading`: a native call's arguments are JSON that every encoder and
+"""`toolcalls.providers._fields`: a native call's arguments are JSON that every encoder and
 UTF-8 can write back, or the call fails, as in the text readers; whole and streamed, for every
 provider, whether the arguments come as JSON text or already decoded."""
 
@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 import toolcalls
-from toolcalls.providers._reading import decode_arguments, json_problem
+from toolcalls.providers import PROVIDERS as REGISTERED
+from toolcalls.providers._fields import decode_arguments, json_problem
 
 NOT_JSON_TEXT = {
     "nan": '{"city": NaN}',
@@ -137,7 +138,7 @@ def streamed(provider: str, arguments: Any) -> list[dict[str, Any]]:
     return [whole(provider, arguments)]
 
 
-PROVIDERS = ("openai", "openai_responses", "anthropic", "gemini", "ollama")
+PROVIDERS = list(REGISTERED)
 
 
 def read(provider: str, arguments: Any, stream: bool) -> tuple[toolcalls.ParseResult, list[Any]]:

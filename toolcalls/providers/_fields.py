@@ -4,7 +4,8 @@ decoding of a native call's arguments.
 A provider module's ``read_response(data)`` takes the response as JSON (a dict) and fills a
 `NativeRead`: the native calls (complete, or incomplete with an issue), the text parts (to be
 parsed for calls in the text), the reasoning, the reasoning pieces to send back, the finish
-reason, the usage and the model id. `toolcalls.providers._read` turns it into a `ParseResult`.
+reason, the usage and the model id. `toolcalls.providers._response_reader` turns it into a
+`ParseResult`.
 Nothing of a response that is content, reasoning or a call is dropped: what a reader cannot
 read becomes an issue (``span=None``: it is not in the text).
 
@@ -54,7 +55,7 @@ class NativeRead:
     reasoning_blocks: list[Json] = field(default_factory=list)
     call_places: list[tuple[int, bool]] = field(default_factory=list)
     """For each of `calls`: the length of the text read before it, and whether the provider
-    gave its id (`toolcalls.providers._read` gives ids in the order calls come)."""
+    gave its id (`toolcalls.providers._response_reader` gives ids in the order calls come)."""
     calls_after_text: bool = False
     """Whether the calls come after all the text (a message's ``tool_calls`` beside its
     ``content``: they stream after it) rather than where they were read among the parts."""

@@ -1,33 +1,19 @@
-"""Writing results back through the dispatch (`toolcalls.providers._write`): every provider.
+"""Writing results back through the dispatch (`toolcalls.providers._response_writer`):
+every provider.
 
 Each provider's own shapes are tested beside its module (test_openai_chat_write.py, ...).
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-from pathlib import Path
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from written import FULL, OPTIONS, RESULTS, validators
 
-import toolcalls.providers
 from toolcalls import read_response
 from toolcalls.parsing._models import ParseResult, ToolCall
 from toolcalls.providers import PROVIDERS, stream_text, write_response, write_stream
-from toolcalls.providers._write import WRITERS
-
-
-def test_every_provider_has_a_writer_module_in_the_table() -> None:
-    package = Path(toolcalls.providers.__file__).parent
-    modules = sorted(info.name for info in pkgutil.iter_modules([str(package)])
-                     if info.name.endswith("_write") and info.name != "_write")
-    writers = [importlib.import_module(f"toolcalls.providers.{name}").WRITER for name in modules]
-    assert sorted(map(id, writers)) == sorted(map(id, WRITERS.values()))
-    assert list(WRITERS) == list(PROVIDERS)
 
 
 @pytest.mark.parametrize("entry", [write_response, write_stream])

@@ -2,12 +2,11 @@
 
 A chunk is the SDK's stream object (read through its own ``to_dict()``, else
 ``model_dump()``: no SDK is imported here), a dict, or raw SSE / NDJSON text or bytes split
-anywhere (`WireDecoder`, in `toolcalls.providers._wire_stream`: what the raw stream holds that
+anywhere (`WireDecoder`, in `toolcalls.providers._wire_decoder`: what the raw stream holds that
 is not a JSON event is an issue in the result, ``unread_stream_data``, ``truncated_stream`` or
 ``invalid_utf8``, in its place among the providers' own). Each provider's reader
-(`ProviderStream` subclasses, one private module per provider: `_openai_chat_stream`,
-`_openai_responses_stream`, `_anthropic_stream`, `_gemini_stream`, `_ollama_stream`) turns the
-JSON events into the events `toolcalls.stream()` emits:
+(a `ProviderStream` subclass, each provider's `Provider.stream_reader`) turns the JSON events
+into the events `toolcalls.stream()` emits:
 
 - native calls: `ToolCallStart` once the name is known, `ArgumentsDelta` with the provider's
   own fragments (passed on as they come once the first non-blank one starts an object ``{``;
@@ -77,19 +76,19 @@ from ..parsing._models import ParseIssue, ParseResult
 from ..parsing._registry import get_format
 from ..parsing._text import TextBuilder
 from ._duplicates import Repeats
-from ._provider import by_provider
-from ._read import (
+from ._fields import NativeRead, duplicate_id, encodable, escape_surrogates
+from ._registry import get_provider
+from ._response_reader import (
     CallIds,
-    _assemble,
-    _model_format,
-    _parse_text,
     alias_names,
     as_json,
+    assemble,
     canonical,
+    model_format,
+    parse_text,
     with_repeats,
 )
-from ._reading import NativeRead, duplicate_id, encodable, escape_surrogates
-from ._wire_stream import Decoded, WireDecoder
+from ._wire_decoder import Decoded, WireDecoder
 
 if TYPE_CHECKING:
     from ..parsing._api import ToolsLike
@@ -117,17 +116,8 @@ def read_stream(
             id), or None not to parse it for calls.
         tools: the tools offered to the model; enables name checks and typed text arguments.
     """
-    from ._anthropic_stream import AnthropicStream
-    from ._gemini_stream import GeminiStream
-    from ._ollama_stream import OllamaStream
-    from ._openai_chat_stream import ChatStream
-    from ._openai_responses_stream import ResponsesStream
-
-    readers: dict[str, type[ProviderStream]] = {
-        "openai": ChatStream, "openai_responses": ResponsesStream, "anthropic": AnthropicStream,
-        "gemini": GeminiStream, "ollama": OllamaStream}
-    reader = by_provider(readers, provider, "streams are read from")
-    return reader(provider, format, read_tools(tools))
+    found = get_provider(provider)
+    return found.stream_reader(found.name, format, read_tools(tools))
 
 
 class NativeStreamCall:
@@ -248,14 +238,14 @@ class ProviderStream:
             text = self._parser.result()
         else:
             fmt = None if self._format == "auto" else self._format
-            text = _parse_text("", fmt, None, self._tools)
+            text = parse_text("", fmt, None, self._tools)
         calls = list(self._native.calls)
         for call in text.calls:
             if call.id in self._repeated_text:
                 continue
             ident = self._renamed.get(call.id)
             calls.append(call if ident is None else call.model_copy(update={"id": ident}))
-        result = _assemble(self._native, self.provider, text, self._tools, calls)
+        result = assemble(self._native, self.provider, text, self._tools, calls)
         return with_repeats(result, self._repeats, result.calls)
 
     def release(self) -> None:
@@ -443,7 +433,7 @@ class ProviderStream:
         None where the text is held back ("auto", a model naming no format)."""
         fmt = self._format
         if fmt == "auto":
-            fmt = _model_format(self._native.model)
+            fmt = model_format(self._native.model)
             if fmt is None:
                 self._held = TextBuilder()
                 return None
@@ -457,7 +447,7 @@ class ProviderStream:
             self._text_parser()  # no text came: the result still names the format
         if self._held is not None:
             text = self._held.take()
-            parsed = _parse_text(text, "auto", None, self._tools)
+            parsed = parse_text(text, "auto", None, self._tools)
             try:
                 chosen = get_format(parsed.format)
             except UnknownFormatError:

@@ -1,4 +1,4 @@
-"""`WireDecoder` (toolcalls/providers/_wire_stream.py): SSE and NDJSON split anywhere give the
+"""`WireDecoder` (toolcalls/providers/_wire_decoder.py): SSE and NDJSON split anywhere give the
 JSON of each event; what carries none is skipped, what cannot be read is an issue in its place."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import toolcalls
 from toolcalls.parsing._models import ParseIssue
-from toolcalls.providers._wire_stream import WireDecoder
+from toolcalls.providers._wire_decoder import WireDecoder
 
 RECORDED = sorted((Path(__file__).resolve().parents[2] / "fixtures" / "providers").glob(
     "*/*.[sn][sd]*"))
