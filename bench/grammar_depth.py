@@ -19,10 +19,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from toolcalls.grammars import grammar, structural_tag
-from toolcalls.grammars._api import _TAGGED
-from toolcalls.grammars._formats import REGIONS
-from toolcalls.grammars._xml_families import XGRAMMAR_STYLES
+from toolcalls.decoding import grammar, structural_tag
+from toolcalls.decoding._api import _TAGGED
+from toolcalls.decoding._formats import REGIONS
+from toolcalls.decoding._xml_families import XGRAMMAR_STYLES
 
 Tools = list[dict[str, Any]]
 

@@ -14,7 +14,7 @@ covers the rest. The current shape's free text excludes the reader's markers (co
 included), as the grammar's content does: a row with another layout of call is refused, not
 taken as free text.
 
-``--sample N``: the larger run of tests/grammars/test_xgrammar_sampling.py: N samples of a
+``--sample N``: the larger run of tests/decoding/test_xgrammar_sampling.py: N samples of a
 random model (byte-level vocabulary) per format, shape and tool_choice, each parsed with
 validate=True; prints samples finished, with calls, failures (every one printed) and known
 disagreements (`_sampling_xgrammar.known_disagreement`: enum values padded with blanks in the
@@ -31,11 +31,11 @@ import time
 import xgrammar as xgr
 
 import toolcalls
-from toolcalls.grammars._api import _TAGGED
-from toolcalls.grammars._xml_families import XGRAMMAR_STYLES
+from toolcalls.decoding._api import _TAGGED
+from toolcalls.decoding._xml_families import XGRAMMAR_STYLES
 
 sys.path.insert(0, "tests")
-sys.path.insert(0, "tests/grammars")
+sys.path.insert(0, "tests/decoding")
 from test_grammar_acceptance import infer_tools, texts  # noqa: E402
 
 
@@ -46,8 +46,8 @@ def accepted(grammar: object, text: str) -> bool:
 def sample_run(count: int, names: list[str]) -> int:
     from test_grammar_sampling import TOOLS
 
-    from toolcalls.grammars._sampling import problems
-    from toolcalls.grammars._sampling_xgrammar import known_disagreement, sample_tag
+    from toolcalls.decoding._sampling import problems
+    from toolcalls.decoding._sampling_xgrammar import known_disagreement, sample_tag
 
     failures = 0
     for name in names:

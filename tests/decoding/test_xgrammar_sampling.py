@@ -15,16 +15,16 @@ import random
 import pytest
 
 import toolcalls
-from toolcalls.grammars._api import _TAGGED
-from toolcalls.grammars._sampling import problems
-from toolcalls.grammars._xml_families import XGRAMMAR_STYLES
+from toolcalls.decoding._api import _TAGGED
+from toolcalls.decoding._sampling import problems
+from toolcalls.decoding._xml_families import XGRAMMAR_STYLES
 
 xgr = pytest.importorskip("xgrammar")
 pytest.importorskip("numpy")
 
 from test_grammar_sampling import TOOLS  # noqa: E402
 
-from toolcalls.grammars._sampling_xgrammar import (  # noqa: E402
+from toolcalls.decoding._sampling_xgrammar import (  # noqa: E402
     byte_vocabulary,
     known_disagreement,
     padded_enum,

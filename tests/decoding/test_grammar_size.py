@@ -18,15 +18,15 @@ import pytest
 from lark import Lark
 
 import toolcalls
-from toolcalls.grammars import grammar, structural_tag
-from toolcalls.grammars._api import _TAGGED
-from toolcalls.grammars._formats import REGIONS
-from toolcalls.grammars._xml_families import XGRAMMAR_STYLES
+from toolcalls.decoding import grammar, structural_tag
+from toolcalls.decoding._api import _TAGGED
+from toolcalls.decoding._formats import REGIONS
+from toolcalls.decoding._xml_families import XGRAMMAR_STYLES
 
 pytest.importorskip("llguidance")
 pytest.importorskip("numpy")
 
-from toolcalls.grammars._sampling import accepts  # noqa: E402
+from toolcalls.decoding._sampling import accepts  # noqa: E402
 
 DIALECTS = ("llguidance", "lark", "gbnf")
 Schema = dict[str, Any]

@@ -1,4 +1,4 @@
-"""Tools a format cannot call (toolcalls/grammars/_names.py): a name, or a parameter's name,
+"""Tools a format cannot call (toolcalls/decoding/_names.py): a name, or a parameter's name,
 that the format's reader would not read back is refused with a ToolDefinitionError naming the
 format and why, by `grammar` and `structural_tag` alike; any other name is written as is."""
 
@@ -8,15 +8,15 @@ import pytest
 
 import toolcalls
 from toolcalls import ToolDefinitionError
-from toolcalls.grammars import grammar, structural_tag
-from toolcalls.grammars._api import _TAGGED
-from toolcalls.grammars._formats import REGIONS
-from toolcalls.grammars._xml_families import XGRAMMAR_STYLES
+from toolcalls.decoding import grammar, structural_tag
+from toolcalls.decoding._api import _TAGGED
+from toolcalls.decoding._formats import REGIONS
+from toolcalls.decoding._xml_families import XGRAMMAR_STYLES
 
 pytest.importorskip("llguidance")
 pytest.importorskip("numpy")
 
-from toolcalls.grammars._sampling import accepts  # noqa: E402
+from toolcalls.decoding._sampling import accepts  # noqa: E402
 
 NAMES = ["resolve-library-id", "a b", "ns:tool", 'a"b', "a<b", "a>b", "a/b", "a=b", "a[b",
          "a\nb", "1abc", "a}b", "x:0", " a", "a ", "名前", "ns.tool", "get_weather"]

@@ -9,7 +9,7 @@ import json
 import pytest
 
 import toolcalls
-from toolcalls.grammars._api import _TAGGED
+from toolcalls.decoding._api import _TAGGED
 
 xgr = pytest.importorskip("xgrammar")
 

@@ -1,4 +1,4 @@
-"""The grammars of GLM-4.5/4.7, MiniMax-M2 and Seed-OSS (toolcalls/grammars/_xml_families.py):
+"""The grammars of GLM-4.5/4.7, MiniMax-M2 and Seed-OSS (toolcalls/decoding/_xml_families.py):
 their markers are the readers' own, each wraps its calls as its template does, and a nullable
 string value is written raw, as the reader reads it."""
 
@@ -9,15 +9,15 @@ import random
 import pytest
 
 import toolcalls
-from toolcalls.grammars import grammar
-from toolcalls.grammars._formats import REGIONS as ALL_REGIONS
-from toolcalls.grammars._xml_families import REGIONS, XGRAMMAR_STYLES
+from toolcalls.decoding import grammar
+from toolcalls.decoding._formats import REGIONS as ALL_REGIONS
+from toolcalls.decoding._xml_families import REGIONS, XGRAMMAR_STYLES
 from toolcalls.parsing.formats import glm, minimax_m2, seed_oss
 
 pytest.importorskip("llguidance")
 pytest.importorskip("numpy")
 
-from toolcalls.grammars._sampling import accepts, sample  # noqa: E402
+from toolcalls.decoding._sampling import accepts, sample  # noqa: E402
 
 NOTE = {
     "name": "note",

@@ -8,14 +8,14 @@ from lark import Lark
 from lark.exceptions import LarkError
 
 import toolcalls
-from toolcalls.grammars import grammar
-from toolcalls.grammars._deepseek_kimi import REGIONS
+from toolcalls.decoding import grammar
+from toolcalls.decoding._deepseek_kimi import REGIONS
 from toolcalls.parsing.formats import deepseek, deepseek_dsml, kimi_k2
 
 pytest.importorskip("llguidance")
 pytest.importorskip("numpy")
 
-from toolcalls.grammars._sampling import accepts  # noqa: E402
+from toolcalls.decoding._sampling import accepts  # noqa: E402
 
 TOOLS = [
     {"name": "get_weather", "parameters": {
