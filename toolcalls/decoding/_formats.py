@@ -22,7 +22,8 @@ from ..parsing.formats import mistral as _mistral
 from ..parsing.formats import xml as _xml
 from ..tools._tool import Tool
 from . import _deepseek_kimi, _other_families, _xml_families
-from ._ir import Free, Grammar, Json, Lit, Node, Opt, Ref, Rep, Seq, Until, Ws, alt, seq
+from ._dialects import Grammar
+from ._ir import Free, Json, Lit, Node, Opt, Ref, Rep, Seq, Until, Ws, alt, seq
 from ._names import check_tools
 from ._region import (
     CallRegion,
