@@ -17,7 +17,7 @@ import time
 import toolcalls
 from toolcalls.decoding import grammar
 from toolcalls.decoding._formats import REGIONS
-from toolcalls.decoding._sampling import problems, sample
+from toolcalls.testing._sampling import problems, sample
 
 sys.path.insert(0, "tests/decoding")
 from test_grammar_sampling import TOOLS  # noqa: E402

@@ -46,8 +46,8 @@ def accepted(grammar: object, text: str) -> bool:
 def sample_run(count: int, names: list[str]) -> int:
     from test_grammar_sampling import TOOLS
 
-    from toolcalls.decoding._sampling import problems
-    from toolcalls.decoding._sampling_xgrammar import known_disagreement, sample_tag
+    from toolcalls.testing._sampling import problems
+    from toolcalls.testing._sampling_xgrammar import known_disagreement, sample_tag
 
     failures = 0
     for name in names:

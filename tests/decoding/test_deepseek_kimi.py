@@ -15,7 +15,7 @@ from toolcalls.parsing.formats import deepseek, deepseek_dsml, kimi_k2
 pytest.importorskip("llguidance")
 pytest.importorskip("numpy")
 
-from toolcalls.decoding._sampling import accepts  # noqa: E402
+from toolcalls.testing._sampling import accepts  # noqa: E402
 
 TOOLS = [
     {"name": "get_weather", "parameters": {

@@ -25,7 +25,7 @@ pytest.importorskip("numpy")
 
 from corpus import CORPUS, Case  # noqa: E402
 
-from toolcalls.decoding._sampling import accepts  # noqa: E402
+from toolcalls.testing._sampling import accepts  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 

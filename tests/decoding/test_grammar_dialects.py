@@ -17,7 +17,7 @@ from toolcalls.decoding._formats import REGIONS
 pytest.importorskip("llguidance")
 pytest.importorskip("numpy")
 
-from toolcalls.decoding._sampling import accepts  # noqa: E402
+from toolcalls.testing._sampling import accepts  # noqa: E402
 
 TOOLS = [
     {"name": "get_weather", "parameters": {

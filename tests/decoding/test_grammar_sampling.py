@@ -17,7 +17,7 @@ from toolcalls.decoding._formats import REGIONS
 pytest.importorskip("llguidance")
 pytest.importorskip("numpy")
 
-from toolcalls.decoding._sampling import accepts, problems, sample  # noqa: E402
+from toolcalls.testing._sampling import accepts, problems, sample  # noqa: E402
 
 TOOLS = [
     {

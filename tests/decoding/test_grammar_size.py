@@ -26,7 +26,7 @@ from toolcalls.decoding._xml_families import XGRAMMAR_STYLES
 pytest.importorskip("llguidance")
 pytest.importorskip("numpy")
 
-from toolcalls.decoding._sampling import accepts  # noqa: E402
+from toolcalls.testing._sampling import accepts  # noqa: E402
 
 DIALECTS = ("llguidance", "lark", "gbnf")
 Schema = dict[str, Any]

@@ -16,7 +16,7 @@ from toolcalls.decoding._xml_families import XGRAMMAR_STYLES
 pytest.importorskip("llguidance")
 pytest.importorskip("numpy")
 
-from toolcalls.decoding._sampling import accepts  # noqa: E402
+from toolcalls.testing._sampling import accepts  # noqa: E402
 
 NAMES = ["resolve-library-id", "a b", "ns:tool", 'a"b', "a<b", "a>b", "a/b", "a=b", "a[b",
          "a\nb", "1abc", "a}b", "x:0", " a", "a ", "名前", "ns.tool", "get_weather"]

@@ -12,7 +12,7 @@ from toolcalls.decoding import grammar
 pytest.importorskip("llguidance")
 pytest.importorskip("numpy")
 
-from toolcalls.decoding._sampling import accepts  # noqa: E402
+from toolcalls.testing._sampling import accepts  # noqa: E402
 
 TOOLS = [
     {"name": "book", "parameters": {"type": "object", "properties": {

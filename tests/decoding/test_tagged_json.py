@@ -19,7 +19,7 @@ from toolcalls.parsing.formats._xmlparams import XmlTags
 pytest.importorskip("llguidance")
 pytest.importorskip("numpy")
 
-from toolcalls.decoding._sampling import accepts  # noqa: E402
+from toolcalls.testing._sampling import accepts  # noqa: E402
 
 
 @pytest.mark.parametrize("tags", [qwen3_coder.TAGS, glm.TAGS, minimax_m2.TAGS])

@@ -16,15 +16,15 @@ import pytest
 
 import toolcalls
 from toolcalls.decoding._api import _TAGGED
-from toolcalls.decoding._sampling import problems
 from toolcalls.decoding._xml_families import XGRAMMAR_STYLES
+from toolcalls.testing._sampling import problems
 
 xgr = pytest.importorskip("xgrammar")
 pytest.importorskip("numpy")
 
 from test_grammar_sampling import TOOLS  # noqa: E402
 
-from toolcalls.decoding._sampling_xgrammar import (  # noqa: E402
+from toolcalls.testing._sampling_xgrammar import (  # noqa: E402
     byte_vocabulary,
     known_disagreement,
     padded_enum,

@@ -17,7 +17,7 @@ from toolcalls.parsing.formats import glm, minimax_m2, seed_oss
 pytest.importorskip("llguidance")
 pytest.importorskip("numpy")
 
-from toolcalls.decoding._sampling import accepts, sample  # noqa: E402
+from toolcalls.testing._sampling import accepts, sample  # noqa: E402
 
 NOTE = {
     "name": "note",
