@@ -16,7 +16,7 @@ import time
 
 import toolcalls
 from toolcalls.decoding import grammar
-from toolcalls.decoding._formats import REGIONS
+from toolcalls.decoding._table import REGIONS
 from toolcalls.testing._sampling import problems, sample
 
 sys.path.insert(0, "tests/decoding")

@@ -31,8 +31,7 @@ import time
 import xgrammar as xgr
 
 import toolcalls
-from toolcalls.decoding._api import _TAGGED
-from toolcalls.decoding._xml_families import XGRAMMAR_STYLES
+from toolcalls.decoding._table import TAGGED, XGRAMMAR_STYLES
 
 sys.path.insert(0, "tests")
 sys.path.insert(0, "tests/decoding")
@@ -51,7 +50,7 @@ def sample_run(count: int, names: list[str]) -> int:
 
     failures = 0
     for name in names:
-        for legacy in (False, True) if name in _TAGGED else (False,):
+        for legacy in (False, True) if name in TAGGED else (False,):
             for choice in ("auto", "required", "search"):
                 rng = random.Random(f"bench-{name}-{legacy}-{choice}")
                 tag = toolcalls.structural_tag(name, TOOLS, tool_choice=choice, legacy=legacy)
@@ -82,9 +81,9 @@ def sample_run(count: int, names: list[str]) -> int:
 
 def main() -> int:
     if sys.argv[1:2] == ["--sample"]:
-        names = sys.argv[3:] or sorted(set(_TAGGED) | set(XGRAMMAR_STYLES))
+        names = sys.argv[3:] or sorted(set(TAGGED) | set(XGRAMMAR_STYLES))
         return sample_run(int(sys.argv[2]), names)
-    for name in sys.argv[1:] or sorted(_TAGGED):
+    for name in sys.argv[1:] or sorted(TAGGED):
         clean = ok = 0
         refused: list[str] = []
         for row_id, text, options in texts(name):

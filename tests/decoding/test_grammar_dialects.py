@@ -12,7 +12,7 @@ from lark.exceptions import LarkError
 
 import toolcalls
 from toolcalls.decoding import grammar
-from toolcalls.decoding._formats import REGIONS
+from toolcalls.decoding._table import REGIONS
 
 pytest.importorskip("llguidance")
 pytest.importorskip("numpy")

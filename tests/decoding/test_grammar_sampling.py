@@ -12,7 +12,7 @@ import pytest
 
 import toolcalls
 from toolcalls.decoding import grammar
-from toolcalls.decoding._formats import REGIONS
+from toolcalls.decoding._table import REGIONS
 
 pytest.importorskip("llguidance")
 pytest.importorskip("numpy")

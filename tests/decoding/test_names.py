@@ -9,9 +9,7 @@ import pytest
 import toolcalls
 from toolcalls import ToolDefinitionError
 from toolcalls.decoding import grammar, structural_tag
-from toolcalls.decoding._api import _TAGGED
-from toolcalls.decoding._formats import REGIONS
-from toolcalls.decoding._xml_families import XGRAMMAR_STYLES
+from toolcalls.decoding._table import REGIONS, TAGGED, XGRAMMAR_STYLES
 
 pytest.importorskip("llguidance")
 pytest.importorskip("numpy")
@@ -62,7 +60,7 @@ def test_the_issues_examples() -> None:
     assert grammar("pythonic", [_tool("resolve_library_id")])
 
 
-@pytest.mark.parametrize("format_name", sorted({*_TAGGED, *XGRAMMAR_STYLES}))
+@pytest.mark.parametrize("format_name", sorted({*TAGGED, *XGRAMMAR_STYLES}))
 def test_structural_tags_refuse_the_same_names(format_name: str) -> None:
     for name in ("a b", "ns:tool", "a<b"):
         if _reads_back(format_name, name):

@@ -15,8 +15,7 @@ import random
 import pytest
 
 import toolcalls
-from toolcalls.decoding._api import _TAGGED
-from toolcalls.decoding._xml_families import XGRAMMAR_STYLES
+from toolcalls.decoding._table import TAGGED, XGRAMMAR_STYLES
 from toolcalls.testing._sampling import problems
 
 xgr = pytest.importorskip("xgrammar")
@@ -32,8 +31,8 @@ from toolcalls.testing._sampling_xgrammar import (  # noqa: E402
     tag_specials,
 )
 
-SHAPES = [(name, False) for name in sorted(set(_TAGGED) | set(XGRAMMAR_STYLES))] + [
-    (name, True) for name in sorted(_TAGGED)
+SHAPES = [(name, False) for name in sorted(set(TAGGED) | set(XGRAMMAR_STYLES))] + [
+    (name, True) for name in sorted(TAGGED)
 ]
 
 

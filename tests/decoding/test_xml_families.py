@@ -10,9 +10,10 @@ import pytest
 
 import toolcalls
 from toolcalls.decoding import grammar
-from toolcalls.decoding._formats import REGIONS as ALL_REGIONS
-from toolcalls.decoding._xml_families import REGIONS, XGRAMMAR_STYLES
+from toolcalls.decoding._table import REGIONS as ALL_REGIONS
+from toolcalls.decoding._table import XGRAMMAR_STYLES
 from toolcalls.parsing.formats import glm, minimax_m2, seed_oss
+from toolcalls.parsing.formats._regions import XmlParameterCalls
 
 pytest.importorskip("llguidance")
 pytest.importorskip("numpy")
@@ -31,6 +32,9 @@ NOTE = {
     },
 }
 CALL = toolcalls.ToolCall(id="a", name="note", arguments={"title": "x"}, source="native")
+REGIONS = {name: region for name, region in ALL_REGIONS.items()
+           if isinstance(toolcalls.get_format(name).call_region, XmlParameterCalls)}
+"""The XML-parameter family: the formats whose calls are `XmlParameterCalls`."""
 
 
 def test_markers_are_the_readers_own() -> None:

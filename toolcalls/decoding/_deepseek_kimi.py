@@ -1,4 +1,5 @@
-"""The call regions of DeepSeek V3/R1, V3.1, V3.2 (DSML) and Kimi K2, from their readers' markers.
+"""The call regions of DeepSeek V3/R1, V3.1, V3.2 (DSML) and Kimi K2: the region builders of the
+`DeepseekCalls`, `DsmlCalls` and `KimiCalls` shapes, from their readers' markers.
 
 Each is a section holding the calls, written as the model's chat template writes it:
 
@@ -27,9 +28,11 @@ the template writes a line break (or, for DeepSeek V3.1 and Kimi, nothing).
 
 from __future__ import annotations
 
-from ..parsing.formats import deepseek as _deepseek
-from ..parsing.formats import deepseek_dsml as _dsml
-from ..parsing.formats import kimi_k2 as _kimi
+from collections.abc import Callable
+from typing import Any
+
+from ..parsing.formats._regions import DeepseekCalls, DsmlCalls, KimiCalls
+from ..parsing.formats._xmlparams import XmlTags
 from ..tools._tool import Tool
 from ._ir import Json, Lit, Node, Opt, Until, Ws, alt, seq
 from ._region import (
@@ -43,58 +46,71 @@ from ._region import (
 )
 from ._tagged_json import within_tags
 
-__all__ = ["REGIONS", "TAGGED"]
+__all__ = ["BUILDERS", "deepseek_region", "dsml_region", "kimi_region"]
 
 
-# -- deepseek_v3: function<｜tool▁sep｜>NAME, then fenced JSON ----------------------------------
-
-_FENCE_OPEN = "```json"
-_FENCE_CLOSE = "```"
+# -- deepseek_v3: function<｜tool▁sep｜>NAME, fenced JSON; deepseek_v31: NAME<｜tool▁sep｜>{...}
 
 
-def _deepseek_v3_call(tool: Tool) -> Node:
-    header = f"{_deepseek.CALL_BEGIN}function{_deepseek.SEP}{tool.name}"
-    return seq(
-        Ws(), Lit(header), Lit("\n" + _FENCE_OPEN), Ws(), Json(arguments_schema(tool)), Ws(),
-        Lit(_FENCE_CLOSE), Ws(), Lit(_deepseek.CALL_END),
-    )
+def deepseek_region(shape: DeepseekCalls) -> CallRegion:
+    def fenced_call(tool: Tool) -> Node:
+        header = f"{shape.call_begin}{shape.call_type}{shape.sep}{tool.name}"
+        return seq(
+            Ws(), Lit(header), Lit("\n" + shape.fence_open), Ws(), Json(arguments_schema(tool)),
+            Ws(), Lit(shape.fence_close), Ws(), Lit(shape.call_end),
+        )
 
+    def call(tool: Tool) -> Node:
+        return seq(
+            Ws(), Lit(f"{shape.call_begin}{tool.name}{shape.sep}"),
+            Json(arguments_schema(tool)), Ws(), Lit(shape.call_end),
+        )
 
-# -- deepseek_v31: NAME<｜tool▁sep｜>{...} ---------------------------------------------------
-
-
-def _deepseek_v31_call(tool: Tool) -> Node:
-    return seq(
-        Ws(), Lit(f"{_deepseek.CALL_BEGIN}{tool.name}{_deepseek.SEP}"),
-        Json(arguments_schema(tool)), Ws(), Lit(_deepseek.CALL_END),
+    return CallRegion(
+        Lit(shape.calls_begin), fenced_call if shape.fence_open else call, Lit(""),
+        close=seq(Ws(), Lit(shape.calls_end)), reopen=False,
     )
 
 
 # -- deepseek_v32_dsml: <｜DSML｜invoke name="NAME"> with DSML parameters -------------------
 
-_DSML = _dsml.TAGS[_dsml.FULLWIDTH]  # the model writes fullwidth bars; ASCII ones are a slip
+
+def dsml_region(shape: DsmlCalls) -> CallRegion:
+    """The first of the tags' section names (V3.2's), or any other (V4's block name)."""
+    tags = shape.tags
+    opener, close = tags.section_opens[0], tags.section_closes[0]
+    return CallRegion(
+        Lit(opener), lambda tool: _dsml_call(tool, tags), Lit(""),
+        close=seq(Ws(), Lit(close)), reopen=False,
+        other_sections=tuple(
+            (Lit(other), seq(Ws(), Lit(other_close)))
+            for other, other_close in zip(tags.section_opens, tags.section_closes, strict=True)
+            if other != opener
+        ),
+    )
 
 
-def _dsml_call(tool: Tool) -> Node:
+def _dsml_call(tool: Tool, tags: XmlTags) -> Node:
     listed, required = properties_of(tool)
-    parts: list[Node] = [Ws(), Lit(f'{_DSML.call_open} name="{tool.name}">')]
+    parts: list[Node] = [Ws(), Lit(f'{tags.call_open} name="{tool.name}">')]
     for name, sub in listed:
-        raw = raw_value(sub, _DSML.param_close, structural_tags(_DSML))
-        stops = (_DSML.param_close, *structural_tags(_DSML))
+        raw = raw_value(sub, tags.param_close, structural_tags(tags))
+        stops = (tags.param_close, *structural_tags(tags))
         json_value = bare_number(sub) or Json(within_tags(sub, stops, tool.parameters))
-        json_param = seq(_dsml_head(name, "false"), Ws(), json_value, Ws(), Lit(_DSML.param_close))
+        json_param = seq(_dsml_head(tags, name, "false"), Ws(), json_value, Ws(),
+                         Lit(tags.param_close))
         if raw is None and string_or_more(sub):  # a string of a union is written raw
-            raw = Until(_DSML.param_close, structural_tags(_DSML))
-            param = alt(seq(_dsml_head(name, "true"), raw), json_param)
+            raw = Until(tags.param_close, structural_tags(tags))
+            param = alt(seq(_dsml_head(tags, name, "true"), raw), json_param)
         else:
-            param = seq(_dsml_head(name, "true"), raw) if raw is not None else json_param
+            param = seq(_dsml_head(tags, name, "true"), raw) if raw is not None else json_param
         parts.append(param if name in required else Opt(param))
-    parts.append(seq(Ws(), Lit(_DSML.call_close)))
+    parts.append(seq(Ws(), Lit(tags.call_close)))
     return seq(*parts)
 
 
-def _dsml_head(name: str, string: str) -> Node:
-    return seq(Ws(), Lit(f'{_DSML.param_open} name="{name}" string="{string}">'))
+def _dsml_head(tags: XmlTags, name: str, string: str) -> Node:
+    return seq(Ws(), Lit(f'{tags.param_open} name="{name}" string="{string}">'))
 
 
 # -- kimi_k2: functions.NAME:IDX<|tool_call_argument_begin|>{...} ----------------------------
@@ -102,62 +118,24 @@ def _dsml_head(name: str, string: str) -> Node:
 _INDEX = Json({"type": "integer", "minimum": 0})
 
 
-def _kimi_call(tool: Tool) -> Node:
-    return seq(
-        Ws(), Lit(_kimi.CALL_BEGIN, special=True), Ws(),
-        Lit(f"{_kimi.NATIVE_PREFIX}{tool.name}:"), _INDEX, Ws(),
-        Lit(_kimi.ARGUMENT_BEGIN, special=True), Ws(), Json(arguments_schema(tool)), Ws(),
-        Lit(_kimi.CALL_END, special=True),
+def kimi_region(shape: KimiCalls) -> CallRegion:
+    def call(tool: Tool) -> Node:
+        return seq(
+            Ws(), Lit(shape.call_begin, special=True), Ws(),
+            Lit(f"{shape.name_prefix}{tool.name}{shape.index_separator}"), _INDEX, Ws(),
+            Lit(shape.argument_begin, special=True), Ws(), Json(arguments_schema(tool)), Ws(),
+            Lit(shape.call_end, special=True),
+        )
+
+    return CallRegion(
+        Lit(shape.section_begin, special=True), call, Lit(""),
+        close=seq(Ws(), Lit(shape.section_end, special=True)), reopen=False,
     )
 
 
-REGIONS: dict[str, CallRegion] = {
-    "deepseek_v3": CallRegion(
-        Lit(_deepseek.CALLS_BEGIN), _deepseek_v3_call, Lit(""),
-        close=seq(Ws(), Lit(_deepseek.CALLS_END)), reopen=False,
-    ),
-    "deepseek_v31": CallRegion(
-        Lit(_deepseek.CALLS_BEGIN), _deepseek_v31_call, Lit(""),
-        close=seq(Ws(), Lit(_deepseek.CALLS_END)), reopen=False,
-    ),
-    "deepseek_v32_dsml": CallRegion(
-        Lit(_dsml.CALLS_START), _dsml_call, Lit(""),
-        close=seq(Ws(), Lit(_dsml.CALLS_END)), reopen=False,
-        other_sections=tuple(  # V4's block name
-            (Lit(opener), seq(Ws(), Lit(close)))
-            for opener, close in zip(_DSML.section_opens, _DSML.section_closes, strict=True)
-            if opener != _dsml.CALLS_START
-        ),
-    ),
-    "kimi_k2": CallRegion(
-        Lit(_kimi.SECTION_BEGINS[0], special=True), _kimi_call, Lit(""),
-        close=seq(Ws(), Lit(_kimi.SECTION_ENDS[0], special=True)), reopen=False,
-    ),
+BUILDERS: dict[type[Any], Callable[[Any], CallRegion]] = {
+    DeepseekCalls: deepseek_region,
+    DsmlCalls: dsml_region,
+    KimiCalls: kimi_region,
 }
-"""The DeepSeek and Kimi formats' call regions, by registry name (merged into `_formats`)."""
-
-
-TAGGED: dict[str, tuple[str, str, str]] = {
-    # One section per call (the readers take several sections in a row); DSML's parameters
-    # are not one JSON object, and Kimi's index is written as 0 (a structural tag's begin is
-    # a fixed string).
-    "deepseek_v3": (
-        _deepseek.CALLS_BEGIN,
-        f"{_deepseek.CALLS_BEGIN}{_deepseek.CALL_BEGIN}function{_deepseek.SEP}{{name}}\n"
-        f"{_FENCE_OPEN}\n",
-        f"\n{_FENCE_CLOSE}{_deepseek.CALL_END}{_deepseek.CALLS_END}",
-    ),
-    "deepseek_v31": (
-        _deepseek.CALLS_BEGIN,
-        f"{_deepseek.CALLS_BEGIN}{_deepseek.CALL_BEGIN}{{name}}{_deepseek.SEP}",
-        f"{_deepseek.CALL_END}{_deepseek.CALLS_END}",
-    ),
-    "kimi_k2": (
-        _kimi.SECTION_BEGINS[0],
-        f"{_kimi.SECTION_BEGINS[0]}{_kimi.CALL_BEGIN}{_kimi.NATIVE_PREFIX}{{name}}:0"
-        f"{_kimi.ARGUMENT_BEGIN}",
-        f"{_kimi.CALL_END}{_kimi.SECTION_ENDS[0]}",
-    ),
-}
-"""Structural tags (trigger, begin, end) of the formats whose arguments are one JSON object
-between fixed strings (`_api.structural_tag`)."""
+"""The region builder of each shape this module writes."""

@@ -40,9 +40,10 @@ from .._grammar import load_grammar
 from .._models import ToolCall
 from .._text import skip_blanks
 from ..reader import ReaderContext, ReaderFactory, Status
-from ._base import Format
+from ._base import CODE_FENCE, Format
 from ._blocks import SectionClose, SectionOpen
 from ._jsoncall import Header, JsonCall, JsonCallReader
+from ._regions import DeepseekCalls
 from ._results import protect, region_openers
 from ._template_json import bare_tool, tojson
 
@@ -53,6 +54,10 @@ CALLS_END = "<｜tool▁calls▁end｜>"
 CALL_BEGIN = "<｜tool▁call▁begin｜>"
 CALL_END = "<｜tool▁call▁end｜>"
 SEP = "<｜tool▁sep｜>"
+CALL_TYPE = "function"
+"""What V3 writes before `SEP` and the name (V3.1 writes the name first)."""
+FENCE_OPEN = CODE_FENCE + "json"
+"""What V3's JSON arguments stand after (then a line break), up to a closing `CODE_FENCE`."""
 # Other spellings of the section opener, accepted by llama.cpp's DeepSeek R1 parser.
 OTHER_CALLS_BEGIN = (
     "<｜tool_calls_begin｜>",
@@ -357,6 +362,17 @@ class DeepseekV3(Format):
     wire = "`<｜tool▁call▁begin｜>function<｜tool▁sep｜>f` + fenced JSON"
     grammars = ("deepseek",)
     result_region_end = "<｜tool▁output▁end｜>"
+    call_region = DeepseekCalls(
+        CALLS_BEGIN, CALLS_END, CALL_BEGIN, SEP, CALL_END,
+        call_type=CALL_TYPE, fence_open=FENCE_OPEN, fence_close=CODE_FENCE,
+    )
+    # One section per call (the reader takes several sections in a row).
+    structural_tag_markers = (
+        CALLS_BEGIN,
+        f"{CALLS_BEGIN}{CALL_BEGIN}{CALL_TYPE}{SEP}{{name}}\n{FENCE_OPEN}\n",
+        f"\n{CODE_FENCE}{CALL_END}{CALLS_END}",
+    )
+    result_run = ("", "", "")
 
     def call_openers(self) -> dict[str, ReaderFactory]:
         table = _openers()
@@ -396,6 +412,11 @@ class DeepseekV31(Format):
     grammars = ("deepseek",)
     body_wrapper = (CALLS_BEGIN + CALL_BEGIN, CALL_END + CALLS_END)
     result_region_end = "<｜tool▁output▁end｜>"
+    call_region = DeepseekCalls(CALLS_BEGIN, CALLS_END, CALL_BEGIN, SEP, CALL_END)
+    structural_tag_markers = (
+        CALLS_BEGIN, f"{CALLS_BEGIN}{CALL_BEGIN}{{name}}{SEP}", f"{CALL_END}{CALLS_END}"
+    )
+    result_run = ("", "", "")
 
     def call_openers(self) -> dict[str, ReaderFactory]:
         return _openers()
