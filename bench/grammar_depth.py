@@ -19,10 +19,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from toolcalls.grammars import grammar, structural_tag
-from toolcalls.grammars._api import _TAGGED
-from toolcalls.grammars._formats import REGIONS
-from toolcalls.grammars._xml_families import XGRAMMAR_STYLES
+from toolcalls.decoding import grammar, structural_tag
+from toolcalls.decoding._table import REGIONS, TAGGED, XGRAMMAR_STYLES
 
 Tools = list[dict[str, Any]]
 
@@ -93,7 +91,7 @@ def _builds() -> dict[str, Callable[[Tools], str]]:
         for dialect in ("llguidance", "lark", "gbnf"):
             made[f"{name}/{dialect}"] = (
                 lambda t, n=name, d=dialect: grammar(n, t, dialect=d))  # type: ignore[misc]
-    for name in sorted({*_TAGGED, *XGRAMMAR_STYLES}):
+    for name in sorted({*TAGGED, *XGRAMMAR_STYLES}):
         made[f"{name}/structural_tag"] = lambda t, n=name: json.dumps(structural_tag(n, t))
     return made
 

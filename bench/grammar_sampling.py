@@ -1,4 +1,4 @@
-"""The larger sampling run of tests/grammars/test_grammar_sampling.py: a random model under
+"""The larger sampling run of tests/decoding/test_grammar_sampling.py: a random model under
 each format's llguidance mask (o200k), every complete sample parsed with validate=True.
 
     PYTHONPATH=. python bench/grammar_sampling.py [samples per case, default 40] [seed]
@@ -15,11 +15,11 @@ import sys
 import time
 
 import toolcalls
-from toolcalls.grammars import grammar
-from toolcalls.grammars._formats import REGIONS
-from toolcalls.grammars._sampling import problems, sample
+from toolcalls.decoding import grammar
+from toolcalls.decoding._table import REGIONS
+from toolcalls.testing._sampling import problems, sample
 
-sys.path.insert(0, "tests/grammars")
+sys.path.insert(0, "tests/decoding")
 from test_grammar_sampling import TOOLS  # noqa: E402
 
 

@@ -14,7 +14,7 @@ covers the rest. The current shape's free text excludes the reader's markers (co
 included), as the grammar's content does: a row with another layout of call is refused, not
 taken as free text.
 
-``--sample N``: the larger run of tests/grammars/test_xgrammar_sampling.py: N samples of a
+``--sample N``: the larger run of tests/decoding/test_xgrammar_sampling.py: N samples of a
 random model (byte-level vocabulary) per format, shape and tool_choice, each parsed with
 validate=True; prints samples finished, with calls, failures (every one printed) and known
 disagreements (`_sampling_xgrammar.known_disagreement`: enum values padded with blanks in the
@@ -31,11 +31,10 @@ import time
 import xgrammar as xgr
 
 import toolcalls
-from toolcalls.grammars._api import _TAGGED
-from toolcalls.grammars._xml_families import XGRAMMAR_STYLES
+from toolcalls.decoding._table import TAGGED, XGRAMMAR_STYLES
 
 sys.path.insert(0, "tests")
-sys.path.insert(0, "tests/grammars")
+sys.path.insert(0, "tests/decoding")
 from test_grammar_acceptance import infer_tools, texts  # noqa: E402
 
 
@@ -46,12 +45,12 @@ def accepted(grammar: object, text: str) -> bool:
 def sample_run(count: int, names: list[str]) -> int:
     from test_grammar_sampling import TOOLS
 
-    from toolcalls.grammars._sampling import problems
-    from toolcalls.grammars._sampling_xgrammar import known_disagreement, sample_tag
+    from toolcalls.testing._sampling import problems
+    from toolcalls.testing._sampling_xgrammar import known_disagreement, sample_tag
 
     failures = 0
     for name in names:
-        for legacy in (False, True) if name in _TAGGED else (False,):
+        for legacy in (False, True) if name in TAGGED else (False,):
             for choice in ("auto", "required", "search"):
                 rng = random.Random(f"bench-{name}-{legacy}-{choice}")
                 tag = toolcalls.structural_tag(name, TOOLS, tool_choice=choice, legacy=legacy)
@@ -82,9 +81,9 @@ def sample_run(count: int, names: list[str]) -> int:
 
 def main() -> int:
     if sys.argv[1:2] == ["--sample"]:
-        names = sys.argv[3:] or sorted(set(_TAGGED) | set(XGRAMMAR_STYLES))
+        names = sys.argv[3:] or sorted(set(TAGGED) | set(XGRAMMAR_STYLES))
         return sample_run(int(sys.argv[2]), names)
-    for name in sys.argv[1:] or sorted(_TAGGED):
+    for name in sys.argv[1:] or sorted(TAGGED):
         clean = ok = 0
         refused: list[str] = []
         for row_id, text, options in texts(name):

@@ -53,8 +53,8 @@ if TYPE_CHECKING:  # what type checkers see; at run time these load on first use
     from . import providers as providers
     from . import tools as tools
     from .budget._render import render as render
-    from .grammars._api import grammar as grammar
-    from .grammars._api import structural_tag as structural_tag
+    from .decoding._api import grammar as grammar
+    from .decoding._api import structural_tag as structural_tag
     from .parsing._models import IncompleteCall as IncompleteCall
     from .parsing._models import ParseIssue as ParseIssue
     from .parsing._models import ParseResult as ParseResult
@@ -70,8 +70,8 @@ __version__ = "0.1.0"
 # jsonschema more: the models, `render` and the subpackages load on first use.
 _LAZY = {
     "IncompleteCall": ".parsing._models",
-    "grammar": ".grammars._api",
-    "structural_tag": ".grammars._api",
+    "grammar": ".decoding._api",
+    "structural_tag": ".decoding._api",
     "ParseIssue": ".parsing._models",
     "ParseResult": ".parsing._models",
     "StreamParser": ".parsing.stream",

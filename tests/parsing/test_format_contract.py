@@ -2,7 +2,9 @@
 
 A format is one module, one registry line, one fixture folder and what its class declares
 (`Format.models`, `wire`, `grammars`, `body_wrapper`, `no_corpus_reason`, `refused_values`,
-`result_tags`, `result_region_end`: see `toolcalls/parsing/formats/_base.py`). The per-format
+`result_tags`, `result_region_end`, and for constrained decoding `call_region` or
+`no_call_region_reason`, `structural_tag_markers`, `xgrammar_style`: see
+`toolcalls/parsing/formats/_base.py`). The per-format
 tests (goldens, round trips, the corpus, results, the XML-parameter family...) iterate over the
 registry and read those declarations, so a new format is tested without editing them; this file
 checks that the declarations and the files they point to are there and tell the truth.
@@ -19,7 +21,9 @@ from lark import Lark
 
 import toolcalls
 from toolcalls import Tool, ToolCall
+from toolcalls.decoding._table import BUILDERS
 from toolcalls.parsing._registry import FORMATS as REGISTRY
+from toolcalls.parsing.formats._regions import XmlParameterCalls
 from toolcalls.parsing.formats._results import is_result_opener
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -166,3 +170,34 @@ def test_calls_in_reasoning_are_read_as_it_declares(name: str) -> None:
     start, end = fmt.reasoning_tags
     result = toolcalls.parse(f"{start}maybe {fmt.render_calls(CALLS[1:])}{end}", name)
     assert bool(result.calls) == fmt.calls_in_reasoning, (name, result.calls)
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_has_a_whole_response_grammar_or_says_why_not(name: str) -> None:
+    """A format declares how it writes its calls (`call_region`, a shape `toolcalls.decoding`
+    has a builder for), and so has `toolcalls.grammar`, or says why not."""
+    fmt = toolcalls.get_format(name)
+    if fmt.call_region is None:
+        assert fmt.no_call_region_reason, f"{name}: set call_region or no_call_region_reason"
+        with pytest.raises(ValueError, match="no whole-response grammar"):
+            toolcalls.grammar(name, [TOOL])
+        return
+    assert not fmt.no_call_region_reason, f"{name}: a call_region and a reason for none"
+    assert type(fmt.call_region) in BUILDERS, f"{name}: no region builder for its shape"
+    for dialect in ("llguidance", "lark", "gbnf"):
+        assert toolcalls.grammar(name, [TOOL], dialect=dialect, tool_choice="required")
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_structural_tag_declarations_fit_its_call_region(name: str) -> None:
+    """Markers for a JSON structural tag (its begin starts with its trigger) or an xgrammar
+    content style (for XML-parameter calls only), each only with a call region."""
+    fmt = toolcalls.get_format(name)
+    if fmt.xgrammar_style is not None:
+        assert isinstance(fmt.call_region, XmlParameterCalls), f"{name}: xgrammar_style"
+        assert toolcalls.structural_tag(name, [TOOL])["format"]["tags"]
+    if fmt.structural_tag_markers is not None:
+        assert fmt.call_region is not None, f"{name}: structural_tag_markers, no call_region"
+        trigger, begin, _ = fmt.structural_tag_markers
+        assert begin.format(name="f", name_json='"f"').startswith(trigger)
+        assert toolcalls.structural_tag(name, [TOOL], legacy=True)["triggers"] == [trigger]

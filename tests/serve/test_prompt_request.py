@@ -6,7 +6,7 @@ as tests/parsing/test_template_fidelity.py renders them): the upstream renders t
 with what the same template renders for the original conversation with native tools.
 
 * Exact for every template: the tools block, the assistant's calls and the run of results
-  (`_RESULT_RUNS`) appear character for character in both. The tools block loses its trailing
+  (`Format.result_run`) appear character for character in both. The tools block loses its trailing
   newlines where the template trims the system message (llama3_json, minimax_m1, pythonic).
 * The whole prompt is identical for hermes and qwen3_coder (`WHOLE_PROMPT_SAME`), whose
   templates write the tools block at the end of the system message and results in a user turn.
@@ -33,7 +33,7 @@ import pytest
 from test_requests import HISTORY, WEATHER, call, chat
 
 import toolcalls
-from toolcalls.serve._prompt import _RESULT_RUN, _RESULT_RUNS, prompt_request
+from toolcalls.serve._prompt import prompt_request
 from toolcalls.serve._requests import RequestError, validate_chat_request
 from toolcalls.tools import from_openai
 
@@ -194,11 +194,6 @@ def test_kimi_results_name_the_id_the_calls_were_written_with(ids: tuple[str, st
         "sunny<|im_end|>")
 
 
-def test_every_result_run_is_listed_for_a_registered_format() -> None:
-    assert set(_RESULT_RUNS) <= set(toolcalls.list_formats())
-    assert _RESULT_RUN == ("", "\n", "")
-
-
 # The templates whose whole prompt is the same from the rewritten request as from native tools.
 WHOLE_PROMPT_SAME = {"hermes", "qwen3_coder"}
 # Templates that trim the system message, and so the tools block's trailing newlines.
@@ -241,7 +236,7 @@ def test_prompt_mode_writes_what_the_real_template_writes(fmt: str, case: dict[s
     calls = case_calls(case, fmt)
     assert (native == prompted) == (fmt in WHOLE_PROMPT_SAME)
 
-    before, between, after = _RESULT_RUNS.get(fmt, _RESULT_RUN)
+    before, between, after = format_.result_run
     run = before + between.join(format_.render_result(c, result)
                                 for c, result in zip(calls, case["results"], strict=True)) + after
     assert run in native, "the results are not joined as the template joins them"

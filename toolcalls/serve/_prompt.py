@@ -24,23 +24,6 @@ if TYPE_CHECKING:
 __all__ = ["prompt_request"]
 
 
-# How each family's template writes the results that answer one assistant turn: before the
-# first, between two, after the last (fixtures/render/<format>/template.jinja; the family's
-# `render_result` writes each result's own markers). Formats not listed: a newline between.
-_RESULT_RUNS: Mapping[str, tuple[str, str, str]] = {
-    "deepseek_v3": ("", "", ""),
-    "deepseek_v31": ("", "", ""),
-    "deepseek_v32_dsml": ("<function_results>\n", "\n", "\n</function_results>"),
-    "glm47": ("", "", ""),
-    "gpt_oss": ("", "", ""),
-    "kimi_k2": ("", "", ""),
-    "llama3_json": ("", "", ""),
-    "mistral": ("", "", ""),
-    "pythonic": ("", "", ""),
-    "qwen3_coder": ("", "\n", "\n"),
-    "seed_oss": ("", "", ""),
-}
-_RESULT_RUN = ("", "\n", "")
 _NOT_UPSTREAM = ("tools", "tool_choice", "parallel_tool_calls")
 
 
@@ -57,7 +40,7 @@ def prompt_request(chat: dict[str, Any], fmt: Format) -> dict[str, Any]:
     assistant calls (an unknown id is a `RequestError`; Kimi K2 also gets the call's place in
     its turn, the ``:N`` of the ``functions.NAME:N`` its calls were written with), and the
     results that follow one another are one user message, joined as the family's template
-    joins them (`_RESULT_RUNS`).
+    joins them (`Format.result_run`).
     Every other field and message passes through as it came; `chat` itself is not changed.
 
     Where the upstream's template then writes other than the model's template would have
@@ -158,7 +141,7 @@ def _result(message: Mapping[str, Any], field: str,
 
 
 def _results_message(results: Sequence[str], fmt: Format) -> dict[str, Any]:
-    before, between, after = _RESULT_RUNS.get(fmt.name, _RESULT_RUN)
+    before, between, after = fmt.result_run
     return {"role": "user", "content": before + between.join(results) + after}
 
 

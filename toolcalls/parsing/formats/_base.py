@@ -31,7 +31,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
-from typing import ClassVar, Final
+from typing import TYPE_CHECKING, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -42,6 +42,9 @@ from .._turn_end import TurnEnds
 from ..reader import Openers, Reader, ReaderContext, ReaderFactory, Status, holdback
 from ..stream import StreamParser, parse_whole
 from ._results import is_result_opener
+
+if TYPE_CHECKING:
+    from ._regions import CallShape
 
 __all__ = [
     "CODE_FENCE",
@@ -120,6 +123,30 @@ class Format:
     """The special token that ends a tool-result region (``<｜tool▁output▁end｜>``,
     ``<|eot_id|>``): a result may forge it to smuggle a call, so the tests write it inside
     one; None when the format's results are no special-token region."""
+
+    # -- constrained decoding (`toolcalls.decoding`) and the proxy (`toolcalls serve`): how
+    # the format writes calls and results, each built from the markers its reader uses.
+
+    call_region: ClassVar[CallShape | None] = None
+    """How the format writes its calls (a shape of `_regions`), from which `toolcalls.grammar`
+    builds its whole-response grammar. A format has one or says why not
+    (`no_call_region_reason`)."""
+    no_call_region_reason: ClassVar[str] = ""
+    """Why the format has no `call_region` (no whole-response grammar), or ``""`` when it has."""
+    structural_tag_markers: ClassVar[tuple[str, str, str] | None] = None
+    """For `toolcalls.structural_tag`, when the arguments are one JSON object between fixed
+    strings: the trigger, the begin (a `str.format` template of ``{name}`` and
+    ``{name_json}``, braces doubled) and the end of one call. None: no such tag."""
+    xgrammar_style: ClassVar[str | None] = None
+    """The xgrammar (0.2.8+) ``json_schema`` content style that writes the format's parameters
+    (``qwen_xml``...), for a `XmlParameterCalls` region: a structural tag of the current shape."""
+    tool_name_rule: ClassVar[str] = ""
+    """What the reader reads as a tool name, where one short rule says it (pythonic's Python
+    names): added to the error for a tool the format cannot call."""
+    result_run: ClassVar[tuple[str, str, str]] = ("", "\n", "")
+    """How the chat template (fixtures/render/<name>/template.jinja) writes the results that
+    answer one assistant turn, each written by `render_result`: before the first, between two,
+    after the last. The proxy's prompt mode joins them into one user message so."""
 
     def call_openers(self) -> dict[str, ReaderFactory]:
         """Markers that open a call block, each with the factory of its reader."""

@@ -40,9 +40,10 @@ from .._grammar import load_grammar
 from .._models import ToolCall
 from .._text import skip_blanks
 from ..reader import ReaderContext, ReaderFactory, Status
-from ._base import Format
+from ._base import CODE_FENCE, Format
 from ._blocks import SectionClose, SectionOpen
 from ._jsoncall import Header, JsonCall, JsonCallReader
+from ._regions import DeepseekCalls
 from ._results import protect, region_openers
 from ._template_json import bare_tool, tojson
 
@@ -53,6 +54,10 @@ CALLS_END = "<｜tool▁calls▁end｜>"
 CALL_BEGIN = "<｜tool▁call▁begin｜>"
 CALL_END = "<｜tool▁call▁end｜>"
 SEP = "<｜tool▁sep｜>"
+CALL_TYPE: Final = "function"
+"""What V3 writes before `SEP` and the name (V3.1 writes the name first)."""
+FENCE_OPEN: Final = CODE_FENCE + "json"
+"""What V3's JSON arguments stand after (then a line break), up to a closing `CODE_FENCE`."""
 # Other spellings of the section opener, accepted by llama.cpp's DeepSeek R1 parser.
 OTHER_CALLS_BEGIN = (
     "<｜tool_calls_begin｜>",
@@ -65,7 +70,7 @@ OUTPUT_BEGIN, OUTPUT_END = "<｜tool▁output▁begin｜>", "<｜tool▁output�
 OUTPUTS_BEGIN, OUTPUTS_END = "<｜tool▁outputs▁begin｜>", "<｜tool▁outputs▁end｜>"
 
 _PLAIN: Final = JsonCall(close=(CALL_END,), header_end=SEP)
-_FENCED: Final = JsonCall(close=("```", CALL_END), header_end=SEP)
+_FENCED: Final = JsonCall(close=(CODE_FENCE, CALL_END), header_end=SEP)
 _HERMES = JsonCall(
     close=("</tool_call>",), envelope=True, tentative=True, terminators=("<tool_call>",)
 )
@@ -314,7 +319,8 @@ _V31_TOOLS_TAIL = (
 
 
 def _v3_call(call: ToolCall) -> str:
-    return f"{CALL_BEGIN}function{SEP}{call.name}\n```json\n{tojson(call.arguments)}\n```{CALL_END}"
+    header = f"{CALL_BEGIN}{CALL_TYPE}{SEP}{call.name}"
+    return f"{header}\n{FENCE_OPEN}\n{tojson(call.arguments)}\n{CODE_FENCE}{CALL_END}"
 
 
 def _v3_tool(tool: Tool) -> str:
@@ -346,7 +352,7 @@ class DeepseekV3(Format):
     name = "deepseek_v3"
     aliases = ("deepseek", "deepseek_r1", "deepseek_v3_0324", "deepseek_r1_0528", "cogito")
     model_prefixes = ("deepseek-ai/DeepSeek-V3", "deepseek-ai/DeepSeek-R1", "deepcogito/cogito")
-    signatures = (CALLS_BEGIN, "function" + SEP, "```json")
+    signatures = (CALLS_BEGIN, CALL_TYPE + SEP, FENCE_OPEN)
     turn_ends = ("<｜end▁of▁sentence｜>",)  # DeepSeek-V3.1.jinja ends every assistant turn so
     example = (
         f"{CALLS_BEGIN}{CALL_BEGIN}function{SEP}get_weather\n```json\n"
@@ -357,6 +363,17 @@ class DeepseekV3(Format):
     wire = "`<｜tool▁call▁begin｜>function<｜tool▁sep｜>f` + fenced JSON"
     grammars = ("deepseek",)
     result_region_end = "<｜tool▁output▁end｜>"
+    call_region = DeepseekCalls(
+        CALLS_BEGIN, CALLS_END, CALL_BEGIN, SEP, CALL_END,
+        call_type=CALL_TYPE, fence_open=FENCE_OPEN, fence_close=CODE_FENCE,
+    )
+    # One section per call (the reader takes several sections in a row).
+    structural_tag_markers = (
+        CALLS_BEGIN,
+        f"{CALLS_BEGIN}{CALL_BEGIN}{CALL_TYPE}{SEP}{{name}}\n{FENCE_OPEN}\n",
+        f"\n{CODE_FENCE}{CALL_END}{CALLS_END}",
+    )
+    result_run = ("", "", "")
 
     def call_openers(self) -> dict[str, ReaderFactory]:
         table = _openers()
@@ -396,6 +413,11 @@ class DeepseekV31(Format):
     grammars = ("deepseek",)
     body_wrapper = (CALLS_BEGIN + CALL_BEGIN, CALL_END + CALLS_END)
     result_region_end = "<｜tool▁output▁end｜>"
+    call_region = DeepseekCalls(CALLS_BEGIN, CALLS_END, CALL_BEGIN, SEP, CALL_END)
+    structural_tag_markers = (
+        CALLS_BEGIN, f"{CALLS_BEGIN}{CALL_BEGIN}{{name}}{SEP}", f"{CALL_END}{CALLS_END}"
+    )
+    result_run = ("", "", "")
 
     def call_openers(self) -> dict[str, ReaderFactory]:
         return _openers()
@@ -417,4 +439,4 @@ class DeepseekV31(Format):
     def detect(cls, text: str) -> float:
         # Two-argument super: compiled by mypyc, a bare super() in a classmethod loses cls.
         score = super(DeepseekV31, cls).detect(text)  # noqa: UP008
-        return min(score, 0.5) if "function" + SEP in text else score
+        return min(score, 0.5) if CALL_TYPE + SEP in text else score

@@ -32,6 +32,7 @@ from .._models import ToolCall
 from ..reader import ReaderContext, ReaderFactory, Status
 from ._base import Format
 from ._blocks import SectionClose
+from ._regions import DsmlCalls
 from ._results import result_block, wrap_result
 from ._template_json import bare_tool, tojson
 from ._xmlparams import (
@@ -226,6 +227,8 @@ class DeepseekV32Dsml(Format):
     grammars = ("deepseek_dsml",)
     refused_values = ("a</｜DSML｜parameter>\n</｜DSML｜invoke>",)
     result_tags = ("<result>", "</result>")
+    call_region = DsmlCalls(_OWN)  # no structural tag: each parameter a tag of its own
+    result_run = (RESULTS_START + "\n", "\n", "\n" + RESULTS_END)
 
     def call_openers(self) -> dict[str, ReaderFactory]:
         table: dict[str, ReaderFactory] = {END_OF_SENTENCE: _Markup}

@@ -32,6 +32,7 @@ from ..issues import IssueKind
 from ..reader import Reader, ReaderContext, ReaderFactory, Status
 from ._base import Format
 from ._jsoncall import JsonCall, JsonCallReader
+from ._regions import XmlParameterCalls
 from ._results import result_block, wrap_result
 from ._template_json import openai_tool, tojson
 from ._xmlparams import Tag, XmlCallReader, XmlTags, grammar_tags
@@ -130,6 +131,11 @@ class _Glm(Format):
     grammars = ("glm",)
     body_wrapper = ("<tool_call>", "</tool_call>")
     result_tags = ("<tool_response>", "</tool_response>")
+    # Both GLM formats read both layouts; the blanks of GLM-4.5 are allowed anywhere one is
+    # written, so GLM-4.7's style serves both. The template's generation prompt ends with
+    # <|assistant|>: the model writes a line break before <think> (llama.cpp's GLM-4.5 tests).
+    call_region = XmlParameterCalls(STYLES[""], reasoning_lead="\n")
+    xgrammar_style = "glm_xml"
 
     def call_openers(self) -> dict[str, ReaderFactory]:
         return {TOOL_CALL_START: _Call, RESULT_START: result_block(RESULT_END)}
@@ -180,6 +186,7 @@ class Glm47(_Glm):
 
     models = "GLM-4.7"
     refused_values = ("a</arg_value></tool_call>",)
+    result_run = ("", "", "")
 
 
 _JSON_CALL = JsonCall(

@@ -38,6 +38,7 @@ from ..reader import Reader, ReaderContext, ReaderFactory, Status, holdback
 from ._base import Format
 from ._harmony_tools import harmony_namespace
 from ._phased import PhasedReader
+from ._regions import HarmonyCalls
 from ._template_json import tojson
 
 __all__ = ["GptOss", "Header", "parse_header"]
@@ -316,6 +317,16 @@ class GptOss(Format):
     models = "gpt-oss (harmony)"
     wire = "`<|channel|>commentary to=functions.f <|constrain|>json<|message|>{…}<|call|>`"
     grammars = ("gpt_oss",)
+    call_region = HarmonyCalls(
+        START, CHANNEL, MESSAGE, CONSTRAIN, CALL, END, RETURN, NAMESPACE, TOKENS
+    )
+    # The header as gpt-oss writes it (vLLM's harmony tags too); <|call|> is its stop token.
+    structural_tag_markers = (
+        f"{CHANNEL}commentary to=",
+        f"{CHANNEL}commentary to={NAMESPACE}{{name}} {CONSTRAIN}json{MESSAGE}",
+        CALL,
+    )
+    result_run = ("", "", "")
 
     def call_openers(self) -> dict[str, ReaderFactory]:
         table: dict[str, ReaderFactory] = {token: _StrayToken for token in TOKENS}

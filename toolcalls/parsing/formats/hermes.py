@@ -28,6 +28,7 @@ from .._models import ToolCall
 from ..reader import ReaderContext, ReaderFactory
 from ._base import Format
 from ._jsoncall import Header, JsonCall, JsonCallReader
+from ._regions import NAMED_OBJECT_HEAD, JsonObjectCalls
 from ._results import result_block, wrap_result
 from ._template_json import openai_tool, tojson
 
@@ -109,6 +110,10 @@ class Hermes(Format):
     grammars = ("hermes",)
     body_wrapper = ("<tool_call>", "</tool_call>")
     result_tags = ("<tool_response>", "</tool_response>")
+    call_region = JsonObjectCalls(TOOL_CALL_START, call_close=TOOL_CALL_END)
+    structural_tag_markers = (
+        TOOL_CALL_START, f"{TOOL_CALL_START}\n{NAMED_OBJECT_HEAD}", f"}}\n{TOOL_CALL_END}"
+    )
 
     def call_openers(self) -> dict[str, ReaderFactory]:
         table = {TOOL_CALL_START: _wrapped(TOOL_CALL_END)}

@@ -40,6 +40,7 @@ from ..reader import Reader, ReaderContext, ReaderFactory, Status, holdback
 from ._base import Format
 from ._blocks import SectionClose, SectionOpen
 from ._jsoncall import Header, JsonCall
+from ._regions import KimiCalls
 from ._results import protect, region_openers
 from ._template_json import openai_tool, tojson
 from .deepseek import TerminatedCallReader
@@ -54,6 +55,8 @@ CALL_END = "<|tool_call_end|>"
 THINK, THINK_END = "<think>", "</think>"
 
 NATIVE_PREFIX: Final = "functions."
+INDEX_SEPARATOR: Final = ":"
+"""Between a call's name and its index in ``functions.NAME:IDX``."""
 _SHAPE = JsonCall(close=(CALL_END,), header_end=ARGUMENT_BEGIN)
 # Ids without "functions." and ":", each with what the model did (the name is group 1).
 _OTHER_IDS = (
@@ -333,6 +336,18 @@ class KimiK2(Format):
         "<|tool_call_end|><|tool_calls_section_end|>",
     )
     result_region_end = "<|im_end|>"
+    call_region = KimiCalls(
+        SECTION_BEGINS[0], SECTION_ENDS[0], CALL_BEGIN, NATIVE_PREFIX, INDEX_SEPARATOR,
+        ARGUMENT_BEGIN, CALL_END,
+    )
+    # One section per call; the index is written as 0 (a structural tag's begin is fixed).
+    structural_tag_markers = (
+        SECTION_BEGINS[0],
+        f"{SECTION_BEGINS[0]}{CALL_BEGIN}{NATIVE_PREFIX}{{name}}{INDEX_SEPARATOR}0"
+        f"{ARGUMENT_BEGIN}",
+        f"{CALL_END}{SECTION_ENDS[0]}",
+    )
+    result_run = ("", "", "")
 
     def call_openers(self) -> dict[str, ReaderFactory]:
         return dict(_CALL_OPENERS) | region_openers({SYSTEM: END}, "tool_result_in_text")

@@ -26,6 +26,7 @@ from ._base import Format
 from ._jsonobjects import JsonCallsReader, JsonShape
 from ._llama_prompt import ipython_turn, result_openers, tools_json
 from ._pythonic_scan import is_name_start
+from ._regions import BareJsonCalls
 from ._template_json import tojson
 from .pythonic import PythonicReader
 
@@ -111,6 +112,10 @@ class Llama3Json(Format):
     models = "Llama 3.x"
     wire = '`{"name": "f", "parameters": {…}}`'
     result_region_end = "<|eot_id|>"
+    # The template writes "parameters"; the reader takes "arguments" too (vLLM's tests).
+    call_region = BareJsonCalls(PYTHON_TAG, CALL_SEPARATOR.strip(), ("parameters", "arguments"))
+    structural_tag_markers = ('{"name": ', '{{"name": {name_json}, "parameters": ', "}")
+    result_run = ("", "", "")
 
     def call_openers(self) -> dict[str, ReaderFactory]:
         table: dict[str, ReaderFactory] = {"{": _bare_reader, PYTHON_TAG: PythonTagReader}

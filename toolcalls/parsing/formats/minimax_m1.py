@@ -27,6 +27,7 @@ from .._text import skip_blanks
 from ..reader import ReaderContext, ReaderFactory, Status, holdback
 from ._base import Format
 from ._jsoncall import JsonCall, JsonCallReader
+from ._regions import NAMED_OBJECT_HEAD, JsonObjectCalls
 from ._results import protect, region_openers
 from ._template_json import openai_tool, tojson
 
@@ -160,6 +161,8 @@ class MinimaxM1(Format):
     models = "MiniMax M1"
     wire = "`<tool_calls>{…}</tool_calls>`"
     result_region_end = "<end_of_sentence>"
+    call_region = JsonObjectCalls(OPEN, section_close=CLOSE)  # parallel calls share the block
+    structural_tag_markers = (OPEN, f"{OPEN}\n{NAMED_OBJECT_HEAD}", f"}}\n{CLOSE}")
 
     def call_openers(self) -> dict[str, ReaderFactory]:
         return {OPEN: _BlockReader} | region_openers({TOOL_RESULT: END}, "tool_result_in_text")

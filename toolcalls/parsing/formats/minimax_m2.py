@@ -24,6 +24,7 @@ from .._models import ToolCall
 from ..reader import ReaderContext, ReaderFactory
 from ._base import Format
 from ._blocks import SectionClose
+from ._regions import XmlParameterCalls
 from ._results import result_block, wrap_result
 from ._template_json import bare_tool, tojson
 from ._xmlparams import ATTRIBUTES, AttributeTags, SectionOpen, XmlCallReader, XmlTags, grammar_tags
@@ -100,6 +101,8 @@ class MinimaxM2(Format):
     body_wrapper = ("<minimax:tool_call>\n", "\n</minimax:tool_call>")
     refused_values = ('a</parameter>\n<parameter name="b">',)
     result_tags = ("<response>", "</response>")
+    call_region = XmlParameterCalls(STYLE)
+    xgrammar_style = "minimax_xml"
 
     def call_openers(self) -> dict[str, ReaderFactory]:
         return {

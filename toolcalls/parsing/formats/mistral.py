@@ -36,6 +36,7 @@ from ..reader import Reader, ReaderContext, ReaderFactory, Status
 from ._base import Format, ReasoningReader, reasoning_opener
 from ._headers import match_header
 from ._jsoncall import Header, JsonCall, JsonCallReader, id_before_name
+from ._regions import NameArgsCalls
 from ._results import protect, region_openers
 from ._template_json import openai_tool, tojson
 
@@ -317,6 +318,9 @@ class Mistral(Format):
     grammars = ("mistral",)
     body_wrapper = ("[TOOL_CALLS]", "")
     result_region_end = "[/TOOL_RESULTS]"
+    call_region = NameArgsCalls(TOOL_CALLS, ARGS)
+    structural_tag_markers = (TOOL_CALLS, TOOL_CALLS + "{name}" + ARGS, "")
+    result_run = ("", "", "")
 
     def reasoning_reader(self, ctx: ReaderContext) -> Reader:
         return _ThinkingStart()

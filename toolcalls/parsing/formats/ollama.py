@@ -42,6 +42,7 @@ from .._models import ToolCall
 from ..reader import Reader, ReaderContext, ReaderFactory, Status
 from ._base import CODE_FENCE, Format
 from ._jsonobjects import JsonCallsReader, JsonShape
+from ._regions import NAMED_OBJECT_HEAD, JsonObjectCalls
 from ._results import result_block
 from ._template_json import tojson
 from .hermes import RESULT_END, RESULT_START, Hermes
@@ -105,6 +106,10 @@ def closer_for(prefix: str) -> str | None:
     return f"</{tag[1]}>" if tag else None
 
 
+_FIRST_PREFIX = DEFAULT_PREFIXES[0]
+_FIRST_CLOSER = closer_for(_FIRST_PREFIX) or ""
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)  # compiled, with_prefix still subclasses it
 class Ollama(Format):
     name = "ollama"
@@ -124,6 +129,12 @@ class Ollama(Format):
         "no upstream parser test suite to copy rows from"
     )
     result_tags = ("<tool_response>", "</tool_response>")
+    # The first prefix and its closer, one call per tag pair, as `render_calls` writes; the
+    # other prefixes and bare JSON, which the reader also takes, are left out.
+    call_region = JsonObjectCalls(_FIRST_PREFIX, call_close=_FIRST_CLOSER)
+    structural_tag_markers = (
+        _FIRST_PREFIX, f"{_FIRST_PREFIX}{NAMED_OBJECT_HEAD}", f"}}{_FIRST_CLOSER}"
+    )
 
     @classmethod
     def with_prefix(cls, *prefixes: str) -> Ollama:

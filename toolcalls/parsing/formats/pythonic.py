@@ -37,6 +37,7 @@ from ._llama_prompt import ipython_turn, result_openers, tools_json
 from ._pythonic_body import format_pythonic_call
 from ._pythonic_scan import is_name_start
 from ._pythonic_stream import ListStream
+from ._regions import PythonListCalls
 from ._template_json import tojson
 
 __all__ = ["Pythonic", "PythonicReader"]
@@ -208,6 +209,12 @@ class Pythonic(Format):
     grammars = ("pythonic",)
     body_wrapper = ("", "")
     result_region_end = "<|eot_id|>"
+    call_region = PythonListCalls(PYTHON_START, PYTHON_END)  # no structural tag: not JSON
+    tool_name_rule = (
+        "a Python dotted name (letters, digits and '_', not starting with a digit, parts "
+        "joined by '.'), and parameter names Python identifiers"
+    )
+    result_run = ("", "", "")
 
     def call_openers(self) -> dict[str, ReaderFactory]:
         return {"[": _list_reader, PYTHON_START: _wrapped_reader} | result_openers()

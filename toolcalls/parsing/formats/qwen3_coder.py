@@ -31,6 +31,7 @@ from .._models import ToolCall
 from ..reader import ReaderContext, ReaderFactory
 from ._base import Format
 from ._blocks import SectionClose
+from ._regions import XmlParameterCalls
 from ._results import result_block, wrap_result
 from ._template_json import tojson
 from ._xmlparams import SectionOpen, Tag, XmlCallReader, XmlTags, grammar_tags
@@ -166,6 +167,9 @@ class Qwen3Coder(Format):
     body_wrapper = ("<tool_call>\n", "\n</tool_call>")
     refused_values = ("a</parameter>\n</function>", "a</parameter>\n<tool_call>", "a\r")
     result_tags = ("<tool_response>", "</tool_response>")
+    call_region = XmlParameterCalls(STYLE)
+    xgrammar_style = "qwen_xml"
+    result_run = ("", "\n", "\n")
 
     def call_openers(self) -> dict[str, ReaderFactory]:
         return {

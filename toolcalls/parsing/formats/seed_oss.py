@@ -32,6 +32,7 @@ from .._models import ToolCall
 from ..reader import ReaderContext, ReaderFactory
 from ._base import Format
 from ._blocks import SectionClose
+from ._regions import XmlParameterCalls
 from ._results import protect, region_openers
 from ._template_json import tojson
 from ._xmlparams import SectionOpen, XmlCallReader, XmlTags
@@ -138,6 +139,9 @@ class SeedOss(Format):
     grammars = ("qwen3_coder",)  # Qwen3-Coder's open tags, read by its grammar
     refused_values = ("a</parameter>\n</function>", "a</parameter>\n<seed:tool_call>")
     result_region_end = EOS
+    call_region = XmlParameterCalls(STYLE)
+    xgrammar_style = "qwen_xml"  # Qwen3-Coder's <function=NAME><parameter=K> tags
+    result_run = ("", "", "")
 
     def call_openers(self) -> dict[str, ReaderFactory]:
         table: dict[str, ReaderFactory] = {

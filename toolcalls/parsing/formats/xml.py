@@ -33,6 +33,7 @@ from ..reader import ReaderContext, ReaderFactory, Status
 from ._base import Format
 from ._headers import match_header
 from ._jsoncall import Header, JsonCall, JsonCallReader
+from ._regions import TaggedJsonCalls
 from ._results import result_block, wrap_result
 from ._template_json import openai_tool, tojson
 
@@ -147,6 +148,10 @@ class Xml(Format):
         "the project's own prompt-based design: no upstream parser test suite to copy rows from"
     )
     result_tags = ("<tool_response>", "</tool_response>")
+    call_region = TaggedJsonCalls(OPEN, NAME, NAME_CLOSE, ARGUMENTS, ARGUMENTS_CLOSE, CLOSE)
+    structural_tag_markers = (
+        OPEN, f"{OPEN}\n{NAME}{{name}}{NAME_CLOSE}\n{ARGUMENTS}", f"{ARGUMENTS_CLOSE}\n{CLOSE}"
+    )
 
     def call_openers(self) -> dict[str, ReaderFactory]:
         return {

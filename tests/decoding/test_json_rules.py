@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from toolcalls.grammars import _json_rules
-from toolcalls.grammars._json_rules import JsonRules
+from toolcalls.decoding import _json_rules
+from toolcalls.decoding._json_rules import JsonRules
 
 
 def fat(depth: int) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""JSON values between XML-parameter tags (toolcalls/grammars/_tagged_json.py): only the tags
+"""JSON values between XML-parameter tags (toolcalls/decoding/_tagged_json.py): only the tags
 the reader stops at are barred, in strings, object keys and values of no declared type."""
 
 from __future__ import annotations
@@ -10,16 +10,16 @@ import re
 import pytest
 
 import toolcalls
-from toolcalls.grammars import grammar
-from toolcalls.grammars._region import structural_tags
-from toolcalls.grammars._tagged_json import avoiding, avoiding_except, within_tags
+from toolcalls.decoding import grammar
+from toolcalls.decoding._region import structural_tags
+from toolcalls.decoding._tagged_json import avoiding, avoiding_except, within_tags
 from toolcalls.parsing.formats import deepseek_dsml, glm, minimax_m2, qwen3_coder, seed_oss
 from toolcalls.parsing.formats._xmlparams import XmlTags
 
 pytest.importorskip("llguidance")
 pytest.importorskip("numpy")
 
-from toolcalls.grammars._sampling import accepts  # noqa: E402
+from toolcalls.testing._sampling import accepts  # noqa: E402
 
 
 @pytest.mark.parametrize("tags", [qwen3_coder.TAGS, glm.TAGS, minimax_m2.TAGS])

@@ -1,4 +1,4 @@
-"""Tools a format cannot call (toolcalls/grammars/_names.py): a name, or a parameter's name,
+"""Tools a format cannot call (toolcalls/decoding/_names.py): a name, or a parameter's name,
 that the format's reader would not read back is refused with a ToolDefinitionError naming the
 format and why, by `grammar` and `structural_tag` alike; any other name is written as is."""
 
@@ -8,15 +8,13 @@ import pytest
 
 import toolcalls
 from toolcalls import ToolDefinitionError
-from toolcalls.grammars import grammar, structural_tag
-from toolcalls.grammars._api import _TAGGED
-from toolcalls.grammars._formats import REGIONS
-from toolcalls.grammars._xml_families import XGRAMMAR_STYLES
+from toolcalls.decoding import grammar, structural_tag
+from toolcalls.decoding._table import REGIONS, TAGGED, XGRAMMAR_STYLES
 
 pytest.importorskip("llguidance")
 pytest.importorskip("numpy")
 
-from toolcalls.grammars._sampling import accepts  # noqa: E402
+from toolcalls.testing._sampling import accepts  # noqa: E402
 
 NAMES = ["resolve-library-id", "a b", "ns:tool", 'a"b', "a<b", "a>b", "a/b", "a=b", "a[b",
          "a\nb", "1abc", "a}b", "x:0", " a", "a ", "名前", "ns.tool", "get_weather"]
@@ -62,7 +60,7 @@ def test_the_issues_examples() -> None:
     assert grammar("pythonic", [_tool("resolve_library_id")])
 
 
-@pytest.mark.parametrize("format_name", sorted({*_TAGGED, *XGRAMMAR_STYLES}))
+@pytest.mark.parametrize("format_name", sorted({*TAGGED, *XGRAMMAR_STYLES}))
 def test_structural_tags_refuse_the_same_names(format_name: str) -> None:
     for name in ("a b", "ns:tool", "a<b"):
         if _reads_back(format_name, name):

@@ -1,17 +1,14 @@
-"""The call regions of the XML-parameter formats Qwen3-Coder (``qwen3_coder``), GLM-4.5/4.6
-(``glm45``), GLM-4.7 (``glm47``), MiniMax-M2 (``minimax_m2``) and Seed-OSS (``seed_oss``),
-merged into `_formats.REGIONS`.
+"""The call regions of the XML-parameter formats (the `XmlParameterCalls` shape): Qwen3-Coder,
+GLM-4.5/4.6 and GLM-4.7, MiniMax-M2 and Seed-OSS, and their xgrammar structural tags.
 
-Each is built from its reader's own `XmlTags` and its renderer's `XmlCallStyle` (the tags as
-the chat template spells them), never retyped:
+Each is built from its format's `XmlCallStyle` (the tags as the chat template spells them, with
+the reader's own `XmlTags`), never retyped. Where the calls stand follows from those tags:
 
     <tool_call><function=NAME><parameter=K>V</parameter></function></tool_call>  Qwen3-Coder
-
+        (a section around each call, Seed-OSS too: <seed:tool_call>)
     <tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value></tool_call>    GLM (no section)
     <minimax:tool_call><invoke name="NAME"><parameter name="K">V</parameter></invoke>...
         </minimax:tool_call>                          MiniMax-M2: one section holds every call
-    <seed:tool_call><function=NAME><parameter=K>V</parameter></function></seed:tool_call>
-                                                      Seed-OSS: a section around each call
 
 A string value is written raw up to its close tag and holds none of the format's structural
 tags; any other value is JSON holding none of them either (`raw_value`, `within_tags`), or a
@@ -22,14 +19,11 @@ writes none; its reader takes them all the same).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..parsing._coerce import _types as value_types
-from ..parsing.formats import glm as _glm
-from ..parsing.formats import minimax_m2 as _minimax_m2
-from ..parsing.formats import qwen3_coder as _qwen3_coder
-from ..parsing.formats import seed_oss as _seed_oss
+from ..parsing.formats._regions import XmlParameterCalls
 from ..parsing.formats._xmlparams import XmlTags
 from ..parsing.formats._xmlrender import XmlCallStyle
 from ..tools._tool import Tool
@@ -45,7 +39,7 @@ from ._region import (
 )
 from ._tagged_json import within_tags
 
-__all__ = ["REGIONS", "XGRAMMAR_STYLES", "xgrammar_format"]
+__all__ = ["BUILDERS", "xgrammar_format", "xml_call", "xml_parameter_region"]
 
 
 def xml_call(tool: Tool, style: XmlCallStyle, opener: str = "", section_close: str = "") -> Node:
@@ -94,51 +88,34 @@ _SPELLED = ((True, "boolean"), (False, "boolean"), (None, "null"))
 """The values whose spelling the template writes as it likes (Jinja's ``string`` filter)."""
 
 
-def _glm_call(tool: Tool) -> Node:
-    # Both GLM formats read both layouts; the blanks of GLM-4.5 are Ws, so one call serves both.
-    return xml_call(tool, _glm.STYLES[""], _glm.TOOL_CALL_START)
+def xml_parameter_region(shape: XmlParameterCalls) -> CallRegion:
+    """The region of ``shape``'s calls: a section around each call, one section around them
+    all, or (no section in the tags) each call's own open tag as the opener."""
+    style, tags = shape.style, shape.style.tags
+    lead = Opt(Lit(shape.reasoning_lead)) if shape.reasoning_lead else Lit("")
+    if not tags.section_opens:
+        opener = tags.call_open
+        return CallRegion(Lit(opener), lambda tool: xml_call(tool, style, opener), Ws(),
+                          reasoning_lead=lead)
+    opener, closer = tags.section_opens[0], tags.section_closes[0]
+    if style.section_per_call:
+        return CallRegion(Lit(opener), lambda tool: xml_call(tool, style, opener, closer), Ws(),
+                          reasoning_lead=lead)
+    return CallRegion(Lit(opener), lambda tool: xml_call(tool, style, opener), Ws(),
+                      close=seq(Ws(), Lit(closer)), reopen=False, reasoning_lead=lead)
 
 
-def _minimax_m2_call(tool: Tool) -> Node:
-    return xml_call(tool, _minimax_m2.STYLE)
-
-
-def _qwen3_coder_call(tool: Tool) -> Node:
-    return xml_call(tool, _qwen3_coder.STYLE, section_close=_qwen3_coder.TOOL_CALL_END)
-
-
-def _seed_oss_call(tool: Tool) -> Node:
-    return xml_call(tool, _seed_oss.STYLE, section_close=_seed_oss.TOOL_CALL_END)
-
-
-# The template's generation prompt ends with <|assistant|>: the model writes a line break
-# before <think> (llama.cpp's GLM-4.5 tests).
-_GLM = CallRegion(
-    Lit(_glm.TOOL_CALL_START), _glm_call, Ws(), reasoning_lead=Opt(Lit("\n"))
-)
-
-REGIONS: dict[str, CallRegion] = {
-    "glm45": _GLM,
-    "glm47": _GLM,
-    "minimax_m2": CallRegion(
-        Lit(_minimax_m2.TOOL_CALL_START), _minimax_m2_call, Ws(),
-        close=seq(Ws(), Lit(_minimax_m2.TOOL_CALL_END)), reopen=False,
-    ),
-    "seed_oss": CallRegion(Lit(_seed_oss.TOOL_CALL_START), _seed_oss_call, Ws()),
-    "qwen3_coder": CallRegion(Lit(_qwen3_coder.TOOL_CALL_START), _qwen3_coder_call, Ws()),
-}
+BUILDERS: dict[type[Any], Callable[[Any], CallRegion]] = {XmlParameterCalls: xml_parameter_region}
+"""The region builder of the shape this module writes."""
 
 
 # -- xgrammar structural tags -----------------------------------------------------------------
-
-XGRAMMAR_STYLES: dict[str, str] = {
-    "glm45": "glm_xml", "glm47": "glm_xml", "minimax_m2": "minimax_xml", "seed_oss": "qwen_xml",
-    "qwen3_coder": "qwen_xml",
-}
-"""The xgrammar (0.2.8+) ``json_schema`` content style that writes each format's parameters:
-GLM's ``<arg_key>``/``<arg_value>`` pairs, MiniMax-M2's ``<parameter name="K">``, and
-Qwen3-Coder's (and Seed-OSS's) ``<parameter=K>``. The legacy ``{structures, triggers}`` shape has no
-style (its content is JSON), so these formats have the current shape only."""
+#
+# The xgrammar (0.2.8+) ``json_schema`` content style that writes each format's parameters
+# (`Format.xgrammar_style`): GLM's ``<arg_key>``/``<arg_value>`` pairs (``glm_xml``),
+# MiniMax-M2's ``<parameter name="K">`` (``minimax_xml``), and Qwen3-Coder's (and Seed-OSS's)
+# ``<parameter=K>`` (``qwen_xml``). The legacy ``{structures, triggers}`` shape has no style
+# (its content is JSON), so these formats have the current shape only.
 
 
 def _tag(begin: str, content: dict[str, Any], end: str) -> dict[str, Any]:
@@ -153,38 +130,37 @@ def _arguments(tool: Tool, style: str, tags: XmlTags) -> dict[str, Any]:
             "excludes": [tag.strip() for tag in structural_tags(tags)]}
 
 
-def xgrammar_format(name: str, tools: Sequence[Tool], tool_choice: str) -> dict[str, Any]:
-    """The ``format`` of the structural tag of ``name`` (one of `XGRAMMAR_STYLES`) calling
-    ``tools``: each call as its template writes it, begin and end from the readers' markers."""
-    style, forced = XGRAMMAR_STYLES[name], tool_choice not in ("auto", "required")
-    if name == "minimax_m2":
-        gap, tags = _minimax_m2.STYLE.gap, _minimax_m2.TAGS
+def xgrammar_format(
+    shape: XmlParameterCalls, style_name: str, tools: Sequence[Tool], tool_choice: str
+) -> dict[str, Any]:
+    """The ``format`` of the structural tag of a format of ``shape`` (content style
+    ``style_name``) calling ``tools``: each call as its template writes it, begin and end from
+    the reader's tags, laid out as `xml_parameter_region` lays out the calls."""
+    style, tags = shape.style, shape.style.tags
+    gap, forced = style.gap, tool_choice not in ("auto", "required")
+    if not tags.section_opens:  # the call's own tag is the trigger
+        trigger = tags.call_open
+        tagged = [
+            _tag(style.call_tag(tool.name), _arguments(tool, style_name, tags), tags.call_close)
+            for tool in tools
+        ]
+    elif style.section_per_call:
+        trigger, closer = tags.section_opens[0], tags.section_closes[0]
+        tagged = [
+            _tag(trigger + gap + style.call_tag(tool.name),
+                 _arguments(tool, style_name, tags),
+                 gap + tags.call_close + gap + closer)
+            for tool in tools
+        ]
+    else:  # one section holds every call
+        trigger, closer = tags.section_opens[0], tags.section_closes[0]
         invokes = [
-            _tag(gap + _minimax_m2.STYLE.call_tag(tool.name), _arguments(tool, style, tags),
+            _tag(gap + style.call_tag(tool.name), _arguments(tool, style_name, tags),
                  gap + tags.call_close)
             for tool in tools
         ]
         calls = {"type": "tags_with_separator", "tags": invokes, "separator": "",
                  "at_least_one": True, "stop_after_first": forced}
-        trigger = _minimax_m2.TOOL_CALL_START
-        tagged = [_tag(trigger, calls, gap + _minimax_m2.TOOL_CALL_END)]
-    elif name in ("seed_oss", "qwen3_coder"):
-        # A section per call: <seed:tool_call> or <tool_call>, then <function=NAME>.
-        module = _seed_oss if name == "seed_oss" else _qwen3_coder
-        gap, tags = module.STYLE.gap, module.TAGS
-        trigger = module.TOOL_CALL_START
-        tagged = [
-            _tag(trigger + gap + module.STYLE.call_tag(tool.name),
-                 _arguments(tool, style, tags),
-                 gap + tags.call_close + gap + module.TOOL_CALL_END)
-            for tool in tools
-        ]
-    else:
-        trigger, tags = _glm.TOOL_CALL_START, _glm.TAGS
-        tagged = [
-            _tag(_glm.STYLES[""].call_tag(tool.name), _arguments(tool, style, tags),
-                 _glm.TOOL_CALL_END)
-            for tool in tools
-        ]
+        tagged = [_tag(trigger, calls, gap + closer)]
     return {"type": "triggered_tags", "triggers": [trigger], "tags": tagged,
             "at_least_one": tool_choice != "auto", "stop_after_first": forced}

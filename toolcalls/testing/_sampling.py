@@ -1,4 +1,4 @@
-"""A random "model" under a grammar's mask: the verification without a GPU (tests, bench).
+"""A random "model" under a grammar's mask: the verification without a GPU (tests/decoding, bench).
 
 Needs llguidance and numpy (dev dependencies). The tokenizer is o200k from the shipped
 tiktoken files, with any special tokens asked for added past its vocabulary, as a model's own
@@ -13,8 +13,12 @@ import random
 import re
 from typing import Any
 
+from ..budget._tokens import get_encoding
+from ..parsing._api import parse, to_tools
+
 __all__ = [
-    "TokenClasses", "Vocabulary", "accepts", "problems", "sample", "special_tokens", "vocabulary",
+    "TokenClasses", "Vocabulary", "accepts", "pick", "problems", "sample", "special_tokens",
+    "vocabulary",
 ]
 
 _CLOSING = ('"', "}", "]", ">", "\n")
@@ -45,7 +49,6 @@ class Vocabulary(TokenClasses):
         import llguidance.tiktoken
         import tiktoken
 
-        from ..budget._tokens import get_encoding
 
         base = get_encoding("o200k_base")
         special_tokens = dict(base._special_tokens)
@@ -147,7 +150,7 @@ def sample(
         if token is None:
             if late and _write_literal(matcher, literals, allowed, rng, out):
                 continue
-            token = _pick(vocab, allowed, rng, late)
+            token = pick(vocab, allowed, rng, late)
         if token == vocab.eos:
             return vocab.encoding.decode(out), True
         if not matcher.consume_token(token):
@@ -164,7 +167,9 @@ def _blank(vocab: TokenClasses, allowed: Any, rng: random.Random, blanks: float)
     return int(found[rng.randrange(len(found))]) if len(found) else None
 
 
-def _pick(vocab: TokenClasses, allowed: Any, rng: random.Random, late: bool) -> int:
+def pick(vocab: TokenClasses, allowed: Any, rng: random.Random, late: bool) -> int:
+    """One of the ``allowed`` token ids: late in a sample mostly a closing piece, else mostly
+    a solid (non-blank) one."""
     if late and rng.random() < 0.8:
         closing = allowed[vocab.closing[allowed]]
         if len(closing):
@@ -181,8 +186,6 @@ def problems(format_name: str, text: str, tools: Any, tool_choice: str) -> list[
     declared tools only, valid against their schemas (``validate=True``), with no issue and
     nothing incomplete, at least one call unless ``tool_choice="auto"``, and exactly one call
     of the named tool when ``tool_choice`` names one."""
-    from ..parsing._api import parse, to_tools
-
     result = parse(text, format_name, tools=tools, validate=True)
     found = [f"issue {issue.kind}: {issue.message}" for issue in result.issues]
     found += [f"incomplete call {call!r}" for call in result.incomplete]

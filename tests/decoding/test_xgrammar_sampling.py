@@ -15,16 +15,15 @@ import random
 import pytest
 
 import toolcalls
-from toolcalls.grammars._api import _TAGGED
-from toolcalls.grammars._sampling import problems
-from toolcalls.grammars._xml_families import XGRAMMAR_STYLES
+from toolcalls.decoding._table import TAGGED, XGRAMMAR_STYLES
+from toolcalls.testing._sampling import problems
 
 xgr = pytest.importorskip("xgrammar")
 pytest.importorskip("numpy")
 
 from test_grammar_sampling import TOOLS  # noqa: E402
 
-from toolcalls.grammars._sampling_xgrammar import (  # noqa: E402
+from toolcalls.testing._sampling_xgrammar import (  # noqa: E402
     byte_vocabulary,
     known_disagreement,
     padded_enum,
@@ -32,8 +31,8 @@ from toolcalls.grammars._sampling_xgrammar import (  # noqa: E402
     tag_specials,
 )
 
-SHAPES = [(name, False) for name in sorted(set(_TAGGED) | set(XGRAMMAR_STYLES))] + [
-    (name, True) for name in sorted(_TAGGED)
+SHAPES = [(name, False) for name in sorted(set(TAGGED) | set(XGRAMMAR_STYLES))] + [
+    (name, True) for name in sorted(TAGGED)
 ]
 
 

@@ -1,11 +1,12 @@
-"""Whole-response grammars: each format's calls, from the markers its reader uses.
+"""Whole-response grammars: a format's response around its call region (`_table.REGIONS`).
 
 A response is: an optional reasoning block (``reasoning=True``), then, by ``tool_choice``,
 content and/or a call region. The region starts with the format's opener and holds one call,
-or several with ``parallel=True``. Every marker is imported from the format's own module (the
-reader's constants, `XmlTags`), and content may hold none of the markers the format's reader
-opens a block at (`Format.openers`), so the grammar and the reader cannot drift apart: what
-the grammar lets a model write, the reader reads as the same calls with no issue.
+or several with ``parallel=True``. Every marker comes from the format itself (its
+`Format.call_region`, filled with its reader's constants), and content may hold none of the
+markers the format's reader opens a block at (`Format.openers`), so the grammar and the reader
+cannot drift apart: what the grammar lets a model write, the reader reads as the same calls
+with no issue.
 
 Each builder writes the canonical layout the chat template writes (`render_calls`); the blanks
 between tags that readers tolerate are allowed where the template puts a line break.
@@ -16,89 +17,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..parsing._registry import get_format
-from ..parsing.formats import hermes as _hermes
-from ..parsing.formats import llama3_json as _llama3
-from ..parsing.formats import mistral as _mistral
-from ..parsing.formats import xml as _xml
 from ..tools._tool import Tool
-from . import _deepseek_kimi, _other_families, _xml_families
-from ._ir import Free, Grammar, Json, Lit, Node, Opt, Ref, Rep, Seq, Until, Ws, alt, seq
+from ._dialects import Grammar
+from ._ir import Free, Lit, Node, Opt, Ref, Rep, Seq, Until, Ws, alt, seq
 from ._names import check_tools
-from ._region import (
-    CallRegion,
-    arguments_schema,
-    named_object,
-)
+from ._table import REGIONS
 
-__all__ = ["REGIONS", "arguments_schema", "build"]
-
-
-# -- hermes: {"name": ..., "arguments": {...}} in <tool_call> ---------------------------------
-
-
-def _hermes_call(tool: Tool) -> Node:
-    call = named_object(tool, "arguments")
-    # The template writes a line break on each side of the JSON; the reader takes any blanks.
-    return seq(Ws(), Json(call), Ws(), Lit(_hermes.TOOL_CALL_END))
-
-
-# -- xml: <name>NAME</name><arguments>{...}</arguments> in <tool_call> -----------------------
-
-
-def _xml_call(tool: Tool) -> Node:
-    return seq(
-        Ws(), Lit(f"<name>{tool.name}</name>"), Ws(), Lit(_xml.ARGUMENTS),
-        Json(arguments_schema(tool)),
-        Lit(_xml.ARGUMENTS_CLOSE), Ws(), Lit(_xml.CLOSE),
-    )
-
-
-# -- llama3_json: bare {"name": ..., "parameters": {...}} ------------------------------------
-
-
-def _llama3_call(tool: Tool) -> Node:
-    # The template writes "parameters"; the reader takes "arguments" too (vLLM's tests).
-    call = {"anyOf": [named_object(tool, "parameters", "/anyOf/0"),
-                      named_object(tool, "arguments", "/anyOf/1")]}
-    # <|python_tag|> may stand before each call (Llama 3.1, SGLang's Llama 3.2 tests).
-    return seq(Opt(seq(Lit(_llama3.PYTHON_TAG, special=True), Ws())), Json(call))
-
-
-# -- mistral (v11+): [TOOL_CALLS]NAME[ARGS]{...} ---------------------------------------------
-
-
-def _mistral_call(tool: Tool) -> Node:
-    return seq(Lit(tool.name), Lit(_mistral.ARGS, special=True), Json(arguments_schema(tool)))
-
-
-def _mistral_array(tools: Sequence[Tool], parallel: bool) -> Node:
-    """v11+: ``NAME[ARGS]{...}`` after each ``[TOOL_CALLS]``; before v11 (Mistral 7B v0.3,
-    Nemo, Small 3.1): one JSON array of ``{"name", "arguments"}`` objects."""
-    array = {
-        "type": "array",
-        "items": {"anyOf": [named_object(tool, "arguments", f"/items/anyOf/{index}")
-                            for index, tool in enumerate(tools)]},
-        "minItems": 1,
-        **({} if parallel else {"maxItems": 1}),
-    }
-    return seq(Ws(), Json(array))
-
-
-REGIONS: dict[str, CallRegion] = {
-    "hermes": CallRegion(Lit(_hermes.TOOL_CALL_START), _hermes_call, Ws()),
-    "xml": CallRegion(Lit(_xml.OPEN), _xml_call, Ws()),
-    "llama3_json": CallRegion(
-        Lit(""), _llama3_call, seq(Ws(), Lit(_llama3.CALL_SEPARATOR.strip()), Ws())
-    ),
-    "mistral": CallRegion(
-        Lit(_mistral.TOOL_CALLS, special=True), _mistral_call, Lit(""),
-        alternatives=_mistral_array,
-    ),
-    **_xml_families.REGIONS,
-    **_deepseek_kimi.REGIONS,
-    **_other_families.REGIONS,
-}
-"""The formats with a whole-response grammar, by registry name."""
+__all__ = ["build"]
 
 
 def _first_char(node: Node) -> str:

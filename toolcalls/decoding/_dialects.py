@@ -1,157 +1,17 @@
-"""A small grammar description, written out as llguidance Lark, plain Lark or GBNF.
-
-The whole-format grammars (`_formats`) are built from these nodes, so one description gives
-every dialect. Free text is the hard part of a tool-call grammar: the content before a call
-must not hold the call's opener, or the model could never stop writing content. Two nodes say
-so, each written as its engine can express it:
-
-* `Free`: text holding none of ``exclude`` (to the end of the response, or before a one-character
-  opener such as ``{``, where a greedy token stops by itself);
-* `Until`: text holding none of ``exclude``, up to and including the first ``end`` (the content
-  before a multi-character opener, a raw parameter value before its close tag). llguidance
-  writes it as a lazy lexeme, Lark as a regex with a negative lookahead, GBNF as the states of
-  a string-matching automaton (`_automaton`).
-"""
+"""Writing a `Grammar` (named rules of `_ir` nodes) out as llguidance Lark, plain Lark or GBNF."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
-__all__ = [
-    "Alt",
-    "Free",
-    "Grammar",
-    "Json",
-    "Lit",
-    "Node",
-    "Number",
-    "Opt",
-    "Ref",
-    "Rep",
-    "Seq",
-    "Shared",
-    "Until",
-    "Ws",
-]
+from ._automaton import text_rules
+from ._escape import CONTROL_ESCAPES, gbnf_string, lark_string, regex_escape
+from ._ir import Alt, Free, Json, Lit, Node, Number, Opt, Ref, Rep, Seq, Shared, Until, Ws
+from ._json_rules import JsonRules
 
-
-@dataclass(frozen=True)
-class Lit:
-    """A literal; ``special``: one special token of the model's tokenizer (``<|python_tag|>``)."""
-
-    text: str
-    special: bool = False
-
-    @property
-    def token(self) -> bool:
-        """Written as one special token in llguidance, which names special tokens only in the
-        ``<|...|>`` spelling; others (Mistral's ``[TOOL_CALLS]``) are written as their text
-        (the tokenizer-specific ``<[id]>`` would tie the grammar to one tokenizer)."""
-        return self.special and self.text.startswith("<") and self.text.endswith(">")
-
-
-@dataclass(frozen=True)
-class Json:
-    """A JSON value valid against ``schema``."""
-
-    schema: Mapping[str, Any]
-
-
-@dataclass(frozen=True)
-class Free:
-    """Text (at least one character) holding none of ``exclude``, whose first character is
-    none of ``first_not``."""
-
-    exclude: tuple[str, ...]
-    first_not: str = ""
-
-
-@dataclass(frozen=True)
-class Until:
-    """Text holding none of ``exclude``, then ``end`` (its first occurrence)."""
-
-    end: str
-    exclude: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Ws:
-    """Optional blanks (spaces, tabs, line breaks)."""
-
-
-@dataclass(frozen=True)
-class Ref:
-    name: str
-
-
-@dataclass(frozen=True)
-class Seq:
-    items: tuple[Node, ...]
-
-
-@dataclass(frozen=True)
-class Alt:
-    items: tuple[Node, ...]
-
-
-@dataclass(frozen=True)
-class Rep:
-    """``item`` at least ``least`` (0 or 1) times."""
-
-    item: Node
-    least: int = 0
-
-
-@dataclass(frozen=True)
-class Opt:
-    item: Node
-
-
-@dataclass(frozen=True, eq=False)
-class Shared:
-    """``item`` written once, as a rule of its own, and named wherever it stands. A node that
-    stands in several places (a list's item, before and after its commas) is otherwise written
-    out in each, and lists nested in lists would double the text at each level. Compared by
-    identity: equal-looking nodes built apart are two rules, and no comparison walks a tree."""
-
-    item: Node
-
-
-@dataclass(frozen=True)
-class Number:
-    """A number as Python and JSON write it that is a finite double: at most 200 digits before
-    the point and an exponent of at most two digits (``1.5e3``, never ``1e400``, which the
-    readers refuse); ``integer``: digits only."""
-
-    integer: bool = False
-
-
-_NUMBER_REGEX = "-?(?:0|[1-9][0-9]{0,199})"
-_FRACTION_REGEX = "(?:\\.[0-9]+)?(?:[eE][-+]?[0-9]{1,2})?"
-_NUMBER_GBNF = '"-"? ("0" | [1-9] [0-9]{0,199})'
-_FRACTION_GBNF = ' ("." [0-9]+)? ([eE] [-+]? [0-9]{1,2})?'
-
-
-def number_regex(node: Number) -> str:
-    return _NUMBER_REGEX + ("" if node.integer else _FRACTION_REGEX)
-
-
-Node = Lit | Json | Free | Until | Ws | Ref | Seq | Alt | Rep | Opt | Number | Shared
-
-
-def seq(*items: Node) -> Node:
-    """A sequence, without its empty literals (an empty literal when nothing is left)."""
-    kept = tuple(item for item in items if item != Lit(""))
-    if not kept:
-        return Lit("")
-    return kept[0] if len(kept) == 1 else Seq(kept)
-
-
-def alt(*items: Node) -> Node:
-    return items[0] if len(items) == 1 else Alt(tuple(items))
+__all__ = ["JSON_BLANKS", "TAG_BLANKS", "Grammar"]
 
 
 @dataclass
@@ -169,33 +29,15 @@ class Grammar:
         return writer(self, bounded_whitespace)
 
 
-# -- shared helpers ---------------------------------------------------------------------------
 
-_REGEX_META = set("\\.+*?()|[]{}^$#&-~/")
-
-
-def regex_escape(text: str) -> str:
-    """Escapes only what is special in both Python's and Rust's regex syntax (and ``/``, the
-    Lark delimiter): Rust refuses some of the escapes `re.escape` writes."""
-    return escape_chars(text, _REGEX_META)
+_NUMBER_REGEX = "-?(?:0|[1-9][0-9]{0,199})"
+_FRACTION_REGEX = "(?:\\.[0-9]+)?(?:[eE][-+]?[0-9]{1,2})?"
+_NUMBER_GBNF = '"-"? ("0" | [1-9] [0-9]{0,199})'
+_FRACTION_GBNF = ' ("." [0-9]+)? ([eE] [-+]? [0-9]{1,2})?'
 
 
-CONTROL_ESCAPES = {
-    **{chr(code): f"\\x{code:02x}" for code in range(0x20)},
-    "\n": "\\n", "\r": "\\r", "\t": "\\t",
-}
-"""Control characters as escapes every dialect reads (a raw NUL in a grammar's text is lost)."""
-
-
-def escape_chars(text: str, special: str | set[str]) -> str:
-    """``text`` with a backslash before each ``special`` character and newline, carriage
-    return and tab written as escapes: the quoting shared by regexes and GBNF strings."""
-    return "".join("\\" + char if char in special else CONTROL_ESCAPES.get(char, char)
-                   for char in text)
-
-
-def lark_string(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)
+def number_regex(node: Number) -> str:
+    return _NUMBER_REGEX + ("" if node.integer else _FRACTION_REGEX)
 
 
 class _Namer:
@@ -329,8 +171,6 @@ def _not_containing(exclude: tuple[str, ...]) -> str:
 
 
 def _write_lark(grammar: Grammar, bounded_whitespace: bool) -> str:
-    from ._json_rules import JsonRules
-
     namer = _Namer()
     shared = _SharedRules("_")
     json_rules = JsonRules("lark", bounded_whitespace)
@@ -370,9 +210,6 @@ def _write_lark(grammar: Grammar, bounded_whitespace: bool) -> str:
 
 
 def _write_gbnf(grammar: Grammar, bounded_whitespace: bool) -> str:
-    from ._automaton import text_rules
-    from ._json_rules import JsonRules, gbnf_string
-
     json_rules = JsonRules("gbnf", bounded_whitespace)
     shared = _SharedRules("-")
     extra: list[str] = []
@@ -423,3 +260,4 @@ _WRITERS: dict[str, Callable[[Grammar, bool], str]] = {
     "lark": _write_lark,
     "gbnf": _write_gbnf,
 }
+

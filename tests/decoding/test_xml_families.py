@@ -1,4 +1,4 @@
-"""The grammars of GLM-4.5/4.7, MiniMax-M2 and Seed-OSS (toolcalls/grammars/_xml_families.py):
+"""The grammars of GLM-4.5/4.7, MiniMax-M2 and Seed-OSS (toolcalls/decoding/_xml_families.py):
 their markers are the readers' own, each wraps its calls as its template does, and a nullable
 string value is written raw, as the reader reads it."""
 
@@ -9,15 +9,16 @@ import random
 import pytest
 
 import toolcalls
-from toolcalls.grammars import grammar
-from toolcalls.grammars._formats import REGIONS as ALL_REGIONS
-from toolcalls.grammars._xml_families import REGIONS, XGRAMMAR_STYLES
+from toolcalls.decoding import grammar
+from toolcalls.decoding._table import REGIONS as ALL_REGIONS
+from toolcalls.decoding._table import XGRAMMAR_STYLES
 from toolcalls.parsing.formats import glm, minimax_m2, seed_oss
+from toolcalls.parsing.formats._regions import XmlParameterCalls
 
 pytest.importorskip("llguidance")
 pytest.importorskip("numpy")
 
-from toolcalls.grammars._sampling import accepts, sample  # noqa: E402
+from toolcalls.testing._sampling import accepts, sample  # noqa: E402
 
 NOTE = {
     "name": "note",
@@ -31,6 +32,9 @@ NOTE = {
     },
 }
 CALL = toolcalls.ToolCall(id="a", name="note", arguments={"title": "x"}, source="native")
+REGIONS = {name: region for name, region in ALL_REGIONS.items()
+           if isinstance(toolcalls.get_format(name).call_region, XmlParameterCalls)}
+"""The XML-parameter family: the formats whose calls are `XmlParameterCalls`."""
 
 
 def test_markers_are_the_readers_own() -> None:

@@ -12,9 +12,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ._ir import escape_chars
+from ._escape import gbnf_string
 
-__all__ = ["JsonRules", "gbnf_string"]
+__all__ = ["JsonRules"]
 
 _LARK_BASE = [
     'json_value: json_object | json_array | JSON_STRING | JSON_NUMBER | "true" | "false" | "null"',
@@ -38,11 +38,7 @@ _GBNF_BASE = [
 ]
 
 
-def gbnf_string(text: str) -> str:
-    return '"' + escape_chars(text, '"\\') + '"'
-
-
-# Blanks between JSON tokens: bounded, `_ir.JSON_BLANKS` (a space, or a line break and an
+# Blanks between JSON tokens: bounded, `_dialects.JSON_BLANKS` (a space, or a line break and an
 # indent); unbounded, any run of blanks (which a model can write for ever).
 _JSON_BLANKS = {
     ("lark", True): "JWS: / |\\r?\\n[ \\t]{0,32}/", ("lark", False): "JWS: /[ \\t\\r\\n]+/",

@@ -11,13 +11,13 @@ import random
 import pytest
 
 import toolcalls
-from toolcalls.grammars import grammar
-from toolcalls.grammars._formats import REGIONS
+from toolcalls.decoding import grammar
+from toolcalls.decoding._table import REGIONS
 
 pytest.importorskip("llguidance")
 pytest.importorskip("numpy")
 
-from toolcalls.grammars._sampling import accepts, problems, sample  # noqa: E402
+from toolcalls.testing._sampling import accepts, problems, sample  # noqa: E402
 
 TOOLS = [
     {

@@ -22,12 +22,6 @@ from ._region import properties_of
 
 __all__ = ["check_tools"]
 
-_RULES = {
-    "pythonic": "a Python dotted name (letters, digits and '_', not starting with a digit, "
-    "parts joined by '.'), and parameter names Python identifiers",
-}
-"""What a format's reader reads as a name, where one short rule says it."""
-
 
 def check_tools(fmt: Format, tools: Sequence[Tool]) -> None:
     """Raises `ToolDefinitionError` for the first tool whose call ``fmt``'s reader would not
@@ -35,7 +29,7 @@ def check_tools(fmt: Format, tools: Sequence[Tool]) -> None:
     for tool in tools:
         why = _unreadable(fmt, tool)
         if why is not None:
-            rule = _RULES.get(fmt.name)
+            rule = fmt.tool_name_rule
             raise ToolDefinitionError(
                 f"tool {tool.name!r} cannot be called in the {fmt.name} format: {why}"
                 + (f"; the {fmt.name} reader reads {rule}" if rule else "")

@@ -17,7 +17,7 @@ import random
 import re
 from typing import Any
 
-from ._sampling import TokenClasses, _pick
+from ._sampling import TokenClasses, pick
 
 __all__ = [
     "ByteVocabulary", "byte_vocabulary", "known_disagreement", "padded_enum", "sample_tag",
@@ -152,7 +152,7 @@ def sample_tag(tag: dict[str, Any], rng: random.Random, budget: int = 160) -> tu
         allowed = allowed[allowed != vocab.eos] if rng.random() > 0.02 else allowed
         if late and _write_literal(matcher, literals, rng, out):
             continue
-        token = _pick(vocab, allowed, rng, late)
+        token = pick(vocab, allowed, rng, late)
         if token == vocab.eos:
             return out.decode("utf-8", "replace"), True
         if not matcher.accept_token(token):

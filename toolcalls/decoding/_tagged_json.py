@@ -15,7 +15,7 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ._ir import regex_escape
+from ._escape import regex_escape
 
 __all__ = ["avoiding", "avoiding_except", "within_tags"]
 

@@ -18,15 +18,13 @@ import pytest
 from lark import Lark
 
 import toolcalls
-from toolcalls.grammars import grammar, structural_tag
-from toolcalls.grammars._api import _TAGGED
-from toolcalls.grammars._formats import REGIONS
-from toolcalls.grammars._xml_families import XGRAMMAR_STYLES
+from toolcalls.decoding import grammar, structural_tag
+from toolcalls.decoding._table import REGIONS, TAGGED, XGRAMMAR_STYLES
 
 pytest.importorskip("llguidance")
 pytest.importorskip("numpy")
 
-from toolcalls.grammars._sampling import accepts  # noqa: E402
+from toolcalls.testing._sampling import accepts  # noqa: E402
 
 DIALECTS = ("llguidance", "lark", "gbnf")
 Schema = dict[str, Any]
@@ -141,12 +139,12 @@ def test_deepest_schema_takes_a_few_frames_a_level(shape: str) -> None:
         for name in sorted(REGIONS):
             for dialect in DIALECTS:
                 grammar(name, tools, dialect=dialect)  # type: ignore[arg-type]
-        for name in sorted({*_TAGGED, *XGRAMMAR_STYLES}):
+        for name in sorted({*TAGGED, *XGRAMMAR_STYLES}):
             structural_tag(name, tools)
 
 
 @pytest.mark.parametrize("shape", sorted(SHAPES))
-@pytest.mark.parametrize("name", sorted({*_TAGGED, *XGRAMMAR_STYLES}))
+@pytest.mark.parametrize("name", sorted({*TAGGED, *XGRAMMAR_STYLES}))
 def test_structural_tag_grows_linearly_with_depth(name: str, shape: str) -> None:
     sizes = [len(json.dumps(structural_tag(name, tool(SHAPES[shape](depth)[0]))))
              for depth in (10, 20, 40)]

@@ -9,7 +9,7 @@ import json
 import pytest
 
 import toolcalls
-from toolcalls.grammars._api import _TAGGED
+from toolcalls.decoding._table import TAGGED
 
 xgr = pytest.importorskip("xgrammar")
 
@@ -36,7 +36,7 @@ def accepted(grammar: object, text: str) -> bool:
     return bool(xgr.testing._is_grammar_accept_string(grammar, text))
 
 
-@pytest.mark.parametrize("name", sorted(_TAGGED))
+@pytest.mark.parametrize("name", sorted(TAGGED))
 def test_current_shape_compiles_and_accepts(name: str) -> None:
     tag = toolcalls.structural_tag(name, TOOLS)
     assert tag["format"]["type"] == "triggered_tags"
@@ -45,7 +45,7 @@ def test_current_shape_compiles_and_accepts(name: str) -> None:
     assert not accepted(grammar, written(name).replace("search", "serch"))
 
 
-@pytest.mark.parametrize("name", sorted(_TAGGED))
+@pytest.mark.parametrize("name", sorted(TAGGED))
 def test_legacy_shape_compiles_and_accepts(name: str) -> None:
     tag = toolcalls.structural_tag(name, TOOLS, legacy=True)
     items = [

@@ -7,12 +7,12 @@ from __future__ import annotations
 import pytest
 
 import toolcalls
-from toolcalls.grammars import grammar
+from toolcalls.decoding import grammar
 
 pytest.importorskip("llguidance")
 pytest.importorskip("numpy")
 
-from toolcalls.grammars._sampling import accepts  # noqa: E402
+from toolcalls.testing._sampling import accepts  # noqa: E402
 
 TOOLS = [
     {"name": "book", "parameters": {"type": "object", "properties": {

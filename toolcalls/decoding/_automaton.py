@@ -3,7 +3,7 @@ of a string-matching automaton (Aho-Corasick), one rule per state."""
 
 from __future__ import annotations
 
-from ._ir import CONTROL_ESCAPES
+from ._escape import CONTROL_ESCAPES, gbnf_string
 
 __all__ = ["text_rules"]
 
@@ -44,14 +44,14 @@ def text_rules(name: str, exclude: tuple[str, ...], end: str, nonempty: bool) ->
         special = set()  # characters that do not lead back to the start state
         for char in sorted(alphabet):
             if end and (state + char).endswith(end):
-                options.append(_lit(char))
+                options.append(gbnf_string(char))
                 special.add(char)
                 continue
             target = step(state, char)
             if target is None:
                 special.add(char)  # completes an excluded string: no way on
             elif target:
-                options.append(f"{_lit(char)} {name}-s{index[target]}")
+                options.append(f"{gbnf_string(char)} {name}-s{index[target]}")
                 special.add(char)
         other = _char_class(special, True) if special else ANY_CHAR
         options.append(f"{other} {name}-s0")
@@ -66,8 +66,3 @@ def text_rules(name: str, exclude: tuple[str, ...], end: str, nonempty: bool) ->
         lines.append(f"{name} ::= {entry}")
     return lines
 
-
-def _lit(text: str) -> str:
-    from ._json_rules import gbnf_string
-
-    return gbnf_string(text)

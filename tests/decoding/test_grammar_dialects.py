@@ -11,13 +11,13 @@ from lark import Lark
 from lark.exceptions import LarkError
 
 import toolcalls
-from toolcalls.grammars import grammar
-from toolcalls.grammars._formats import REGIONS
+from toolcalls.decoding import grammar
+from toolcalls.decoding._table import REGIONS
 
 pytest.importorskip("llguidance")
 pytest.importorskip("numpy")
 
-from toolcalls.grammars._sampling import accepts  # noqa: E402
+from toolcalls.testing._sampling import accepts  # noqa: E402
 
 TOOLS = [
     {"name": "get_weather", "parameters": {

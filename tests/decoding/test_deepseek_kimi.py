@@ -8,14 +8,19 @@ from lark import Lark
 from lark.exceptions import LarkError
 
 import toolcalls
-from toolcalls.grammars import grammar
-from toolcalls.grammars._deepseek_kimi import REGIONS
+from toolcalls.decoding import grammar
+from toolcalls.decoding._deepseek_kimi import BUILDERS
+from toolcalls.decoding._table import REGIONS as ALL_REGIONS
 from toolcalls.parsing.formats import deepseek, deepseek_dsml, kimi_k2
 
 pytest.importorskip("llguidance")
 pytest.importorskip("numpy")
 
-from toolcalls.grammars._sampling import accepts  # noqa: E402
+from toolcalls.testing._sampling import accepts  # noqa: E402
+
+REGIONS = {name: region for name, region in ALL_REGIONS.items()
+           if type(toolcalls.get_format(name).call_region) in BUILDERS}
+"""The formats whose call regions `_deepseek_kimi` builds."""
 
 TOOLS = [
     {"name": "get_weather", "parameters": {

@@ -6,12 +6,15 @@ import json
 from typing import Any, Literal
 
 from ..parsing._api import ToolsLike, to_tools
+from ..parsing._registry import get_format
 from ..parsing.formats._base import Format
+from ..parsing.formats._regions import XmlParameterCalls
 from ..tools._tool import Tool
-from . import _deepseek_kimi, _other_families
-from ._formats import REGIONS, arguments_schema, build
 from ._names import check_tools
-from ._xml_families import XGRAMMAR_STYLES, xgrammar_format
+from ._region import arguments_schema
+from ._response import build
+from ._table import REGIONS, TAGGED, XGRAMMAR_STYLES
+from ._xml_families import xgrammar_format
 
 __all__ = ["Dialect", "grammar", "structural_tag"]
 
@@ -87,22 +90,22 @@ def structural_tag(
     `grammar`'s content does, so a stray one cannot be read as a broken call; the legacy shape
     has no such field, and its free text is any text.
     """
-    from ..parsing._registry import get_format
-
     fmt = get_format(format)
-    if fmt.name in XGRAMMAR_STYLES and not legacy:
+    # By registry name, as every table here: an Ollama of other prefixes has the registered one's.
+    shape = get_format(fmt.name).call_region
+    if fmt.name in XGRAMMAR_STYLES and isinstance(shape, XmlParameterCalls) and not legacy:
         chosen = _chosen(fmt, to_tools(tools), tool_choice)
-        styled = xgrammar_format(fmt.name, chosen, tool_choice)
+        styled = xgrammar_format(shape, XGRAMMAR_STYLES[fmt.name], chosen, tool_choice)
         styled["excludes"] = _free_text_excludes(fmt, styled["triggers"])
         return {"type": "structural_tag", "format": styled}
-    if fmt.name not in _TAGGED:
+    if fmt.name not in TAGGED:
         raise ValueError(
             f"format {fmt.name!r} cannot be written as a structural tag (its arguments are not "
             f"one JSON object between fixed strings): use toolcalls.grammar; one of "
-            f"{sorted(_TAGGED)}"
+            f"{sorted(TAGGED)}"
         )
     chosen = _chosen(fmt, to_tools(tools), tool_choice)
-    trigger, begin, end = _TAGGED[fmt.name]
+    trigger, begin, end = TAGGED[fmt.name]
     tags = [
         {
             "begin": begin.format(name=tool.name, name_json=json.dumps(tool.name)),
@@ -142,8 +145,10 @@ def _free_text_excludes(fmt: Format, triggers: list[str]) -> list[str]:
     """The markers free text may not hold, as content in `toolcalls.grammar` may not
     (`Format.openers`: the reader opens a block at each, so a stray one is read with an issue),
     but for the triggers' own pieces, which xgrammar must let through to see the trigger.
-    None for gpt-oss: its text before a call is itself messages framed by its markers."""
-    if fmt.name == "gpt_oss":
+    None for a response made of messages (gpt-oss): its text before a call is itself messages
+    framed by its markers."""
+    region = REGIONS.get(fmt.name)
+    if region is not None and region.response is not None:
         return []
     return sorted(
         marker for marker in fmt.openers() if marker and not any(marker in t for t in triggers)
@@ -157,20 +162,3 @@ def _chosen(fmt: Format, tools: list[Tool], tool_choice: str) -> list[Tool]:
         raise ValueError(f"tool_choice {tool_choice!r} names no tool of the tool set")
     check_tools(fmt, chosen)
     return chosen
-
-
-# trigger, begin (with {name} / {name_json}), end: the same markers `_formats` uses.
-_TAGGED: dict[str, tuple[str, str, str]] = {
-    "hermes": (
-        "<tool_call>",
-        '<tool_call>\n{{"name": {name_json}, "arguments": ',
-        "}\n</tool_call>",
-    ),
-    "xml": ("<tool_call>", "<tool_call>\n<name>{name}</name>\n<arguments>",
-            "</arguments>\n</tool_call>"),
-    "mistral": ("[TOOL_CALLS]", "[TOOL_CALLS]{name}[ARGS]", ""),
-    "llama3_json": ('{"name": ', '{{"name": {name_json}, "parameters": ', "}"),
-    **_deepseek_kimi.TAGGED,
-    **_other_families.TAGGED,
-}
-assert set(_TAGGED) <= set(REGIONS)

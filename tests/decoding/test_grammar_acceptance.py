@@ -17,15 +17,15 @@ from typing import Any
 import pytest
 
 import toolcalls
-from toolcalls.grammars import grammar
-from toolcalls.grammars._formats import REGIONS
+from toolcalls.decoding import grammar
+from toolcalls.decoding._table import REGIONS
 
 pytest.importorskip("llguidance")
 pytest.importorskip("numpy")
 
 from corpus import CORPUS, Case  # noqa: E402
 
-from toolcalls.grammars._sampling import accepts  # noqa: E402
+from toolcalls.testing._sampling import accepts  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
