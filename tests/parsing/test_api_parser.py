@@ -11,7 +11,7 @@ from corpus import load_cases
 
 import toolcalls
 import toolcalls.tools._importers
-from toolcalls.parsing import _api
+from toolcalls.tools import _read
 
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}}
 QWEN_CALL = "<tool_call>\n<function=f>\n<parameter=n>\n7\n</parameter>\n</function>\n</tool_call>"
@@ -24,8 +24,8 @@ def _openai(name: str, schema: dict[str, Any] | None = None) -> dict[str, Any]:
 
 @pytest.fixture(autouse=True)
 def _forget_tools_read_before() -> None:
-    _api._SEEN.clear()
-    _api._RECENT_TOOLS.clear()
+    _read._SEEN.clear()
+    _read._RECENT_TOOLS.clear()
 
 
 @pytest.fixture
@@ -53,13 +53,13 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[object]:
 def keys(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     """Every tool list written out whole to be looked up by content."""
     made: list[object] = []
-    real = _api._content_key
+    real = _read._content_key
 
     def counting(tools: object) -> bytes | None:
         made.append(tools)
         return real(tools)
 
-    monkeypatch.setattr(_api, "_content_key", counting)
+    monkeypatch.setattr(_read, "_content_key", counting)
     return made
 
 

@@ -50,7 +50,7 @@ from ._session import (
 from ._tokens import DEFAULT_ENCODING, TokenCounter, count_openai_tools
 
 if TYPE_CHECKING:
-    from ..parsing._api import ToolsLike
+    from ..tools._read import ToolsLike
     from ._deferral import NativeDeferral, SearchKind
     from ._simulate import Prices, Trace, UsageProfile
 

@@ -41,8 +41,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .._errors import ToolDefinitionError, ToolNotFoundError
-from ..parsing._api import ToolsLike, to_tools
 from ..parsing._models import ParseIssue, ParseResult, ToolCall
+from ..tools._read import ToolsLike, to_tools
 from ..tools._tool import Tool
 from ._search import DEFAULT_MIN_SCORE, DEFAULT_SEARCH_LIMIT, ToolIndex
 

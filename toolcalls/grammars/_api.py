@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from ..parsing._api import ToolsLike, to_tools
 from ..parsing.formats._base import Format
+from ..tools._read import ToolsLike, to_tools
 from ..tools._tool import Tool
 from . import _deepseek_kimi, _other_families
 from ._formats import REGIONS, arguments_schema, build

@@ -181,7 +181,8 @@ def problems(format_name: str, text: str, tools: Any, tool_choice: str) -> list[
     declared tools only, valid against their schemas (``validate=True``), with no issue and
     nothing incomplete, at least one call unless ``tool_choice="auto"``, and exactly one call
     of the named tool when ``tool_choice`` names one."""
-    from ..parsing._api import parse, to_tools
+    from ..parsing._api import parse
+    from ..tools._read import to_tools
 
     result = parse(text, format_name, tools=tools, validate=True)
     found = [f"issue {issue.kind}: {issue.message}" for issue in result.issues]

@@ -58,18 +58,18 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._errors import UnknownFormatError
 from ..parsing._api import _no_format, parse
-from ..parsing._api import _read as read_tools
 from ..parsing._models import IncompleteCall, ParseIssue, ParseResult, ToolCall
 from ..parsing._registry import get_format
 from ..parsing.reader import _tool_table
+from ..tools._read import read_tools
 from . import _anthropic, _gemini, _ollama, _openai_chat, _openai_responses
 from ._duplicates import Repeats
 from ._provider import by_provider
 from ._reading import Json, NativeRead, brief, escape_surrogates, json_problem, load_json
 
 if TYPE_CHECKING:
-    from ..parsing._api import ToolsLike
     from ..parsing.formats._base import Format
+    from ..tools._read import ToolsLike
     from ..tools._tool import Tool
 
 __all__ = ["READERS", "alias_names", "arrival", "as_json", "canonical", "detect_provider",

@@ -63,7 +63,6 @@ from typing import TYPE_CHECKING, Any
 
 from .._errors import UnknownFormatError
 from ..parsing._api import _no_format, parse
-from ..parsing._api import _read as read_tools
 from ..parsing._events import (
     ArgumentsDelta,
     Event,
@@ -76,6 +75,7 @@ from ..parsing._events import (
 from ..parsing._models import ParseIssue, ParseResult
 from ..parsing._registry import get_format
 from ..parsing._text import TextBuilder
+from ..tools._read import read_tools
 from ._duplicates import Repeats
 from ._provider import by_provider
 from ._read import (
@@ -92,9 +92,9 @@ from ._reading import NativeRead, duplicate_id, encodable, escape_surrogates
 from ._wire_stream import Decoded, WireDecoder
 
 if TYPE_CHECKING:
-    from ..parsing._api import ToolsLike
     from ..parsing.formats._base import Format
     from ..parsing.stream import StreamParser
+    from ..tools._read import ToolsLike
     from ..tools._tool import Tool
 
 __all__ = ["NativeStreamCall", "ProviderStream", "WireDecoder", "read_stream"]
