@@ -71,7 +71,7 @@ def _parse_detected(
 
 
 def _no_format() -> Format:
-    from .formats._plain import NoFormat
+    from .formats._plain import NoFormat  # a format module: loaded on first use, like all
 
     return NoFormat()
 
