@@ -22,7 +22,7 @@ def test_the_license_is_the_mit_license_pyproject_names() -> None:
 def test_the_version_is_written_once_and_the_changelog_names_it() -> None:
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     assert "version" in pyproject["project"]["dynamic"]  # not written in pyproject.toml
-    assert pyproject["tool"]["hatch"]["version"]["path"] == "toolcalls/__init__.py"
+    assert pyproject["tool"]["hatch"]["version"]["path"] == "toolcalls/_version.py"
     assert re.fullmatch(r"\d+\.\d+\.\d+", toolcalls.__version__)
     changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
     releases = re.findall(r"^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}$", changelog, re.M)

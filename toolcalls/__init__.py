@@ -29,6 +29,7 @@ from ._errors import (
     UnknownToolError,
 )
 from ._lazy import lazy_attributes, show_as
+from ._version import __version__ as __version__
 from .parsing import (
     ArgumentsDelta,
     Event,
@@ -63,8 +64,6 @@ if TYPE_CHECKING:  # what type checkers see; at run time these load on first use
     from .providers._response_reader import read_response as read_response
     from .providers._stream_reader import read_stream as read_stream
     from .tools._tool import Tool as Tool
-
-__version__ = "0.1.0"
 
 # pydantic alone costs ~150 ms to import (the whole budget of `import toolcalls`), tiktoken and
 # jsonschema more: the models, `render` and the subpackages load on first use.

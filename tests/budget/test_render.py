@@ -8,16 +8,10 @@ from pathlib import Path
 import pytest
 
 from toolcalls import Tool, to_tools
-from toolcalls.budget._counts import count_gemini_tools
+from toolcalls.budget._counts import count_gemini_tools, tools_cost
 from toolcalls.budget._model_tokens import model_counter
-from toolcalls.budget._render import (
-    budget_report,
-    native_payload,
-    plan_report,
-    render,
-    render_tools_for,
-    tools_cost,
-)
+from toolcalls.budget._profiles import native_payload
+from toolcalls.budget._render import budget_report, plan_report, render, render_tools_for
 from toolcalls.budget._session import TOOL_SEARCH
 from toolcalls.budget._tokens import count_anthropic_tools, count_openai_tools, count_tokens
 from toolcalls.parsing._registry import get_format, list_formats

@@ -9,8 +9,10 @@ import pytest
 
 from toolcalls import Tool, render, to_tools
 from toolcalls.budget import Prices, Trace, UsageProfile, choose, simulate
-from toolcalls.budget._render import tools_cost
-from toolcalls.budget._simulate import PRICES, STRATEGIES, Turn
+from toolcalls.budget._counts import tools_cost
+from toolcalls.budget._prices import PRICES
+from toolcalls.budget._simulate import STRATEGIES
+from toolcalls.budget._traces import Turn
 
 FIXTURES = Path(__file__).parents[2] / "fixtures"
 TRACES = sorted((FIXTURES / "traces").glob("*.json"))

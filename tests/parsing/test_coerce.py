@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 from toolcalls.parsing._coerce import (
     coerce,
     decode_json_value,
-    property_schema,
     streams_as_string,
     strip_value_newlines,
 )
+from toolcalls.tools._refs import property_schema
 
 CASES_PATH = Path(__file__).parents[2] / "fixtures" / "value_coercion" / "cases.jsonl"
 CASES: list[dict[str, Any]] = [

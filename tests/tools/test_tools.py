@@ -14,18 +14,14 @@ from pydantic import BaseModel, Field
 
 import toolcalls
 from toolcalls._errors import ToolDefinitionError
+from toolcalls.tools._calls import InvalidArgs, NotFound, check_call, find_tool, validate_arguments
 from toolcalls.tools._importers import (
-    InvalidArgs,
-    NotFound,
-    check_call,
-    find_tool,
     from_anthropic,
     from_function,
     from_gemini,
     from_mcp,
     from_openai,
     import_tools,
-    validate_arguments,
 )
 from toolcalls.tools._tool import Tool
 

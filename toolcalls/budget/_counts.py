@@ -38,6 +38,7 @@ from ..providers._native import render_native
 from ..tools._importers import import_tools
 from ..tools._tool import Tool
 from ._model_tokens import model_counter, prompt_format
+from ._profiles import native_payload
 from ._tokens import (
     DEFAULT_ENCODING,
     TokenCounter,
@@ -50,11 +51,14 @@ from ._tokens import (
 __all__ = [
     "DEFAULT_ANTHROPIC_MODEL",
     "O200K_ERROR",
+    "ToolsCost",
     "count_gemini_tools",
     "count_prompt_tools",
+    "count_target",
     "counter_for",
     "gemini_tools_text",
     "provider_cost",
+    "tools_cost",
 ]
 
 DEFAULT_ANTHROPIC_MODEL: Final = "claude-sonnet-4-6"
@@ -71,6 +75,9 @@ Claude's and Gemini's tokenizers could not be measured offline; this is the figu
 
 _OPENAI_PAYLOADS: Final = frozenset({"openai", "openai_responses"})
 
+ToolsCost = Callable[[Sequence[Tool]], int]
+"""The tokens a model reads for a list of tools, in some rendering."""
+
 
 def counter_for(
     target: str, model: str | None = None, encoding: str | TokenCounter | None = None
@@ -85,7 +92,7 @@ def counter_for(
 
 def provider_cost(
     target: str, *, model: str | None = None, encoding: str | TokenCounter | None = None
-) -> Callable[[Sequence[Tool]], int]:
+) -> ToolsCost:
     """Tokens a model reads for a tool list sent to ``target``.
 
     ``target`` is a native payload name (``openai``, ``openai_responses``, ``anthropic``,
@@ -124,3 +131,22 @@ def count_prompt_tools(
 ) -> int:
     """Tokens of ``format``'s system-prompt tools block for ``tools`` (0 for none)."""
     return counter.count(get_format(format).render_tools(tools)) if tools else 0
+
+
+def tools_cost(
+    format: str,  # noqa: A002
+    encoding: str | TokenCounter | None = None,
+    *,
+    model: str | None = None,
+) -> ToolsCost:
+    """How many tokens a model reads for a tool list sent to ``format``.
+
+    Counted as that provider reads tools (`provider_cost`); ``model`` picks the Claude family,
+    the Ollama model's template and the tokenizer; ``encoding`` overrides the tokenizer.
+    """
+    return provider_cost(count_target(format), model=model, encoding=encoding)
+
+
+def count_target(format: str) -> str:  # noqa: A002
+    """What `provider_cost` takes: the payload for a provider name, else the format itself."""
+    return native_payload(format) or format

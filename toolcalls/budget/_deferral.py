@@ -232,7 +232,7 @@ def _anthropic_tools(
     rendered += [{**_anthropic_tool(tool), "defer_loading": True} for tool in deferred]
     if search in ANTHROPIC_SEARCH_TOOLS:
         return {"tools": [*rendered, dict(ANTHROPIC_SEARCH_TOOLS[search])]}, kept
-    searcher = _client_search_tool(deferred if list_names else ())
+    searcher = client_search_tool(deferred if list_names else ())
     return {"tools": [*rendered, _anthropic_tool(searcher)]}, [*kept, searcher]
 
 
@@ -240,7 +240,7 @@ def _anthropic_tool(tool: Tool) -> dict[str, Any]:
     return {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
 
 
-def _client_search_tool(listed: Sequence[Tool]) -> Tool:
+def client_search_tool(listed: Sequence[Tool]) -> Tool:
     names = ", ".join(tool.name for tool in listed)
     description = f"{_CLIENT_DESCRIPTION}\n\nTools to load: {names}" if names else (
         _CLIENT_DESCRIPTION)
@@ -296,7 +296,7 @@ def _responses_tools(
         seen.append(Tool(name=group, description=description))
     if search == "server":
         return {"tools": [*rendered, {"type": "tool_search"}]}, seen
-    searcher = _client_search_tool(())
+    searcher = client_search_tool(())
     rendered.append({"type": "tool_search", "execution": "client",
                      "description": searcher.description, "parameters": searcher.parameters})
     return {"tools": rendered}, [*seen, searcher]

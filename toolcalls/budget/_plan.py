@@ -19,11 +19,12 @@ more as tools are activated, so its plan also lowers the activation ceiling unti
 its ceiling (the largest tools all loaded) still costs no more than full, and fits the budget;
 if fewer than `MIN_ACTIVE` tools could then be loaded, lazy mode is not useful and not chosen.
 
-Given the session it plans for (``choose(..., session=UsageProfile(...) or a Trace)``), lazy mode
-is also priced over the whole session with prompt caching (`toolcalls.budget._simulate`), and is
-not eligible where either lazy strategy (search-then-load, or load by name) costs more than full
-over it: round trips, search results in the history and cache busting can outweigh the smaller
-tools block.
+Given a pricing of the session it plans for (``lazy_pays``, a `LazyPays`), lazy mode is also
+priced over the whole session, and is not eligible where it says lazy loading costs more than
+full over it: round trips, search results in the history and cache busting can outweigh the
+smaller tools block. The simulator that prices sessions with prompt caching sits a floor above
+this module: `toolcalls.budget.choose` (`toolcalls.budget._simulate.choose`) takes
+``session=UsageProfile(...)`` or a `Trace` and passes its pricing here.
 
 Costs are token counts of the rendering the model reads, passed in as a `ToolsCost` function:
 OpenAI's namespace rendering for native tools, a format's prompt rendering for prompt-based ones
@@ -37,6 +38,8 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..tools._tool import Tool
+from ._counts import ToolsCost
+from ._deferral import NativeDeferral, SearchKind, native_deferral
 from ._search import identifier_tokens
 from ._session import (
     DEFAULT_MAX_ACTIVE,
@@ -50,9 +53,7 @@ from ._session import (
 from ._tokens import DEFAULT_ENCODING, TokenCounter, count_openai_tools
 
 if TYPE_CHECKING:
-    from ..parsing._api import ToolsLike
-    from ._deferral import NativeDeferral, SearchKind
-    from ._simulate import Prices, Trace, UsageProfile
+    from ..tools._read import ToolsLike
 
 __all__ = [
     "ANNOTATIONS",
@@ -60,10 +61,10 @@ __all__ = [
     "COMPACT_PROPERTY_CHARS",
     "MIN_ACTIVE",
     "MODES",
+    "LazyPays",
     "Mode",
     "ModeCost",
     "Plan",
-    "ToolsCost",
     "choose",
     "compact_schema",
     "compact_tool",
@@ -76,8 +77,10 @@ Mode = Literal["full", "compact", "lazy"]
 MODES: tuple[Mode, ...] = ("full", "compact", "lazy")
 """The modes, most useful first: the order `choose` tries them in."""
 
-ToolsCost = Callable[[Sequence[Tool]], int]
-"""The tokens a model reads for a list of tools, in some rendering."""
+LazyPays = Callable[[Sequence[Tool], ToolsCost, tuple[str, ...]], bool]
+"""Whether lazy mode pays over the session a plan is for: given the catalog, the cost of a tool
+list and the pinned tools, True when loading tools lazily costs no more than sending them all
+(`toolcalls.budget._simulate.session_pricing` makes one from a `Trace` or `UsageProfile`)."""
 
 ANNOTATIONS = frozenset({"title", "examples", "example", "$comment", "$schema", "deprecated",
                          "readOnly", "writeOnly"})
@@ -234,8 +237,6 @@ class Plan:
         """The provider's own deferral of ``catalog`` with this plan's pinned tools
         (`toolcalls.budget._deferral`): Anthropic or OpenAI Responses keep the deferred tools
         out of the prompt, at fewer tokens than lazy mode's index for the same pins."""
-        from ._deferral import native_deferral  # noqa: PLC0415 - it builds on the session
-
         return native_deferral(catalog, provider, search=search, pinned=self.pinned,
                                model=model)
 
@@ -309,9 +310,7 @@ def choose(
     cost: ToolsCost | None = None,
     pinned: Iterable[str] = (),
     max_active: int = DEFAULT_MAX_ACTIVE,
-    session: Trace | UsageProfile | None = None,
-    prices: Prices | None = None,
-    load: LoadMode = "tools",
+    lazy_pays: LazyPays | None = None,
 ) -> Plan:
     """The most useful mode that fits ``budget`` tokens (full, else compact, else lazy).
 
@@ -321,10 +320,9 @@ def choose(
         cost: tokens of a tool list as the model reads it (default: OpenAI, o200k_base).
         pinned: tools lazy mode always sends in full.
         max_active: the highest activation ceiling a lazy session may have.
-        session: the session to price lazy mode over (a `Trace` or a `UsageProfile`); lazy is
-            not chosen where it costs more than full over it.
-        prices: cached and uncached input prices for that pricing (default: OpenAI's).
-        load: where the lazy session loads definitions (``tools`` block or ``messages``).
+        lazy_pays: the pricing of the session planned for; lazy is not chosen where it says
+            lazy loading costs more than full (None: lazy is priced at session start only).
+            `toolcalls.budget.choose` makes it from a ``session``.
     """
     pins = tuple(dict.fromkeys(pinned))
     unknown = set(pins) - {tool.name for tool in tools}
@@ -332,8 +330,7 @@ def choose(
         raise ValueError(f"pinned tools not in the catalog: {', '.join(sorted(unknown))}")
     count = cost or openai_cost()
     costs = mode_costs(tools, count, budget=budget, pinned=pins, max_active=max_active)
-    if session is not None and costs["lazy"].eligible and not _lazy_pays(
-            tools, session, count, prices, load, pins):
+    if lazy_pays is not None and costs["lazy"].eligible and not lazy_pays(tools, count, pins):
         costs["lazy"] = replace(costs["lazy"], eligible=False)
     eligible = [costs[mode] for mode in MODES if costs[mode].eligible]
     fitting = [entry for entry in eligible if entry.fits]
@@ -343,20 +340,3 @@ def choose(
         full_tokens=costs["full"].tokens, budget=budget, fits=bool(fitting), pinned=pins,
         max_active=picked.max_active, costs=costs,
     )
-
-
-def _lazy_pays(
-    tools: Sequence[Tool],
-    session: Trace | UsageProfile,
-    cost: ToolsCost,
-    prices: Prices | None,
-    load: LoadMode,
-    pinned: tuple[str, ...],
-) -> bool:
-    """Both lazy strategies cost no more than full over ``session``."""
-    from ._simulate import simulate  # noqa: PLC0415 - _simulate builds on this module
-
-    priced = simulate(tools, session, cost=cost, prices=prices, load=load, pinned=pinned,
-                      strategies=("full", "lazy_search", "lazy_by_name"))
-    full = priced.costs["full"].cost
-    return max(priced.costs["lazy_search"].cost, priced.costs["lazy_by_name"].cost) <= full

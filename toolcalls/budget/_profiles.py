@@ -28,6 +28,7 @@ __all__ = [
     "NATIVE_PAYLOADS",
     "PROVIDERS",
     "Profile",
+    "native_payload",
     "select_mode",
 ]
 
@@ -97,6 +98,18 @@ HOSTED_MODELS: tuple[tuple[str, str], ...] = (
     ("deepseek-reasoner", "deepseek"),
 )
 """Model id prefix → provider, for a model given without its provider; first match wins."""
+
+
+def native_payload(format: str) -> str | None:  # noqa: A002
+    """The payload shape for a provider name (``azure`` → ``openai``), None for a text format.
+
+    A payload name wins over a format of the same name: ``ollama`` is Ollama's native API.
+    """
+    lowered = format.lower()
+    if lowered in NATIVE_PAYLOADS:
+        return lowered
+    profile = PROVIDERS.get(lowered)
+    return profile.provider if profile is not None and profile.mode == "native" else None
 
 
 def select_mode(

@@ -1,6 +1,6 @@
 """Render a tool catalog for a provider or a text format, within a token budget.
 
-``render(tools, "openai", budget=2000)`` picks a mode with `toolcalls.budget._plan.choose` and
+``render(tools, "openai", budget=2000)`` picks a mode with `toolcalls.budget.choose` and
 returns the provider's request payload (native rendering); ``render(tools, "qwen3_coder")``
 returns the tools block of that model's system prompt (prompt rendering). Costs are counted as
 each provider's model reads the tools (`toolcalls.budget._counts.provider_cost`): OpenAI's
@@ -15,31 +15,29 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..parsing._registry import get_format
 from ..providers._native import render_native
 from ..tools._importers import import_tools
 from ..tools._tool import Tool
-from ._counts import counter_for, provider_cost
+from ._counts import count_target, counter_for, tools_cost
 from ._model_tokens import counter_name
-from ._plan import MIN_ACTIVE, MODES, Mode, Plan, ToolsCost, choose
-from ._profiles import NATIVE_PAYLOADS, PROVIDERS
-from ._session import DEFAULT_MAX_ACTIVE
+from ._plan import MIN_ACTIVE, MODES, Mode, Plan
+from ._prices import Prices, resolve_prices
+from ._profiles import native_payload
+from ._session import DEFAULT_MAX_ACTIVE, load_mode_for
+from ._simulate import choose
 from ._tokens import TokenCounter
-
-if TYPE_CHECKING:
-    from ._simulate import Prices, Trace, UsageProfile
+from ._traces import Trace, UsageProfile
 
 __all__ = [
     "BudgetReport",
     "Rendering",
     "budget_report",
-    "native_payload",
     "plan_report",
     "render",
     "render_tools_for",
-    "tools_cost",
 ]
 
 
@@ -63,41 +61,9 @@ class Rendering:
         return self.plan.tokens
 
 
-def native_payload(format: str) -> str | None:  # noqa: A002
-    """The payload shape for a provider name (``azure`` → ``openai``), None for a text format.
-
-    A payload name wins over a format of the same name: ``ollama`` is Ollama's native API.
-    """
-    lowered = format.lower()
-    if lowered in NATIVE_PAYLOADS:
-        return lowered
-    profile = PROVIDERS.get(lowered)
-    return profile.provider if profile is not None and profile.mode == "native" else None
-
-
-def tools_cost(
-    format: str,  # noqa: A002
-    encoding: str | TokenCounter | None = None,
-    *,
-    model: str | None = None,
-) -> ToolsCost:
-    """How many tokens a model reads for a tool list sent to ``format``.
-
-    Counted as that provider reads tools (see `toolcalls.budget._counts`); ``model`` picks the
-    Claude family, the Ollama model's template and the tokenizer; ``encoding`` overrides the
-    tokenizer.
-    """
-    return provider_cost(_count_target(format), model=model, encoding=encoding)
-
-
-def _count_target(format: str) -> str:  # noqa: A002
-    """What `provider_cost` takes: the payload for a provider name, else the format itself."""
-    return native_payload(format) or format
-
-
 def _encoding_label(format: str, model: str | None,  # noqa: A002
                     encoding: str | TokenCounter | None) -> str:
-    return counter_name(counter_for(_count_target(format), model, encoding))
+    return counter_name(counter_for(count_target(format), model, encoding))
 
 
 def render(
@@ -118,7 +84,7 @@ def render(
     The budget is in the provider's tokens (`tools_cost`); ``model`` (a Claude model, an Ollama
     tag, a Hugging Face id) makes the count that model's, ``encoding`` forces a tokenizer.
     ``session`` (a `Trace` or `UsageProfile`): lazy mode is not chosen where it costs more than
-    full over it, at ``prices`` (default: the provider's, `toolcalls.budget._simulate.PRICES`).
+    full over it, at ``prices`` (default: the provider's, `toolcalls.budget._prices.PRICES`).
     """
     catalog = import_tools(tools)
     plan = choose(catalog, budget, cost=tools_cost(format, encoding, model=model),
@@ -271,8 +237,5 @@ def _session_options(
     """`choose`'s session pricing for ``format``: its prices and where lazy mode loads."""
     if session is None:
         return {}
-    from ._session import load_mode_for  # noqa: PLC0415
-    from ._simulate import resolve_prices  # noqa: PLC0415 - _simulate imports this module
-
     return {"session": session, "prices": resolve_prices(prices, format),
             "load": load_mode_for(format)}

@@ -389,10 +389,10 @@ def _embedder(model: str) -> Embedder | None:
     """The installed model's encoder, or None (its extra, or numpy, is missing)."""
     try:
         if model == "minilm":
-            from ._minilm import load_minilm
+            from ._minilm import load_minilm  # the search extra (numpy): only when asked for
 
             return load_minilm()
-        from ._semantic import load_embedder
+        from ._semantic import load_embedder  # the search extra (numpy): only when asked for
     except ImportError:  # numpy missing: no search extra is installed
         return None
     return load_embedder()

@@ -41,9 +41,10 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .._errors import ToolDefinitionError, ToolNotFoundError
-from ..parsing._api import ToolsLike, to_tools
 from ..parsing._models import ParseIssue, ParseResult, ToolCall
+from ..tools._read import ToolsLike, to_tools
 from ..tools._tool import Tool
+from ._profiles import native_payload
 from ._search import DEFAULT_MIN_SCORE, DEFAULT_SEARCH_LIMIT, ToolIndex
 
 __all__ = [
@@ -114,8 +115,6 @@ def load_mode_for(format: str) -> LoadMode:  # noqa: A002
     lowered = format.lower()
     if lowered in LOAD_IN_MESSAGES:
         return "messages"
-    from ._render import native_payload  # noqa: PLC0415 - _render imports this module
-
     return "tools" if native_payload(lowered) else "messages"
 
 

@@ -37,60 +37,48 @@ Each lazy strategy loads in the tools block (``load="tools"``, what OpenAI Chat 
 Gemini and Ollama need) or in the conversation (``load="messages"``, see
 `toolcalls.budget._session`), by default as the provider allows (`load_mode_for`).
 
-Prices (`PRICES`) are ratios to the uncached input price, from the providers' price pages:
-Anthropic cache reads 0.1x and 5-minute cache writes 1.25x
-(https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching#pricing); OpenAI cached
-input 0.1x for the GPT-5 family ($0.125 vs $1.25 per million, https://openai.com/api/pricing/;
-0.5x for gpt-4o), no write premium; Gemini 2.5 implicit caching 0.25x
-(https://ai.google.dev/gemini-api/docs/pricing, "context caching" rows); ``none``: no caching.
 """
 
 from __future__ import annotations
 
-import bisect
 import json
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 from ..tools._importers import import_tools
 from ..tools._tool import Tool
-from ._counts import provider_cost
+from ._counts import ToolsCost, counter_for, provider_cost, tools_cost
 from ._deferral import (
     NATIVE_SEARCH_LIMIT,
     NativeDeferral,
     NativeProvider,
-    _client_search_tool,
+    client_search_tool,
     native_deferral,
 )
-from ._plan import ToolsCost, compact_tool
+from ._plan import LazyPays, Plan, compact_tool
+from ._plan import choose as choose_by_budget
+from ._prices import Prices, resolve_prices
+from ._profiles import native_payload
 from ._search import DEFAULT_SEARCH_LIMIT
-from ._session import LoadMode, Session, index_text, load_mode_for
+from ._session import DEFAULT_MAX_ACTIVE, LoadMode, Session, index_text, load_mode_for
 from ._tokens import TokenCounter, count_tokens
+from ._traces import Trace, UsageProfile
 
 __all__ = [
-    "PRICES",
     "STRATEGIES",
-    "Prices",
     "Simulation",
     "Strategy",
     "StrategyCost",
-    "Trace",
-    "Turn",
-    "UsageProfile",
-    "resolve_prices",
+    "choose",
+    "session_pricing",
     "simulate",
 ]
 
 Strategy = Literal["full", "compact", "lazy_search", "lazy_by_name", "pinned", "native"]
 STRATEGIES: tuple[Strategy, ...] = ("full", "compact", "lazy_search", "lazy_by_name", "pinned",
                                     "native")
-
-DEFAULT_TURN_TOKENS = 400
-"""Conversation tokens a turn adds when the trace does not say: a user message, a call or
-two with their results, an answer."""
 
 CALL_TOKENS = 20
 """A ``tool_search`` call in the history: the call's envelope and a few words of query."""
@@ -100,89 +88,6 @@ NAME_TOKENS = 6
 
 PINNED_COUNT = 5
 """How many of the trace's most used tools the ``pinned`` strategy pins."""
-
-
-@dataclass(frozen=True)
-class Prices:
-    """Input prices relative to one uncached input token."""
-
-    cached: float
-    """A token read from the prompt cache."""
-    cache_write: float = 1.0
-    """An uncached token (written to the cache as it is read: 1.25 at Anthropic)."""
-
-
-PRICES: Mapping[str, Prices] = {
-    "openai": Prices(cached=0.1),
-    "anthropic": Prices(cached=0.1, cache_write=1.25),
-    "gemini": Prices(cached=0.25),
-    "none": Prices(cached=1.0),
-}
-"""Default prices per provider (sources in the module docstring)."""
-
-
-@dataclass(frozen=True)
-class Turn:
-    """One user turn: the tools the model calls in it, and the tokens it adds to the history."""
-
-    tools: tuple[str, ...] = ()
-    tokens: int = DEFAULT_TURN_TOKENS
-
-
-@dataclass(frozen=True)
-class Trace:
-    """A session as the tools it used, turn by turn.
-
-    JSON (fixtures/traces/README.md): ``{"name": str, "toolset": str (optional),
-    "turn_tokens": int (optional), "turns": [{"tools": [names], "tokens": int (optional)}
-    or [names], ...]}``.
-    """
-
-    name: str
-    turns: tuple[Turn, ...]
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any], name: str = "trace") -> Trace:
-        default = data.get("turn_tokens", DEFAULT_TURN_TOKENS)
-        turns = []
-        for entry in data["turns"]:
-            if isinstance(entry, list):
-                entry = {"tools": entry}
-            turns.append(Turn(tuple(entry.get("tools", ())), int(entry.get("tokens", default))))
-        return cls(str(data.get("name", name)), tuple(turns))
-
-    @classmethod
-    def load(cls, path: str | Path) -> Trace:
-        """Read a trace file (see the class docstring)."""
-        path = Path(path)
-        return cls.from_dict(json.loads(path.read_text(encoding="utf-8")), name=path.stem)
-
-    def tool_names(self) -> set[str]:
-        return {name for turn in self.turns for name in turn.tools}
-
-
-@dataclass(frozen=True)
-class UsageProfile:
-    """A session described by its shape rather than recorded: ``turns`` turns, each calling one
-    tool, ``distinct_tools`` different tools in all, first used at evenly spaced turns (a task
-    needs new tools as it goes), the turns between calling the last tools again. `trace` picks
-    the catalog's largest tools: the case least kind to lazy mode."""
-
-    turns: int = 50
-    distinct_tools: int = 5
-    turn_tokens: int = DEFAULT_TURN_TOKENS
-
-    def trace(self, tools: Sequence[Tool], cost: ToolsCost) -> Trace:
-        largest = sorted(tools, key=lambda tool: cost([tool]), reverse=True)
-        used = [tool.name for tool in largest[: max(min(self.distinct_tools, self.turns), 1)]]
-        firsts = [index * self.turns // len(used) for index in range(len(used))]
-        turns = []
-        for number in range(self.turns):
-            known = bisect.bisect_right(firsts, number)
-            fresh = firsts[known - 1] == number
-            name = used[known - 1] if fresh else used[number % known]
-            turns.append(Turn((name,), self.turn_tokens))
-        return Trace(f"profile {self.turns}x{len(used)}x{self.turn_tokens}", tuple(turns))
 
 
 @dataclass(frozen=True)
@@ -279,9 +184,6 @@ def simulate(
         strategies: those to price; default `STRATEGIES`, ``native`` only where the provider
             has it (anthropic, openai_responses).
     """
-    from ._counts import counter_for  # noqa: PLC0415
-    from ._render import native_payload, tools_cost  # noqa: PLC0415 - _render imports the plan
-
     catalog = import_tools(tools)
     count = cost or tools_cost(provider, encoding, model=model)
     trace = session.trace(catalog, count) if isinstance(session, UsageProfile) else session
@@ -314,22 +216,59 @@ def simulate(
     return Simulation(trace.name, provider, price, mode, costs)
 
 
+def session_pricing(
+    session: Trace | UsageProfile, prices: Prices | None = None, load: LoadMode = "tools"
+) -> LazyPays:
+    """What `choose_by_budget` asks of the session it plans for: whether both lazy strategies
+    (search then load, load by name) cost no more than full over ``session``, as `simulate`
+    prices them at ``prices`` (default: OpenAI's) with definitions loaded as ``load`` says."""
+
+    def lazy_pays(tools: Sequence[Tool], cost: ToolsCost, pinned: tuple[str, ...]) -> bool:
+        priced = simulate(tools, session, cost=cost, prices=prices, load=load, pinned=pinned,
+                          strategies=("full", "lazy_search", "lazy_by_name"))
+        full = priced.costs["full"].cost
+        return max(priced.costs["lazy_search"].cost, priced.costs["lazy_by_name"].cost) <= full
+
+    return lazy_pays
+
+
+def choose(
+    tools: Sequence[Tool],
+    budget: int | None = None,
+    *,
+    cost: ToolsCost | None = None,
+    pinned: Iterable[str] = (),
+    max_active: int = DEFAULT_MAX_ACTIVE,
+    session: Trace | UsageProfile | None = None,
+    prices: Prices | None = None,
+    load: LoadMode = "tools",
+) -> Plan:
+    """The most useful mode that fits ``budget`` tokens (full, else compact, else lazy).
+
+    Args:
+        tools: the whole catalog.
+        budget: tokens the tool definitions may take at session start (None: no limit).
+        cost: tokens of a tool list as the model reads it (default: OpenAI, o200k_base).
+        pinned: tools lazy mode always sends in full.
+        max_active: the highest activation ceiling a lazy session may have.
+        session: the session to price lazy mode over (a `Trace` or a `UsageProfile`); lazy is
+            not chosen where it costs more than full over it.
+        prices: cached and uncached input prices for that pricing (default: OpenAI's).
+        load: where the lazy session loads definitions (``tools`` block or ``messages``).
+
+    The policy is `toolcalls.budget._plan.choose`, a floor below; this adds the pricing of
+    ``session`` by `simulate`.
+    """
+    pricing = None if session is None else session_pricing(session, prices, load)
+    return choose_by_budget(tools, budget, cost=cost, pinned=pinned, max_active=max_active,
+                            lazy_pays=pricing)
+
+
 def _native_provider(provider: str) -> NativeProvider | None:
     lowered = provider.lower()
     if lowered == "anthropic":
         return "anthropic"
     return "openai_responses" if lowered in ("openai_responses", "responses") else None
-
-
-def resolve_prices(prices: Prices | str | None, provider: str) -> Prices:
-    """``prices`` itself, the ones named in `PRICES`, or by default the provider's (OpenAI's
-    for a provider or prompt format without its own)."""
-    if isinstance(prices, Prices):
-        return prices
-    if prices is not None and prices not in PRICES:
-        raise ValueError(f"unknown prices {prices!r}: {', '.join(PRICES)}, or Prices(...)")
-    return PRICES[prices] if prices is not None else PRICES.get(provider.lower(),
-                                                                PRICES["openai"])
 
 
 class _Runner:
@@ -399,7 +338,7 @@ class _Runner:
         if name not in self._native_definitions:
             assert self.native is not None
             count = self.native[1]
-            base = _client_search_tool(())
+            base = client_search_tool(())
             tool = next(tool for tool in self.catalog if tool.name == name)
             self._native_definitions[name] = count([base, tool]) - count([base])
         return self._native_definitions[name]

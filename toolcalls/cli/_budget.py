@@ -33,11 +33,13 @@ from typing import Any
 
 from .._errors import ToolCallsError, UnknownFormatError
 from ..budget._plan import MODES
-from ..budget._profiles import NATIVE_PAYLOADS, PROVIDERS
-from ..budget._render import BudgetReport, budget_report, native_payload, plan_report, render
+from ..budget._prices import PRICES
+from ..budget._profiles import NATIVE_PAYLOADS, PROVIDERS, native_payload
+from ..budget._render import BudgetReport, budget_report, plan_report, render
 from ..budget._session import DEFAULT_MAX_ACTIVE
-from ..budget._simulate import PRICES, Trace, simulate
+from ..budget._simulate import simulate
 from ..budget._tokens import DEFAULT_ENCODING, ENCODINGS
+from ..budget._traces import Trace
 from ..parsing._registry import get_format, list_formats
 from ..tools._importers import load_tools
 from ..tools._tool import Tool

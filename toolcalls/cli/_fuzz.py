@@ -72,7 +72,7 @@ def load_callable(spec: str) -> Any:
 
 def _fuzz(args: argparse.Namespace) -> int:
     try:
-        from ..testing import fuzz
+        from ..testing import fuzz  # the testing extra (hypothesis): loaded for this command only
     except ImportError as missing:
         raise InputError(f"toolcalls fuzz needs hypothesis ({missing}): "
                          "pip install 'toolcalls[testing]'") from None

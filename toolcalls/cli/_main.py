@@ -36,6 +36,7 @@ from dataclasses import asdict
 from typing import Any, NoReturn
 
 from .._errors import ToolCallsError
+from .._version import __version__
 from ..parsing._api import parse, stream
 from ..parsing._registry import get_format, list_formats
 from ..providers._registry import detect_stream_provider
@@ -102,8 +103,6 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    from .. import __version__
-
     parser = _Parser(prog="toolcalls", description=_DESCRIPTION,
                      epilog=f"exit status:\n{EXIT_STATUSES}",
                      formatter_class=argparse.RawDescriptionHelpFormatter)

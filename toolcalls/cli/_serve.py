@@ -68,6 +68,7 @@ def _serve(args: argparse.Namespace) -> int:
     missing = [name for name in _EXTRA if importlib.util.find_spec(name) is None]
     if missing:
         raise ServeError(f"serve needs {', '.join(missing)}: pip install 'toolcalls[serve]'")
+    # The serve extra (starlette, uvicorn, httpx): loaded for this command only, once found.
     from ..serve._app import serve
     from ..serve._config import ConfigError, load_config, parse_model_formats
 

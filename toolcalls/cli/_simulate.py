@@ -2,7 +2,7 @@
 
 TRACE is a trace file (fixtures/traces/README.md) or a usage profile written
 ``TURNSxTOOLS[xTOKENS]`` (``50x15x300``: 50 turns, 15 distinct tools, 300 tokens a turn; see
-`toolcalls.budget._simulate.UsageProfile`). The plot is drawn the way ``--plot`` draws the
+`toolcalls.budget._traces.UsageProfile`). The plot is drawn the way ``--plot`` draws the
 modes (`toolcalls.cli._budget.budget_svg`): SVG by hand, deterministic, no plotting library;
 here one line per strategy, the cumulative cost after each turn, the cheapest dark.
 """
@@ -14,7 +14,8 @@ from html import escape
 from pathlib import Path
 
 from .._errors import ToolCallsError
-from ..budget._simulate import Simulation, Strategy, Trace, UsageProfile
+from ..budget._simulate import Simulation, Strategy
+from ..budget._traces import Trace, UsageProfile
 
 __all__ = ["SimulateError", "read_session", "session_svg"]
 

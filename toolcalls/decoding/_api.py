@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from ..parsing._api import ToolsLike, to_tools
 from ..parsing._registry import get_format
 from ..parsing.formats._base import Format
 from ..parsing.formats._regions import XmlParameterCalls
+from ..tools._read import ToolsLike, to_tools
 from ..tools._tool import Tool
 from ._names import check_tools
 from ._region import arguments_schema

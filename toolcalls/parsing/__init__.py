@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._lazy import lazy_attributes
-from ._api import Parser, parse, parser, stream, to_tools
+from ..tools._read import to_tools
+from ._api import Parser, parse, parser, stream
 from ._events import (
     ArgumentsDelta,
     Event,

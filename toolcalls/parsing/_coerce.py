@@ -9,7 +9,7 @@ the JSON Schema of the parameter decides what the text becomes. The rules:
   may be streamed as text (`streams_as_string`).
 * Local `$ref`s (``#/$defs/Address``, ``#/definitions/Address``, as pydantic writes them) are
   followed where they decide the type: the property's own schema and its anyOf/oneOf/allOf
-  branches (`property_schema`). A cyclic ref is followed once; remote refs
+  branches (`toolcalls.tools._refs.property_schema`). A cyclic ref is followed once; remote refs
   (``https://...``) are not followed: such a schema names no type.
 * Otherwise whitespace around the text is ignored and `null` (any case) or Python's
   `None` is None: XML formats cannot spell null otherwise, the Qwen3-Coder template
@@ -48,14 +48,12 @@ from decimal import Decimal
 from functools import partial
 from typing import Any, Final
 
+from ..tools._refs import MAX_SCHEMA_DEPTH
 from ._json import MAX_DEPTH, SURROGATE, loads
 
 __all__ = [
-    "MAX_SCHEMA_DEPTH",
     "coerce",
     "decode_json_value",
-    "property_schema",
-    "resolve_ref",
     "streams_as_string",
     "strip_value_newlines",
 ]
@@ -79,67 +77,6 @@ _EXACT_FLOAT_LIMIT = 2**53
 _MAX_INT_DIGITS = 4000
 _MAX_LITERAL_CHARS = 100_000
 _LITERAL_ERRORS = (ValueError, TypeError, SyntaxError, MemoryError, RecursionError)
-
-
-MAX_SCHEMA_DEPTH: Final = 32
-"""How many `$ref`s and anyOf/oneOf/allOf levels are followed to find a value's types."""
-_MAX_REFS_FOLLOWED: Final = 256
-"""How many `$ref`s one schema's resolution follows: a few definitions referring to each other
-twice over would otherwise double the work at each level."""
-_COMBINATORS: Final = ("anyOf", "oneOf", "allOf")
-
-
-def property_schema(parameters: dict[str, Any], argument: str) -> dict[str, Any] | None:
-    """The JSON Schema of one argument in a tool's `parameters`, or None if not declared.
-
-    Local `$ref`s are followed where they decide the value's type (the schema itself and its
-    anyOf/oneOf/allOf branches, not inside its properties or items); remote ones are not.
-    """
-    properties = parameters.get("properties")
-    if isinstance(properties, dict):
-        schema = properties.get(argument)
-        if isinstance(schema, dict):
-            return _with_refs(schema, parameters, frozenset(), MAX_SCHEMA_DEPTH, [0])
-    return None
-
-
-def resolve_ref(ref: str, root: Any) -> dict[str, Any] | None:
-    """A local JSON pointer (``#/$defs/Name``, ``#`` itself) into `root`; None when it is remote,
-    an anchor (``#name``) or goes nowhere."""
-    if not ref.startswith("#") or not (len(ref) == 1 or ref[1] == "/"):
-        return None
-    node: Any = root
-    for part in ref[2:].split("/") if len(ref) > 1 else ():
-        key = part.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, list) and key.isdigit() and int(key) < len(node):
-            node = node[int(key)]
-        elif isinstance(node, dict) and key in node:
-            node = node[key]
-        else:
-            return None
-    return node if isinstance(node, dict) else None
-
-
-def _with_refs(schema: dict[str, Any], root: dict[str, Any], seen: frozenset[str], depth: int,
-               followed: list[int]) -> dict[str, Any]:
-    """`schema` with the local `$ref`s that decide its type replaced by what they point to
-    (the schema's own keys win, as in 2020-12); the very same object when it has none."""
-    ref = schema.get("$ref")
-    if isinstance(ref, str) and ref not in seen and depth > 0 and followed[0] < _MAX_REFS_FOLLOWED:
-        target = resolve_ref(ref, root)
-        if target is not None:
-            followed[0] += 1
-            merged = {**target, **{key: value for key, value in schema.items() if key != "$ref"}}
-            return _with_refs(merged, root, seen | {ref}, depth - 1, followed)
-    changed: dict[str, Any] = {}
-    for keyword in _COMBINATORS:
-        branches = schema.get(keyword)
-        if isinstance(branches, list) and depth > 0:
-            resolved = [_with_refs(branch, root, seen, depth - 1, followed)
-                        if isinstance(branch, dict) else branch for branch in branches]
-            if any(new is not old for new, old in zip(resolved, branches, strict=True)):
-                changed[keyword] = resolved
-    return {**schema, **changed} if changed else schema
 
 
 def strip_value_newlines(raw: str) -> str:

@@ -12,12 +12,12 @@ import importlib
 from typing import TYPE_CHECKING
 
 from .._errors import UnknownFormatError
+from ..tools._read import ToolsLike, to_tools
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from ..tools._tool import Tool
-    from ._api import ToolsLike
     from ._models import ParseResult
     from .formats._base import Format
 
@@ -122,8 +122,6 @@ def detect(text: str, tools: ToolsLike = None) -> str | None:
     bare call must name a declared tool. When several formats are left, each parses the text,
     and the one that reads the most calls with the fewest problems wins.
     """
-    from ._api import to_tools
-
     return detect_parsed(text, to_tools(tools))[0]
 
 

@@ -28,6 +28,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from .._errors import ParseError
+from ..tools._schema import argument_issues
 from ..tools._tool import Tool, check_unique_names
 from ._build import arguments_delta, built, reasoning_delta, text_delta
 from ._events import Event, ToolCallEnd, ToolCallFailed, ToolCallStart
@@ -425,8 +426,6 @@ class ReaderContext:
         tool = self.tools.get(name)
         if tool is None:  # an undeclared tool: `unknown_tool` said so already
             return
-        from ..tools._schema import argument_issues
-
         for kind, problem in argument_issues(tool.parameters, arguments):
             self.issue(kind, f"the arguments for {name!r}: {problem}; call {name!r} again "
                        "with corrected arguments", span)

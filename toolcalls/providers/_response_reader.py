@@ -58,17 +58,17 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._errors import UnknownFormatError
 from ..parsing._api import _no_format, parse
-from ..parsing._api import _read as read_tools
 from ..parsing._models import IncompleteCall, ParseIssue, ParseResult, ToolCall
 from ..parsing._registry import get_format
 from ..parsing.reader import _tool_table
+from ..tools._read import read_tools
 from ._duplicates import Repeats
 from ._fields import Json, NativeRead, brief, escape_surrogates, json_problem, load_json
 from ._registry import detect_provider, get_provider
 
 if TYPE_CHECKING:
-    from ..parsing._api import ToolsLike
     from ..parsing.formats._base import Format
+    from ..tools._read import ToolsLike
     from ..tools._tool import Tool
 
 __all__ = ["CallIds", "alias_names", "arrival", "as_json", "assemble", "canonical",

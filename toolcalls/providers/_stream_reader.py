@@ -62,7 +62,6 @@ from typing import TYPE_CHECKING, Any
 
 from .._errors import UnknownFormatError
 from ..parsing._api import _no_format, parse
-from ..parsing._api import _read as read_tools
 from ..parsing._events import (
     ArgumentsDelta,
     Event,
@@ -75,6 +74,7 @@ from ..parsing._events import (
 from ..parsing._models import ParseIssue, ParseResult
 from ..parsing._registry import get_format
 from ..parsing._text import TextBuilder
+from ..tools._read import read_tools
 from ._duplicates import Repeats
 from ._fields import NativeRead, duplicate_id, encodable, escape_surrogates
 from ._registry import get_provider
@@ -91,9 +91,9 @@ from ._response_reader import (
 from ._wire_decoder import Decoded, WireDecoder
 
 if TYPE_CHECKING:
-    from ..parsing._api import ToolsLike
     from ..parsing.formats._base import Format
     from ..parsing.stream import StreamParser
+    from ..tools._read import ToolsLike
     from ..tools._tool import Tool
 
 __all__ = ["NativeStreamCall", "ProviderStream", "WireDecoder", "read_stream"]

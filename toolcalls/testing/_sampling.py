@@ -14,7 +14,8 @@ import re
 from typing import Any
 
 from ..budget._tokens import get_encoding
-from ..parsing._api import parse, to_tools
+from ..parsing._api import parse
+from ..tools._read import to_tools
 
 __all__ = [
     "TokenClasses", "Vocabulary", "accepts", "pick", "problems", "sample", "special_tokens",

@@ -12,15 +12,15 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_attributes
 
 if TYPE_CHECKING:
-    from ..parsing._api import to_tools as to_tools
+    from ._calls import CallProblem as CallProblem
+    from ._calls import InvalidArgs as InvalidArgs
+    from ._calls import NotFound as NotFound
+    from ._calls import check_call as check_call
+    from ._calls import find_tool as find_tool
+    from ._calls import validate_arguments as validate_arguments
     from ._functions import tool_from_function as tool_from_function
     from ._gemini import gemini_schema as gemini_schema
     from ._gemini import json_schema_from_gemini as json_schema_from_gemini
-    from ._importers import CallProblem as CallProblem
-    from ._importers import InvalidArgs as InvalidArgs
-    from ._importers import NotFound as NotFound
-    from ._importers import check_call as check_call
-    from ._importers import find_tool as find_tool
     from ._importers import from_anthropic as from_anthropic
     from ._importers import from_function as from_function
     from ._importers import from_gemini as from_gemini
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from ._importers import from_openai as from_openai
     from ._importers import import_tools as import_tools
     from ._importers import load_tools as load_tools
-    from ._importers import validate_arguments as validate_arguments
+    from ._read import to_tools as to_tools
     from ._schema import schema_problem as schema_problem
     from ._tool import Tool as Tool
     from ._typescript import schema_to_typescript as schema_to_typescript
@@ -36,14 +36,18 @@ if TYPE_CHECKING:
 
 # pydantic and jsonschema load on first use (see `toolcalls._lazy`).
 _LAZY = {
-    "to_tools": "..parsing._api",
+    "to_tools": "._read",
     "tool_from_function": "._functions",
     "gemini_schema": "._gemini",
     "json_schema_from_gemini": "._gemini",
     **dict.fromkeys(
-        ["CallProblem", "InvalidArgs", "NotFound", "check_call", "find_tool", "from_anthropic",
-         "from_function", "from_gemini", "from_mcp", "from_openai", "import_tools",
-         "load_tools", "validate_arguments"],
+        ["CallProblem", "InvalidArgs", "NotFound", "check_call", "find_tool",
+         "validate_arguments"],
+        "._calls",
+    ),
+    **dict.fromkeys(
+        ["from_anthropic", "from_function", "from_gemini", "from_mcp", "from_openai",
+         "import_tools", "load_tools"],
         "._importers",
     ),
     "schema_problem": "._schema",

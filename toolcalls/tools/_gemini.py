@@ -15,7 +15,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ._schema import resolve_ref
+from ._refs import resolve_ref
 
 __all__ = ["gemini_schema", "json_schema_from_gemini"]
 

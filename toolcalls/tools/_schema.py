@@ -16,7 +16,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..parsing._coerce import resolve_ref
+from ._refs import resolve_ref
 
 if TYPE_CHECKING:
     from jsonschema import exceptions
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAX_SCHEMA_NESTING", "argument_issues", "argument_problems", "nesting_problem",
-    "python_type_names_fixed", "resolve_ref", "schema_problem",
+    "python_type_names_fixed", "schema_problem",
 ]
 
 _TYPE_WORDS = {

@@ -9,13 +9,14 @@ from typing import Any, Self
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from .._errors import ToolDefinitionError
-from ..parsing._coerce import property_schema
+from ._refs import property_schema
 from ._schema import nesting_problem, python_type_names_fixed, schema_problem
 
-__all__ = ["Tool", "check_unique_names"]
+__all__ = ["OPTIONAL_FIELDS", "Tool", "check_unique_names"]
 
 _EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
-_OPTIONAL_FIELDS = ("help", "category", "source", "aliases", "is_dangerous")
+OPTIONAL_FIELDS = ("help", "category", "source", "aliases", "is_dangerous")
+"""Fields a definition may carry beside its schema, in any shape the importers read."""
 
 
 @contextmanager
@@ -105,7 +106,7 @@ class Tool(BaseModel):
         result_schema = data.get("result_schema", data.get("outputSchema"))
         if result_schema is not None:
             shaped["result_schema"] = result_schema
-        shaped.update({key: data[key] for key in _OPTIONAL_FIELDS if key in data})
+        shaped.update({key: data[key] for key in OPTIONAL_FIELDS if key in data})
         return shaped
 
     @model_validator(mode="after")

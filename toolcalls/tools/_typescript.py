@@ -42,7 +42,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ._schema import resolve_ref
+from ._refs import resolve_ref
 from ._tool import Tool
 
 __all__ = ["schema_to_typescript", "typescript_namespace"]

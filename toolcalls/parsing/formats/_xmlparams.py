@@ -37,10 +37,10 @@ from typing import Any, Final
 from lark import Token, Transformer
 from lark.exceptions import LarkError
 
+from ...tools._refs import property_schema
 from .._coerce import (
     coerce,
     decode_json_value,
-    property_schema,
     streams_as_string,
     strip_value_newlines,
 )
