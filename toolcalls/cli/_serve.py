@@ -68,8 +68,8 @@ def _serve(args: argparse.Namespace) -> int:
     missing = [name for name in _EXTRA if importlib.util.find_spec(name) is None]
     if missing:
         raise ServeError(f"serve needs {', '.join(missing)}: pip install 'toolcalls[serve]'")
-    from ..serve._app import serve
     from ..serve._config import ConfigError, load_config, parse_model_formats
+    from ..serve._server import serve
 
     try:
         values = {

@@ -32,9 +32,9 @@ from .._lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from ._app import create_app as create_app
-    from ._app import serve as serve
     from ._config import ServeConfig as ServeConfig
+    from ._server import serve as serve
 
-_LAZY = {"ServeConfig": "._config", "create_app": "._app", "serve": "._app"}
+_LAZY = {"ServeConfig": "._config", "create_app": "._app", "serve": "._server"}
 __all__ = ["ServeConfig", "create_app", "serve"]
 __getattr__ = lazy_attributes(__name__, _LAZY)
