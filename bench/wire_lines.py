@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator
 from toolcalls.providers._wire_decoder import WireDecoder
 from toolcalls.serve._config import ServeConfig
 from toolcalls.serve._proxy import answer_stream, plan
+from toolcalls.serve.apis import APIS
 
 
 def sse_line(size: int) -> bytes:
@@ -46,7 +47,7 @@ def time_decoder(parts: list[bytes]) -> float:
 
 def time_relay(parts: list[bytes]) -> float:
     config = ServeConfig(upstream="http://127.0.0.1:9/v1")
-    planned = plan("openai", {"model": "m", "stream": True,
+    planned = plan(APIS["chat"], {"model": "m", "stream": True,
                               "messages": [{"role": "user", "content": "hi"}]}, config)
 
     async def upstream() -> AsyncIterator[bytes]:

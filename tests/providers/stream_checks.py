@@ -45,22 +45,23 @@ def split_at(text: str, cuts: Iterable[int]) -> Iterator[str]:
 
 
 def check_event_promises(events: list[Event], result: toolcalls.ParseResult) -> None:
-    """Each call starts once and then ends (under the id it started with) or fails once; the
-    fragments of a call that ends concatenate to JSON equal to its arguments; the ended calls
-    are the result's calls."""
+    """Each call starts once and then ends (under the id and source it started with) or fails
+    once; the fragments of a call that ends concatenate to JSON equal to its arguments; the
+    ended calls are the result's calls."""
     fragments: dict[int, list[str]] = {}
-    started: dict[int, str] = {}
+    started: dict[int, ToolCallStart] = {}
     ended = []
     for event in events:
         if isinstance(event, ToolCallStart):
             assert event.index not in fragments
             fragments[event.index] = []
-            started[event.index] = event.id
+            started[event.index] = event
         elif isinstance(event, ArgumentsDelta):
             fragments[event.index].append(event.fragment)
         elif isinstance(event, ToolCallEnd):
             assert json.loads("".join(fragments.pop(event.index))) == event.call.arguments
-            assert event.call.id == started[event.index], "a call ends under another id"
+            assert event.call.id == started[event.index].id, "a call ends under another id"
+            assert event.call.source == started[event.index].source, "its source changed"
             ended.append(event.call)
         elif isinstance(event, ToolCallFailed) and event.index is not None:
             fragments.pop(event.index)

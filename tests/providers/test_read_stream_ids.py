@@ -186,3 +186,15 @@ def test_a_native_call_without_a_name_takes_no_number_from_the_calls_after_it() 
     assert [(c.id, c.name) for c in result.calls] == [("call_0", "get_weather"),
                                                       ("call_1", "get_time")]
     assert result == toolcalls.read_response(_gemini(parts), "gemini", format="hermes")
+
+
+def test_a_call_start_says_whether_it_was_read_from_the_text_or_sent_natively() -> None:
+    """The proxy gives text calls fresh ids from `ToolCallStart.source`, never asking back."""
+    chunks = [chat_chunk({"content": HERMES}),
+              chat_chunk({"tool_calls": [{"index": 0, "id": "call_w", "type": "function",
+                                          "function": {"name": "get_weather",
+                                                       "arguments": '{"location": "Paris"}'}}]})]
+    events, result = read_all("openai", chunks, "hermes")
+    check_event_promises(events, result)
+    assert [(e.name, e.source) for e in events if isinstance(e, ToolCallStart)] == [
+        ("get_time", "text"), ("get_weather", "native")]

@@ -98,10 +98,10 @@ def test_serve_with_an_unknown_format_says_so(capsys) -> None:
 
 
 def test_serve_stream_calls_flag_is_live_or_whole(capsys, monkeypatch) -> None:
-    from toolcalls.serve import _app
+    from toolcalls.serve import _server
 
     served = []
-    monkeypatch.setattr(_app, "serve", served.append)
+    monkeypatch.setattr(_server, "serve", served.append)
     assert main(["serve", "--upstream", "http://127.0.0.1:1/v1", "--stream-calls", "whole"]) == 0
     assert main(["serve", "--upstream", "http://127.0.0.1:1/v1"]) == 0
     assert [config.stream_calls for config in served] == ["whole", "live"]
@@ -137,9 +137,9 @@ def test_serve_without_the_extra_says_what_to_install(capsys, monkeypatch) -> No
 ])
 def test_a_bad_setting_is_one_line_and_exit_2(flags: list[str], said: str, capsys,
                                               monkeypatch) -> None:
-    from toolcalls.serve import _app
+    from toolcalls.serve import _server
 
-    monkeypatch.setattr(_app, "serve", lambda config: pytest.fail("served"))
+    monkeypatch.setattr(_server, "serve", lambda config: pytest.fail("served"))
     argv = ["serve", *([] if flags[0] == "--upstream" else ["--upstream", "http://u/v1"]), *flags]
     assert main(argv) == 2
     err = capsys.readouterr().err
@@ -154,10 +154,10 @@ def test_a_bad_setting_from_the_environment_is_one_line_and_exit_2(capsys, monke
 
 
 def test_forwarding_credentials_is_a_flag(monkeypatch) -> None:
-    from toolcalls.serve import _app
+    from toolcalls.serve import _server
 
     served = []
-    monkeypatch.setattr(_app, "serve", served.append)
+    monkeypatch.setattr(_server, "serve", served.append)
     monkeypatch.setenv("TOOLCALLS_SERVE_FORWARD_CREDENTIALS", "yes")
     for flags in ([], ["--no-forward-credentials"], ["--forward-credentials"]):
         assert main(["serve", "--upstream", "http://u/v1", *flags]) == 0

@@ -13,6 +13,9 @@ from helpers import run_on_own_loop
 from toolcalls.providers._stream_reader import read_stream
 from toolcalls.serve import ServeConfig, _proxy
 from toolcalls.serve._proxy import answer_stream, plan
+from toolcalls.serve.apis import APIS
+
+CHAT = APIS["chat"]
 
 WEATHER = {"type": "function", "function": {"name": "get_weather", "parameters": {
     "type": "object", "properties": {"city": {"type": "string"}}}}}
@@ -28,9 +31,9 @@ def test_a_glob_gives_the_format_and_the_mode_by_one_rule(model: str) -> None:
     """``--model-format`` globs match case-insensitively, the whole id or its last ``/``
     part: a model whose format a glob configures is in prompt mode and read in that format."""
     config = ServeConfig(upstream="http://u/v1", model_formats={"qwen3*": "hermes"})
-    planned = plan("openai", _request(model), config)
+    planned = plan(CHAT, _request(model), config)
     assert (planned.mode, planned.format.name) == ("prompt", "hermes")
-    repair = plan("openai", _request(model), ServeConfig(
+    repair = plan(CHAT, _request(model), ServeConfig(
         upstream="http://u/v1", mode="repair", model_formats={"qwen3*": "hermes"}))
     assert repair.parse_format is not None and repair.parse_format != "auto"
     assert repair.parse_format.name == "hermes"  # type: ignore[union-attr]
@@ -39,7 +42,7 @@ def test_a_glob_gives_the_format_and_the_mode_by_one_rule(model: str) -> None:
 @pytest.mark.parametrize("model", ["llama-3", "my-qwen3", "Qwen/Coder"])
 def test_a_model_no_glob_matches_is_repaired_by_markup(model: str) -> None:
     config = ServeConfig(upstream="http://u/v1", model_formats={"qwen3*": "hermes"})
-    planned = plan("openai", _request(model), config)
+    planned = plan(CHAT, _request(model), config)
     assert (planned.mode, planned.parse_format) == ("repair", "auto")
 
 
@@ -66,7 +69,7 @@ def test_the_relay_lets_go_of_what_it_passed_on(monkeypatch, delta: dict, mode: 
 
     monkeypatch.setattr(_proxy, "read_stream", recording)
     config = ServeConfig(upstream="http://u/v1", mode=mode, format="hermes")  # type: ignore[arg-type]
-    planned = plan("openai", {**_request("m"), "stream": True}, config)
+    planned = plan(CHAT, {**_request("m"), "stream": True}, config)
 
     async def upstream() -> AsyncIterator[bytes]:
         for _ in range(2000):

@@ -15,6 +15,9 @@ import toolcalls
 from toolcalls.providers._stream_reader import ProviderStream
 from toolcalls.serve import ServeConfig, _proxy
 from toolcalls.serve._proxy import answer_stream, plan
+from toolcalls.serve.apis import APIS
+
+CHAT = APIS["chat"]
 
 CONFIG = ServeConfig(upstream="http://127.0.0.1:9/v1")
 REQUEST = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "hi"}]}
@@ -32,7 +35,7 @@ def upstream_stream(contents: list[str], end: str = "\n") -> bytes:
 
 def relayed(pieces: list[bytes]) -> str:
     """The client's stream for an upstream that sent `pieces`."""
-    planned = plan("openai", REQUEST, CONFIG)
+    planned = plan(CHAT, REQUEST, CONFIG)
 
     async def upstream() -> AsyncIterator[bytes]:
         for piece in pieces:

@@ -11,8 +11,8 @@ from clients import TIMEOUT, anthropic_client, chat_stream_raw, chat_whole, open
 from upstream import FakeUpstream
 
 from toolcalls.serve import ServeConfig
-from toolcalls.serve._app import announce
 from toolcalls.serve._config import ConfigError, load_config
+from toolcalls.serve._process import announce
 from toolcalls.serve._upstream import credentials_in_force
 
 HI = [{"role": "user", "content": "hi"}]

@@ -147,13 +147,13 @@ def test_workers_come_from_flag_environment_and_toml(tmp_path: Path) -> None:
 
 
 def test_one_worker_serves_in_this_process(monkeypatch) -> None:
-    from toolcalls.serve import _app, _workers
+    from toolcalls.serve import _server
 
     ran: list[str] = []
-    monkeypatch.setattr(_workers, "serve_workers", lambda config: ran.append("workers"))
+    monkeypatch.setattr(_server, "serve_workers", lambda config: ran.append("workers"))
     monkeypatch.setattr("uvicorn.Server.run", lambda self, sockets=None: ran.append("server"))
-    _app.serve(ServeConfig(upstream="http://u/v1"))
-    _app.serve(ServeConfig(upstream="http://u/v1", workers=2))
+    _server.serve(ServeConfig(upstream="http://u/v1"))
+    _server.serve(ServeConfig(upstream="http://u/v1", workers=2))
     assert ran == ["server", "workers"]
 
 

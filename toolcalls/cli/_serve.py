@@ -69,8 +69,8 @@ def _serve(args: argparse.Namespace) -> int:
     if missing:
         raise ServeError(f"serve needs {', '.join(missing)}: pip install 'toolcalls[serve]'")
     # The serve extra (starlette, uvicorn, httpx): loaded for this command only, once found.
-    from ..serve._app import serve
     from ..serve._config import ConfigError, load_config, parse_model_formats
+    from ..serve._server import serve
 
     try:
         values = {

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:  # annotations only: the models (pydantic) load on first use, not at import
-    from ._models import IncompleteCall, ToolCall
+    from ._models import CallSource, IncompleteCall, ToolCall
 
 __all__ = [
     "ArgumentsDelta",
@@ -42,11 +42,17 @@ class ReasoningDelta:
 
 @dataclass(frozen=True, slots=True)
 class ToolCallStart:
-    """A call has begun; its name and id are final."""
+    """A call has begun; its name and id are final.
+
+    `source` says where it came from, as `ToolCall.source` does: ``"text"`` (read from the
+    model's text by a format) or ``"native"`` (sent by the provider as a call), so a reader of
+    the events (the proxy, which gives text calls fresh ids) need not ask the parser back.
+    """
 
     index: int
     id: str
     name: str
+    source: CallSource = "text"
     kind: Literal["tool_call_start"] = "tool_call_start"
 
 

@@ -349,7 +349,7 @@ class ReaderContext:
         call.index, call.name = index, name
         call.id = call_id or f"call_{index}"
         if self.emits:
-            self._events.append(ToolCallStart(index, call.id, name))
+            self._events.append(ToolCallStart(index, call.id, name, source="text"))
         return index
 
     def arguments(self, fragment: str) -> None:

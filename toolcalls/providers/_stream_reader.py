@@ -371,7 +371,8 @@ class ProviderStream:
         if unwritable:
             self._native.unwritable_id(call.ident, unwritable)
         self._events.append(ToolCallStart(call.index, call.ident,
-                                          self._aliases.get(call.name, call.name)))
+                                          self._aliases.get(call.name, call.name),
+                                          source="native"))
         if call.fragments:
             self._fragment(call, "")
 
@@ -499,7 +500,7 @@ class ProviderStream:
                 if ident != event.id:
                     self._renamed[event.id] = ident
                 self._text_ids[ident] = event.id
-                out.append(ToolCallStart(self._calls - 1, ident, event.name))
+                out.append(ToolCallStart(self._calls - 1, ident, event.name, source=event.source))
             elif isinstance(event, ArgumentsDelta):
                 out.append(ArgumentsDelta(self._text_index[event.index], event.fragment))
             elif isinstance(event, ToolCallEnd):

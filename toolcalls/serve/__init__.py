@@ -9,6 +9,18 @@ OpenAI Chat Completions; calls the upstream leaves in its text are parsed out an
 `ServeConfig` holds the settings (`load_config` reads flags, environment and a TOML file),
 `create_app` builds the ASGI app, `serve` runs it under uvicorn.
 
+The way through, top to bottom: `_server` (`serve`; `_workers` for several processes, `_process`
+for what each sets up) → `_app` (routes, the one error handler, `_access` and `_guard` at the
+edge) → `_proxy` (a request planned, the upstream's answer relayed) → `apis` (what each inbound
+API is) → the request checks (`_requests`, `_anthropic_request`, `_prompt`, `_budget`).
+
+Adding an inbound API (the OpenAI Responses API, say) is one module and one row: a module in
+`apis/` with an `apis.InboundApi` subclass (its name, route, the `toolcalls.providers` name whose
+writers answer it, its call id prefix, how its request reads into a Chat Completions request,
+its error body, how its stream is framed) and an instance of it in `apis.APIS`. The app builds
+its route from the row and answers its errors in its shape; nothing else names an API. Its
+request reader raises `_requests.RequestError` (a `ProxyError`) naming a wrong field.
+
 Keys and exposure, safe by default (each said in a log line at start):
 
 - the upstream gets the configured ``api_key``, else no key at all: a client's own key (its
@@ -32,9 +44,9 @@ from .._lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from ._app import create_app as create_app
-    from ._app import serve as serve
     from ._config import ServeConfig as ServeConfig
+    from ._server import serve as serve
 
-_LAZY = {"ServeConfig": "._config", "create_app": "._app", "serve": "._app"}
+_LAZY = {"ServeConfig": "._config", "create_app": "._app", "serve": "._server"}
 __all__ = ["ServeConfig", "create_app", "serve"]
 __getattr__ = lazy_attributes(__name__, _LAZY)

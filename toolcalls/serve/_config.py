@@ -17,6 +17,9 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
+from .._errors import UnknownFormatError
+from ..parsing._registry import get_format, list_formats
+
 __all__ = ["ConfigError", "Mode", "ServeConfig", "StreamCalls", "load_config",
            "parse_model_formats"]
 
@@ -195,9 +198,6 @@ def _check_glob(pattern: str) -> None:
 
 
 def _check_format(setting: str, name: str) -> None:
-    from .._errors import UnknownFormatError
-    from ..parsing._registry import get_format, list_formats
-
     if name == "auto" and setting == "format":
         return
     try:

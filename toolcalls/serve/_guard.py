@@ -17,7 +17,9 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from ._config import ServeConfig
-from ._errors import api_of, error_response
+from ._errors import ProxyError
+from ._responses import error_response
+from .apis import api_for
 
 __all__ = ["HostGuard", "allowed_hosts", "host_name", "is_json"]
 
@@ -77,8 +79,9 @@ class HostGuard:
             header = next((value.decode("latin-1") for key, value in scope["headers"]
                            if key == b"host"), "")
             if host_name(header) not in self.allowed:
-                response = error_response(api_of(scope["path"]), 421, _refused(
-                    header, self.allowed))
+                # answered here: middleware is outside the app's exception handlers
+                response = error_response(api_for(scope["path"]), ProxyError(
+                    421, _refused(header, self.allowed)))
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)

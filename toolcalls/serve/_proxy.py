@@ -28,10 +28,9 @@ started looks like in live mode (left open, the upstream's finish reason).
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass, field, replace
+from typing import Any, Final, Literal
 
 from .._errors import ToolDefinitionError, UnknownFormatError
 from ..budget._session import TOOL_SEARCH
@@ -41,33 +40,29 @@ from ..parsing._registry import get_format
 from ..parsing.formats._base import Format
 from ..providers._response_reader import read_response
 from ..providers._response_writer import write_response
-from ..providers._stream_reader import ProviderStream, read_stream
+from ..providers._stream_reader import read_stream
 from ..providers._stream_writer import CallsMode, StreamWriter, stream_writer, wire_done
 from ..tools._importers import import_tools
-from ._anthropic_request import chat_request_from_messages
 from ._budget import MAX_SEARCH_ROUNDS, ToolBudget
 from ._config import ServeConfig
-from ._errors import Api, strict_json
+from ._errors import strict_json
 from ._prompt import prompt_request
-from ._requests import (
-    RequestError,
-    check_strict_json,
-    configured_format,
-    format_for,
-    validate_chat_request,
-)
+from ._requests import RequestError, check_strict_json, configured_format, format_for
 from ._upstream import UpstreamError
+from .apis import InboundApi
 
-__all__ = ["Api", "Plan", "answer_stream", "answer_whole", "plan"]
+__all__ = ["Plan", "answer_stream", "answer_whole", "plan"]
 
-_ID_PREFIX: dict[str, str] = {"openai": "call_", "anthropic": "toolu_"}
+UPSTREAM: Final = "openai"
+"""The provider the upstream's answers are read as: it speaks Chat Completions."""
 
 
 @dataclass
 class Plan:
     """What one client request becomes."""
 
-    api: Api
+    api: InboundApi
+    """The API the client speaks: how its request reads, whose writers answer it."""
     model: str
     mode: Literal["prompt", "repair"]
     format: Format
@@ -108,10 +103,10 @@ class Plan:
         return self.upstream_body(self.chat)
 
 
-def plan(api: Api, body: object, config: ServeConfig) -> Plan:
+def plan(api: InboundApi, body: object, config: ServeConfig) -> Plan:
     """Validate the client's request (a `RequestError` names what is wrong) and plan it."""
     check_strict_json(body)
-    chat = validate_chat_request(body) if api == "openai" else chat_request_from_messages(body)
+    chat = api.chat_request(body)
     model = str(chat["model"])
     fmt = format_for(model, format=config.format, model_formats=config.model_formats)
     mode = _mode(model, config)
@@ -154,10 +149,6 @@ def _named_format(model: str, config: ServeConfig) -> Format | None:
         return None
 
 
-def _fresh_id(api: Api) -> str:
-    return f"{_ID_PREFIX[api]}{uuid.uuid4().hex[:24]}"
-
-
 async def answer_whole(
     plan: Plan, post: Callable[[dict[str, Any]], Awaitable[Any]]
 ) -> dict[str, Any]:
@@ -165,7 +156,7 @@ async def answer_whole(
     searched for tools, to the rounds that follow) read, its calls renamed."""
     body, texts, usage = plan.body, [], None
     for round_ in range(MAX_SEARCH_ROUNDS + 1):
-        result = read_response(await post(body), "openai", format=plan.parse_format,
+        result = read_response(await post(body), UPSTREAM, format=plan.parse_format,
                                tools=plan.tools)
         if said := upstream_error(result):
             raise UpstreamError(502, f"upstream: {said}")
@@ -179,13 +170,13 @@ async def answer_whole(
     for call in calls:
         _check_arguments(call)
     calls = [call if call.source == "native" else call.model_copy(update={
-        "id": _fresh_id(plan.api)}) for call in calls]
+        "id": plan.api.fresh_id()}) for call in calls]
     if not plan.parallel:
         calls = calls[:1]
     plan.calls = len(calls)
     result = result.model_copy(update={"calls": calls, "content": "".join(texts),
                                        "usage": usage})
-    return write_response(result, plan.api, model=plan.model)
+    return write_response(result, plan.api.provider, model=plan.model)
 
 
 def upstream_error(result: ParseResult) -> str | None:
@@ -220,28 +211,26 @@ async def answer_stream(
     A round whose calls are all ``tool_search`` (lazy budget) is answered here and continued
     with a new upstream stream (`reopen`), into the same client stream.
     """
-    writer = stream_writer(plan.api, model=plan.model, calls=plan.stream_calls)
+    writer = stream_writer(plan.api.provider, model=plan.model, calls=plan.stream_calls)
     yield _wire(plan, writer.start())
     chunks, usage = first, None
     # What was passed on is let go of, so memory does not grow with the stream; only a lazy
     # budget needs a round's whole text (for the round that follows its searches).
     release = not (plan.budget and plan.budget.session)
     for round_ in range(MAX_SEARCH_ROUNDS + 1):
-        reader = read_stream("openai", format=plan.parse_format, tools=plan.tools)
+        reader = read_stream(UPSTREAM, format=plan.parse_format, tools=plan.tools)
         rounds = _Round()
         try:
             async for chunk in chunks:
                 # all this chunk gives in one write: one send to the client per upstream chunk
                 written = _wire(plan, [message for event in reader.feed(chunk)
-                                       for message in _write(plan, writer, reader, event,
-                                                             rounds)])
+                                       for message in _write(plan, writer, event, rounds)])
                 if release:
                     reader.release()
                 if written:
                     yield written
             if written := _wire(plan, [message for event in reader.close()
-                                       for message in _write(plan, writer, reader, event,
-                                                             rounds)]):
+                                       for message in _write(plan, writer, event, rounds)]):
                 yield written
             result = reader.result()
             if said := upstream_error(result):  # the upstream ended its stream with an error
@@ -255,7 +244,7 @@ async def answer_stream(
         except Exception as error:  # noqa: BLE001 - whatever broke, the client gets an error
             yield _wire(plan, writer.fail(await failed(error)))
             return
-    yield _wire(plan, writer.finish(result.finish_reason, usage)) + wire_done(plan.api)
+    yield _wire(plan, writer.finish(result.finish_reason, usage)) + wire_done(plan.api.provider)
 
 
 def _wire(plan: Plan, messages: list[dict[str, Any]]) -> str:
@@ -265,10 +254,7 @@ def _wire(plan: Plan, messages: list[dict[str, Any]]) -> str:
     if not messages:
         return ""
     try:
-        if plan.api == "openai":
-            return "".join([f"data: {strict_json(message)}\n\n" for message in messages])
-        return "".join([f"event: {message['type']}\ndata: {strict_json(message)}\n\n"
-                        for message in messages])
+        return "".join([plan.api.event(message) for message in messages])
     except ValueError:
         raise UpstreamError(502, "the upstream sent a number JSON cannot carry (NaN or "
                             "Infinity): check the upstream") from None
@@ -284,8 +270,8 @@ class _Round:
         self.others = False
 
 
-def _write(plan: Plan, writer: StreamWriter, reader: ProviderStream, event: Event,
-           round_: _Round) -> list[dict[str, Any]]:
+def _write(plan: Plan, writer: StreamWriter, event: Event, round_: _Round
+           ) -> list[dict[str, Any]]:
     """`event` written, its call renamed at its start (text calls), held (a ``tool_search``
     call, which the proxy answers) or dropped (a second call when ``parallel_tool_calls`` is
     false)."""
@@ -302,9 +288,9 @@ def _write(plan: Plan, writer: StreamWriter, reader: ProviderStream, event: Even
         if not plan.parallel and plan.ids and event.index not in plan.ids:
             return []
         if isinstance(event, ToolCallStart):
-            ident = _fresh_id(plan.api) if reader.text_call(event.index) else event.id
+            ident = plan.api.fresh_id() if event.source == "text" else event.id
             plan.ids[event.index] = ident
-            event = ToolCallStart(event.index, ident, event.name)
+            event = replace(event, id=ident)
         if isinstance(event, ToolCallEnd):
             _check_arguments(event.call)
             event = ToolCallEnd(event.index, _renamed(plan, event.call,
@@ -327,5 +313,5 @@ def _check_arguments(call: ToolCall) -> None:
 
 def _renamed(plan: Plan, call: ToolCall, started: str | None) -> ToolCall:
     """`call` under the id its start went out with (a fresh one for a text call)."""
-    ident = started or (call.id if call.source == "native" else _fresh_id(plan.api))
+    ident = started or (call.id if call.source == "native" else plan.api.fresh_id())
     return call if ident == call.id else call.model_copy(update={"id": ident})

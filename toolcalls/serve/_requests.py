@@ -4,8 +4,8 @@ prompt mode's rewriting is `_prompt`.
 
 * `validate_chat_request`: an OpenAI Chat Completions body checked for what the proxy relies
   on; a wrong field is a `RequestError` naming it (``messages[2].content: expected ...``),
-  which the app answers with 400 in the API's own error shape. The checks of JSON values
-  here (``_object``, ``_string``...) serve `_anthropic_request` too.
+  a `ProxyError` the app answers with 400 in the API's own error shape. The checks of JSON
+  values here (``_object``, ``_string``...) serve `_anthropic_request` too.
 * `format_for`: the format the proxy renders and parses with, for a model id.
 
 Everything here is a pure function of JSON-decoded values: no HTTP, no starlette.
@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from .._errors import UnknownFormatError
 from ..parsing._registry import get_format
 from ..tools._importers import from_openai
+from ._errors import ProxyError
 
 if TYPE_CHECKING:
     from ..parsing.formats._base import Format
@@ -30,14 +31,20 @@ __all__ = ["MAX_DEPTH", "RequestError", "check_strict_json", "configured_format"
            "validate_chat_request"]
 
 
-class RequestError(ValueError):
-    """A request the proxy cannot take: `field` is where (``messages[2].content``), `message`
-    what is wrong; ``str()`` reads ``"messages[2].content: expected a string or ..."``."""
+class RequestError(ProxyError, ValueError):
+    """A request the proxy cannot take (400): `field` is where (``messages[2].content``),
+    `message` what is wrong; ``str()`` reads ``"messages[2].content: expected a string or
+    ..."``."""
 
     def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}" if field else message)
+        super().__init__(400, f"{field}: {message}" if field else message,
+                         param=field or None)
         self.field = field
         self.message = message
+
+    @property
+    def said(self) -> str:
+        return str(self) if self.field else f"the request body: {self}"
 
 
 # --- checking JSON values ------------------------------------------------------------------------

@@ -16,16 +16,17 @@ from typing import Any
 import httpx
 
 from ._config import ServeConfig
+from ._errors import ProxyError
 
 __all__ = ["Upstream", "UpstreamError"]
 
 
-class UpstreamError(Exception):
-    """The upstream could not give an answer; `status` is what the proxy answers with."""
+class UpstreamError(ProxyError):
+    """The upstream could not give an answer; `status` is what the proxy answers with,
+    `message` what the client is told."""
 
     def __init__(self, status: int, message: str, *, kind: str = "api_error") -> None:
-        super().__init__(message)
-        self.status = status
+        super().__init__(status, message, kind=kind)
         self.message = message
         self.kind = kind
         """invalid_request_error for the upstream's own 4xx, api_error or timeout_error else."""

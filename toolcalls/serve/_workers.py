@@ -19,9 +19,13 @@ import signal
 import threading
 from typing import Any
 
+import uvicorn
 from starlette.applications import Starlette
+from uvicorn.supervisors.multiprocess import SIGNALS
 
+from ._app import create_app
 from ._config import ServeConfig
+from ._process import announce, configure_logging, uvicorn_settings
 
 __all__ = ["CONFIG_VARIABLE", "serve_workers", "worker_app"]
 
@@ -31,11 +35,6 @@ _FACTORY = f"{__name__}:worker_app"
 
 def serve_workers(config: ServeConfig) -> None:
     """Run `config.workers` processes until SIGINT or SIGTERM, then return once all ended."""
-    import uvicorn
-    from uvicorn.supervisors.multiprocess import SIGNALS
-
-    from ._app import announce, configure_logging, uvicorn_settings
-
     configure_logging(worker_ids=True)
     announce(config)
     os.environ[CONFIG_VARIABLE] = json.dumps(dataclasses.asdict(config))
@@ -53,8 +52,6 @@ def serve_workers(config: ServeConfig) -> None:
 
 def worker_app() -> Starlette:
     """One worker's app (uvicorn calls this in each worker process)."""
-    from ._app import configure_logging, create_app
-
     configure_logging(worker_ids=True)
     return create_app(_config_from_environment())
 

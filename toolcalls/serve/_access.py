@@ -1,0 +1,82 @@
+"""The access log: one structured line per request (logger ``toolcalls.serve``), written by a
+middleware (`AccessLog`) once the answer is sent, whatever answered it.
+
+A line is JSON: ``method``, ``path``, ``status`` and ``duration_ms``, and for a request the
+proxy planned (an inbound API's, `_proxy.Plan` put in the request's state as ``plan``) its
+``model``, ``mode``, ``format``, ``stream`` and the ``calls`` answered. A stream that did not
+reach its end (the client went away) is logged 499, nginx's word for it. A request that raised
+before any answer (a fault of the proxy, logged with its traceback) has no line.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import MutableMapping
+from typing import TYPE_CHECKING, Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+if TYPE_CHECKING:
+    from ._proxy import Plan
+
+__all__ = ["AccessLog", "CLIENT_GONE"]
+
+log = logging.getLogger("toolcalls.serve")
+
+CLIENT_GONE = 499
+
+
+class AccessLog:
+    """ASGI middleware: the access line of each HTTP request to one of `paths`."""
+
+    def __init__(self, app: ASGIApp, paths: frozenset[str]) -> None:
+        self.app = app
+        self.paths = paths
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] not in self.paths:
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        state = scope.setdefault("state", {})  # shared with the request: its plan lands here
+        sent = _Sent(send)
+        try:
+            await self.app(scope, receive, sent)
+        except BaseException:
+            if sent.status is None:  # nothing answered: the fault handler speaks for it
+                raise
+            _write(scope, sent.outcome(), started, state)
+            raise
+        _write(scope, sent.outcome(), started, state)
+
+
+class _Sent:
+    """`send`, noting the answer's status and whether its last piece went out."""
+
+    def __init__(self, send: Send) -> None:
+        self.send = send
+        self.status: int | None = None
+        self.done = False
+
+    async def __call__(self, message: Message) -> None:
+        if message["type"] == "http.response.start":
+            self.status = int(message["status"])
+        elif message["type"] == "http.response.body" and not message.get("more_body", False):
+            self.done = True
+        await self.send(message)
+
+    def outcome(self) -> int:
+        """The status logged: the answer's, or 499 for one cut off before its end."""
+        return self.status if self.done and self.status is not None else CLIENT_GONE
+
+
+def _write(scope: Scope, status: int, started: float, state: MutableMapping[str, Any]) -> None:
+    entry: dict[str, Any] = {"method": scope["method"], "path": scope["path"], "status": status}
+    planned: Plan | None = state.get("plan")
+    if planned is not None:
+        entry.update(model=planned.model, mode=planned.mode, format=planned.format.name,
+                     stream=planned.stream, calls=planned.calls)
+    entry["duration_ms"] = round((time.perf_counter() - started) * 1000, 1)
+    log.info(json.dumps(entry), extra={"access": entry})

@@ -1,0 +1,52 @@
+"""What the proxy needs to know of an API its clients speak (`InboundApi`).
+
+The proxy is a hub: every inbound request is read into the Chat Completions request it means,
+the upstream's answer is read into events, and the client's answer is written back by the
+library's own writers for the provider whose wire the API is (`toolcalls.providers`). So an
+inbound API is little more than its route, its request reader, its error body, its call ids
+and how its stream is framed.
+"""
+
+from __future__ import annotations
+
+import uuid
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+from .._errors import ProxyError
+
+__all__ = ["InboundApi"]
+
+
+class InboundApi(ABC):
+    """One inbound API; one instance of each is a row of `apis.APIS`."""
+
+    name: ClassVar[str]
+    """Its key in the table: ``"chat"``, ``"messages"``."""
+    path: ClassVar[str]
+    """The route it is served on (``POST``); answers to paths under it take its error shape."""
+    provider: ClassVar[str]
+    """The `toolcalls.providers` name whose writers write its answers, whole and streamed."""
+    id_prefix: ClassVar[str]
+    """What its call ids start with; a call read from the text gets a fresh one."""
+
+    @abstractmethod
+    def chat_request(self, body: object) -> dict[str, Any]:
+        """A JSON-decoded request of this API, checked, as the Chat Completions request it
+        means (a `RequestError` names the field that is wrong)."""
+
+    @abstractmethod
+    def error_body(self, error: ProxyError) -> dict[str, Any]:
+        """The JSON body of an error answer in this API's shape."""
+
+    @abstractmethod
+    def event(self, message: dict[str, Any]) -> str:
+        """One message of a streamed answer as its server-sent event, in strict JSON
+        (ValueError for a NaN or an infinity in it)."""
+
+    def fresh_id(self) -> str:
+        """A new call id: the prefix and 24 hex digits."""
+        return f"{self.id_prefix}{uuid.uuid4().hex[:24]}"
+
+    def __repr__(self) -> str:
+        return f"<inbound API {self.name!r}: POST {self.path}>"
