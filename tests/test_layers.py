@@ -48,13 +48,6 @@ FLOORS: Mapping[str, tuple[tuple[str, ...], ...]] = {
 """Subpackages whose modules stand in floors (their ``__init__`` says what each floor is): a
 module imports from its own floor or lower ones, and every module has a floor."""
 
-KNOWN_CYCLES: tuple[frozenset[str], ...] = (
-    frozenset({"toolcalls.serve._app", "toolcalls.serve._workers"}),
-)
-"""The circles of main at the start of issue 25, being taken apart on their own branches. The
-list only shrinks: a circle found that is not listed fails, and so does a listed one that is
-gone (delete its entry)."""
-
 
 @dataclass(frozen=True)
 class Edge:
@@ -234,13 +227,10 @@ def test_the_graph_is_read(edges: list[Edge]) -> None:
     assert any(edge.in_function and edge.importer == "toolcalls.tools._read" for edge in edges)
 
 
-def test_no_import_circle_but_the_known_ones(edges: list[Edge]) -> None:
-    found = set(cycles(edges))
-    new = [sorted(cycle) for cycle in found - set(KNOWN_CYCLES)]
-    gone = [sorted(cycle) for cycle in set(KNOWN_CYCLES) - found]
-    assert new == [], "import circles (function-level imports count): move the function to " \
-                      "the floor it belongs on instead"
-    assert gone == [], "these circles are gone: delete them from KNOWN_CYCLES"
+def test_no_import_circle(edges: list[Edge]) -> None:
+    found = [sorted(cycle) for cycle in cycles(edges)]
+    assert found == [], "import circles (function-level imports count): move the function to " \
+                        "the floor it belongs on instead"
 
 
 def test_imports_point_down_the_layers(edges: list[Edge]) -> None:
