@@ -1,4 +1,4 @@
-"""Gemini (`toolcalls.providers._gemini`): declarations, functionCall and functionResponse parts."""
+"""Gemini (`toolcalls.providers.gemini`): declarations, functionCall and functionResponse parts."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Gemini written back (`toolcalls.providers._gemini_write`), checked with the google-genai SDK:
+"""Gemini written back (`toolcalls.providers.gemini`), checked with the google-genai SDK:
 its types (which forbid unknown fields) and its SSE line splitter."""
 
 from __future__ import annotations

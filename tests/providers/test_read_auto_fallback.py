@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from stream_checks import check_event_promises, read_all
-from test_read_stream_gemini import assemble
+from test_gemini_read_stream import assemble
 
 import toolcalls
 from toolcalls import TextDelta, ToolCallEnd, ToolCallStart

@@ -136,7 +136,7 @@ def test_corpus_outputs_streamed_and_written_on_read_back_as_the_whole_response(
 @pytest.mark.parametrize("provider", [p for p in WRITTEN if p != "gemini"])
 @pytest.mark.parametrize("name", RESULTS)
 def test_write_stream_is_the_writer_fed_the_whole_result(provider: str, name: str) -> None:
-    """(Gemini's whole stream puts the finishReason on its last part: see _gemini_emit.)"""
+    """(Gemini's whole stream puts the finishReason on its last part: see providers.gemini.)"""
     result = RESULTS[name]
     events: list[Event] = []
     if result.reasoning:

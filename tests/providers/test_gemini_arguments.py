@@ -1,6 +1,7 @@
-"""Gemini 3's streamed function-call arguments (``partialArgs``, `_gemini_args`): built as they
-come in `read_stream("gemini")`, the same calls from `read_response` of the assembled response,
-and a piece that does not fit is an issue, never a crash."""
+"""Gemini 3's streamed function-call arguments (``partialArgs``,
+`toolcalls.providers.gemini._arguments`): built as they come in `read_stream("gemini")`, the
+same calls from `read_response` of the assembled response, and a piece that does not fit is an
+issue, never a crash."""
 
 from __future__ import annotations
 
@@ -9,11 +10,11 @@ from typing import Any
 
 import pytest
 from stream_checks import FIXTURES, check_event_promises, read_all, sse_json
-from test_read_stream_gemini import assemble
+from test_gemini_read_stream import assemble
 
 import toolcalls
 from toolcalls import ArgumentsDelta, ToolCallEnd, ToolCallFailed, ToolCallStart
-from toolcalls.providers._gemini_args import PartialArguments, parse_path
+from toolcalls.providers.gemini._arguments import PartialArguments, parse_path
 
 
 def chunk(call: dict[str, Any], finish: str | None = None, **part: Any) -> dict[str, Any]:

@@ -1,5 +1,5 @@
 """Gemini 3's streamed function-call arguments (``streamFunctionCallArguments``), for
-`toolcalls.read_response` and `toolcalls.read_stream`.
+`toolcalls.read_response` (`_response`) and `toolcalls.read_stream` (`_stream`).
 
 A call so streamed comes as several ``functionCall`` parts, each in its own chunk:
 

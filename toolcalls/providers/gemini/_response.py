@@ -1,25 +1,13 @@
-"""Gemini (``generateContent``): declarations with an OpenAPI-subset schema (see
-`toolcalls.tools.gemini_schema`), calls and results as parts.
-
-    tools      [{"functionDeclarations": [{"name", "description", "parameters"?}]}]
-    calls      {"role": "model", "parts": [a ``text`` part for any text, then
-               {"functionCall": {"id", "name", "args"}} per call]}
-    results    one {"role": "user"} message of {"functionResponse": {"id", "name",
-               "response"}} parts, for all the results of a turn; an error under
-               ``response.error``; a result with images has its text under ``response.result``
-               and the images as ``parts`` of the function response (``inlineData``; Gemini 3
-               models read them, older ones do not)
-    read back  `toolcalls.tools.from_gemini`
-
-Reading a response (`read_response`: a ``GenerateContentResponse``, its REST camelCase or the
-SDK's snake_case names) takes ``candidates[0].content.parts`` in order:
+"""Gemini: reading a whole ``GenerateContentResponse`` (`read_response`, for
+`toolcalls.read_response`), its REST camelCase or the SDK's snake_case names, from
+``candidates[0].content.parts`` in order:
 
     calls      ``functionCall`` parts: ``id`` where given (else ``call_<n>``), ``name``, ``args``
                as the object they are; a call whose arguments were streamed (Gemini 3's
                ``streamFunctionCallArguments``: a response assembled from such a stream holds
                its ``name`` + ``willContinue`` part, its ``partialArgs`` parts and its closing
                part) is read from its pieces as `toolcalls.read_stream` reads them
-               (`_gemini_args`), placed where it started
+               (`_arguments`), placed where it started
     text       the ``text`` of parts that are not thoughts (a part that also holds a call: its
                text first), joined, parsed for calls in the text
     reasoning  ``text`` of the parts marked ``thought``; every part that carries a
@@ -33,75 +21,24 @@ SDK's snake_case names) takes ``candidates[0].content.parts`` in order:
                ``promptFeedback.blockReason``); ``usage`` is ``usageMetadata``; ``modelVersion``
     other      further candidates give an ``other_choices`` issue; a part of another kind
                (``inlineData``, ``fileData``...) an ``unread_part`` issue
+
+The stream reader (`_stream`) reads each chunk's parts the same way, with `field` and
+`signed_part` from here.
 """
 
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-from ..parsing._models import ToolCall
-from ..tools._gemini import gemini_schema
-from ..tools._tool import Tool
-from ._content import result_parts, texts
-from ._fields import Json, NativeRead, brief, is_obj, items, member, obj, obj_or_none, string
-from ._gemini_args import PartialArguments, continues, is_streamed, will_continue
-from ._messages import Message, ToolResult
+from .._fields import Json, NativeRead, brief, is_obj, items, member, obj, obj_or_none, string
+from ._arguments import PartialArguments, continues, is_streamed, will_continue
 
-__all__ = ["call_messages", "read_response", "render_tools", "result_messages",
-           "signed_part"]
+__all__ = ["field", "read_response", "signed_part"]
 
 
-def render_tools(tools: Sequence[Tool]) -> Message:
-    return {"tools": [{"functionDeclarations": [_declaration(t) for t in tools]}]}
-
-
-def _declaration(tool: Tool) -> Message:
-    declaration: Message = {"name": tool.name, "description": tool.description}
-    # Gemini rejects an OBJECT without properties: a tool without arguments sends no schema.
-    if tool.parameters.get("properties"):
-        declaration["parameters"] = gemini_schema(tool.parameters)
-    return declaration
-
-
-def call_messages(calls: Sequence[ToolCall], content: str | None) -> list[Message]:
-    parts: list[Message] = [{"text": content}] if content else []
-    parts.extend({"functionCall": {"id": call.id, "name": call.name, "args": call.arguments}}
-                 for call in calls)
-    return [{"role": "model", "parts": parts}]
-
-
-def result_messages(results: Sequence[ToolResult]) -> list[Message]:
-    return [{"role": "user", "parts": [{"functionResponse": _function_response(r)}
-                                       for r in results]}]
-
-
-def _function_response(result: ToolResult) -> Message:
-    parts = result_parts(result.value)
-    if parts is None:
-        return {"id": result.call.id, "name": result.call.name,
-                "response": _response(result.value, result.is_error)}
-    return {"id": result.call.id, "name": result.call.name,
-            "response": _response(texts(parts), result.is_error),
-            "parts": [{"inlineData": {"mimeType": part.media_type, "data": part.data}}
-                      for part in parts if not isinstance(part, str)]}
-
-
-def _response(value: object, is_error: bool) -> Message:
-    """Gemini wants an object: a non-object result goes under ``result`` (or ``error``)."""
-    if is_error:
-        return {"error": value}
-    if isinstance(value, Mapping):
-        return dict(value)
-    return {"result": value}
-
-
-
-# -- reading responses ---------------------------------------------------------------------------
-
-
-def _field(data: Mapping[str, Any], camel: str) -> Any:
+def field(data: Mapping[str, Any], camel: str) -> Any:
     """A field by its REST (camelCase) name, or the SDK's snake_case one."""
     if camel in data:
         return data[camel]
@@ -110,16 +47,16 @@ def _field(data: Mapping[str, Any], camel: str) -> Any:
 
 def read_response(data: Json) -> NativeRead:
     """The pieces of a ``GenerateContentResponse`` (see the module docstring)."""
-    read = NativeRead(model=string(_field(data, "modelVersion")),
-                      usage=obj_or_none(_field(data, "usageMetadata")))
+    read = NativeRead(model=string(field(data, "modelVersion")),
+                      usage=obj_or_none(field(data, "usageMetadata")))
     candidates = items(read, data.get("candidates"), "candidates")
     if not candidates:
-        read.finish_reason = string(_field(obj(_field(data, "promptFeedback")), "blockReason"))
+        read.finish_reason = string(field(obj(field(data, "promptFeedback")), "blockReason"))
         return read
     if len(candidates) > 1:
         read.issue("other_choices", f"{len(candidates)} candidates: only the first is read")
     candidate = member(read, candidates[0], "candidates[0]")
-    read.finish_reason = string(_field(candidate, "finishReason"))
+    read.finish_reason = string(field(candidate, "finishReason"))
     content = member(read, candidate.get("content"), "a candidate's content")
     opened: StreamedCall | None = None
     for part in items(read, content.get("parts"), "a candidate's parts"):
@@ -157,12 +94,12 @@ def signed_part(part: Mapping[str, Any]) -> Json:
 def _read_part(part: Mapping[str, Any], read: NativeRead,
                opened: StreamedCall | None) -> StreamedCall | None:
     """Read one part; return the streamed call still open after it."""
-    if _field(part, "thoughtSignature"):
+    if field(part, "thoughtSignature"):
         read.reasoning_blocks.append(signed_part(part))
     text = part.get("text")
     if isinstance(text, str):  # before a call in the same part: the text is said first
         (read.think if part.get("thought") else read.say)(text)
-    call = _field(part, "functionCall")
+    call = field(part, "functionCall")
     if is_obj(call):
         return _read_call(call, read, opened)
     if call is not None:  # set but no object: noted, read as a call without a name; a
@@ -172,16 +109,16 @@ def _read_part(part: Mapping[str, Any], read: NativeRead,
         return opened
     if isinstance(text, str):
         return opened
-    if _field(part, "executableCode") is not None or _field(part, "codeExecutionResult"):
+    if field(part, "executableCode") is not None or field(part, "codeExecutionResult"):
         read.issue("server_tool_call", "code executed by Gemini: not a call to run")
-    elif not _field(part, "thoughtSignature"):
+    elif not field(part, "thoughtSignature"):
         kinds = ", ".join(sorted(part)) or "empty"
         read.issue("unread_part", f"a part of kind {kinds} was not read")
     return opened
 
 
 class StreamedCall:
-    """A call whose arguments come in ``partialArgs`` pieces (`_gemini_args`), while open."""
+    """A call whose arguments come in ``partialArgs`` pieces (`_arguments`), while open."""
 
     __slots__ = ("arguments", "given", "name", "said")
 

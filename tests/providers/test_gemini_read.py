@@ -1,4 +1,4 @@
-"""Reading Gemini ``generateContent`` responses (`toolcalls.providers._gemini.read_response`),
+"""Reading Gemini ``generateContent`` responses (`toolcalls.providers.gemini._response`),
 built as the real `google-genai` SDK's `GenerateContentResponse`."""
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
-"""Gemini streamed (``streamGenerateContent``: one ``GenerateContentResponse`` per chunk), for
-`toolcalls.read_stream`.
+"""Gemini streamed (``streamGenerateContent``: one ``GenerateContentResponse`` per chunk):
+`GeminiStream`, the stream reader of `Gemini` (for `toolcalls.read_stream`).
 
 Each chunk's ``candidates[0].content.parts`` are read as `read_response` reads them, in order
 (further candidates are not read: an ``other_choices`` issue at the end):
 
     calls      a ``functionCall`` part comes whole: `ToolCallStart`, its ``args`` as one
                `ArgumentsDelta` (canonical JSON) and `ToolCallEnd` at once; or, streamed
-               (Gemini 3's ``streamFunctionCallArguments``, `_gemini_args`): `ToolCallStart` at
+               (Gemini 3's ``streamFunctionCallArguments``, `_arguments`): `ToolCallStart` at
                the part with its ``name`` and ``willContinue``, each ``partialArgs`` piece as
                the JSON text it adds (`ArgumentsDelta`), its end at the part without
                ``willContinue`` (or when another call starts); a piece that does not fit the
@@ -27,14 +27,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._fields import brief, event_key, is_obj, items, member, obj, obj_or_none, string
-from ._gemini import _field, signed_part
-from ._gemini_args import PartialArguments, continues, is_streamed, will_continue
-from ._stream_reader import NativeStreamCall, ProviderStream
+from .._fields import brief, event_key, is_obj, items, member, obj, obj_or_none, string
+from .._stream_reader import NativeStreamCall, ProviderStream
+from ._arguments import PartialArguments, continues, is_streamed, will_continue
+from ._response import field, signed_part
 
 if TYPE_CHECKING:
-    from ..parsing.formats._base import Format
-    from ..tools._tool import Tool
+    from ...parsing.formats._base import Format
+    from ...tools._tool import Tool
 
 __all__ = ["GeminiStream"]
 
@@ -52,13 +52,13 @@ class GeminiStream(ProviderStream):
     def _read_event(self, data: Mapping[str, Any]) -> None:
         native = self._native
         if native.model is None:
-            native.model = string(_field(data, "modelVersion"))
-        usage = obj_or_none(_field(data, "usageMetadata"))
+            native.model = string(field(data, "modelVersion"))
+        usage = obj_or_none(field(data, "usageMetadata"))
         if usage:
             native.usage = usage
         candidates = items(native, data.get("candidates"), "candidates")
         if not candidates:
-            blocked = string(_field(obj(_field(data, "promptFeedback")), "blockReason"))
+            blocked = string(field(obj(field(data, "promptFeedback")), "blockReason"))
             if blocked:
                 native.finish_reason = blocked
             return
@@ -77,13 +77,13 @@ class GeminiStream(ProviderStream):
                 self._read_part(part)
             else:
                 native.issue("unread_part", f"a part is {brief(part)}, not an object: not read")
-        finish = string(_field(candidate, "finishReason"))
+        finish = string(field(candidate, "finishReason"))
         if finish:
             self._native.finish_reason = finish
 
     def _read_part(self, part: Mapping[str, Any]) -> None:
         native = self._native
-        signed = _field(part, "thoughtSignature")
+        signed = field(part, "thoughtSignature")
         if signed:
             native.reasoning_blocks.append(signed_part(part))
         text = part.get("text")
@@ -92,7 +92,7 @@ class GeminiStream(ProviderStream):
                 self._think(text)
             elif text:
                 self._text(text)
-        call = _field(part, "functionCall")
+        call = field(part, "functionCall")
         if is_obj(call):
             self._read_call(call)
         elif call is not None:  # set but no object: as `read_response` reads it
@@ -100,7 +100,7 @@ class GeminiStream(ProviderStream):
             self._end(NativeStreamCall(None, None), None, raw=False)
         elif isinstance(text, str):
             return
-        elif _field(part, "executableCode") is not None or _field(part, "codeExecutionResult"):
+        elif field(part, "executableCode") is not None or field(part, "codeExecutionResult"):
             native.issue("server_tool_call", "code executed by Gemini: not a call to run")
         elif not signed:
             kinds = ", ".join(sorted(part)) or "empty"
