@@ -1,4 +1,4 @@
-"""Anthropic Messages (`toolcalls.providers._anthropic`): tools, tool_use and tool_result blocks."""
+"""Anthropic Messages (`toolcalls.providers.anthropic`): tools, tool_use and tool_result blocks."""
 
 from __future__ import annotations
 

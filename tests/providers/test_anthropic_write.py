@@ -1,4 +1,4 @@
-"""Anthropic Messages written back (`toolcalls.providers._anthropic_write`), checked with the
+"""Anthropic Messages written back (`toolcalls.providers.anthropic._write`), checked with the
 anthropic SDK: its types, its stream accumulator and its SSE decoder."""
 
 from __future__ import annotations

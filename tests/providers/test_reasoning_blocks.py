@@ -1,6 +1,6 @@
 """Reasoning kept verbatim from a provider (a result's ``reasoning_blocks``: signatures,
-encrypted items) is written back as it came by that provider's writer (`_anthropic_write`,
-`_openai_responses_write`, `openai_chat`, `gemini`), checked with the SDKs."""
+encrypted items) is written back as it came by that provider's writer (`anthropic`,
+`openai_responses`, `openai_chat`, `gemini`), checked with the SDKs."""
 
 from __future__ import annotations
 

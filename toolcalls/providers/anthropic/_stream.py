@@ -1,4 +1,5 @@
-"""Anthropic Messages streamed (server-sent events), for `toolcalls.read_stream`.
+"""Anthropic Messages streamed (named server-sent events): `AnthropicStream`, the stream reader
+of `Anthropic` (for `toolcalls.read_stream`).
 
     message_start        ``message.model``, ``message.usage``
     content_block_start  opens block ``index``: ``text`` (its text, if any, is text),
@@ -33,17 +34,15 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._anthropic import is_tool_search, server_tool_use
-from ._fields import Json, brief, event_key, is_obj, string
-from ._stream_reader import NativeStreamCall, ProviderStream
+from .._fields import Json, brief, event_key, is_obj, string
+from .._stream_reader import NativeStreamCall, ProviderStream
+from ._response import SERVER_TOOLS, is_tool_search, server_tool_issue
 
 if TYPE_CHECKING:
-    from ..parsing.formats._base import Format
-    from ..tools._tool import Tool
+    from ...parsing.formats._base import Format
+    from ...tools._tool import Tool
 
 __all__ = ["AnthropicStream"]
-
-_SERVER_TOOLS = frozenset({"server_tool_use", "mcp_tool_use"})
 
 
 class AnthropicStream(ProviderStream):
@@ -123,8 +122,8 @@ class AnthropicStream(ProviderStream):
             self._thinking[index] = dict(block)
             if kind == "server_tool_use":
                 self._search_input[index] = []
-        elif isinstance(kind, str) and kind in _SERVER_TOOLS:
-            self._native.issue("server_tool_call", server_tool_use(block))
+        elif isinstance(kind, str) and kind in SERVER_TOOLS:
+            self._native.issue("server_tool_call", server_tool_issue(block))
         elif not (isinstance(kind, str) and kind.endswith("_tool_result")):
             self._native.issue("unread_part", f"a content block of type {brief(kind)} was not "
                                               "read")

@@ -1,14 +1,7 @@
-"""Anthropic Messages (``/v1/messages``).
-
-    tools      [{"name", "description", "input_schema"}]
-    calls      {"role": "assistant", "content": [a ``text`` block for any text, then
-               {"type": "tool_use", "id", "name", "input"} per call]}
-    results    one {"role": "user"} message of {"type": "tool_result", "tool_use_id",
-               "content", "is_error"?} blocks, for all the results of a turn; a result with
-               images as ``text`` and base64 ``image`` blocks
-    read back  `toolcalls.tools.from_anthropic`
-
-Reading a response (`read_response`: a ``Message``), block by block in ``content``:
+"""Anthropic Messages: reading a whole ``Message`` (`read_response`, for
+`toolcalls.read_response`), block by block in ``content``; the stream reader (`_stream`) reads
+the blocks the same way with the names given here (`SERVER_TOOLS`, `is_tool_search`,
+`server_tool_issue`).
 
     calls      ``tool_use`` blocks: ``id`` kept, ``name``, ``input`` as the object it is
     text       ``text`` blocks, joined in order, parsed for calls in the text; a block's
@@ -35,59 +28,15 @@ Reading a response (`read_response`: a ``Message``), block by block in ``content
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-from ..parsing._models import ToolCall
-from ..tools._tool import Tool
-from ._content import ToolImage, result_parts
-from ._fields import Json, NativeRead, brief, is_obj, items, obj_or_none, string
-from ._messages import Message, ToolResult, as_text
+from .._fields import Json, NativeRead, brief, is_obj, items, obj_or_none, string
 
-__all__ = ["call_messages", "read_response", "render_tools", "result_messages"]
+__all__ = ["SERVER_TOOLS", "is_tool_search", "read_response", "server_tool_issue"]
 
-
-def render_tools(tools: Sequence[Tool]) -> Message:
-    return {"tools": [{"name": tool.name, "description": tool.description,
-                       "input_schema": tool.parameters} for tool in tools]}
-
-
-def call_messages(calls: Sequence[ToolCall], content: str | None) -> list[Message]:
-    blocks: list[Message] = [{"type": "text", "text": content}] if content else []
-    blocks.extend({"type": "tool_use", "id": call.id, "name": call.name,
-                   "input": call.arguments} for call in calls)
-    return [{"role": "assistant", "content": blocks}]
-
-
-def result_messages(results: Sequence[ToolResult]) -> list[Message]:
-    blocks = []
-    for r in results:
-        block: Message = {"type": "tool_result", "tool_use_id": r.call.id,
-                          "content": _content(r.value)}
-        if r.is_error:
-            block["is_error"] = True
-        blocks.append(block)
-    return [{"role": "user", "content": blocks}]
-
-
-def _content(value: object) -> str | list[Message]:
-    parts = result_parts(value)
-    if parts is None:
-        return as_text(value)
-    return [_block(part) for part in parts]
-
-
-def _block(part: str | ToolImage) -> Message:
-    if isinstance(part, str):
-        return {"type": "text", "text": part}
-    return {"type": "image",
-            "source": {"type": "base64", "media_type": part.media_type, "data": part.data}}
-
-
-
-# -- reading responses ---------------------------------------------------------------------------
-
-_SERVER_TOOLS = frozenset({"server_tool_use", "mcp_tool_use"})
+SERVER_TOOLS = frozenset({"server_tool_use", "mcp_tool_use"})
+"""Blocks of a tool Anthropic runs itself (web search, code execution, MCP): not calls."""
 
 _SEARCH_TOOLS = frozenset({"tool_search_tool_regex", "tool_search_tool_bm25"})
 """Anthropic's tool search server tools (``ServerToolUseBlock.name``)."""
@@ -129,13 +78,13 @@ def _read_block(block: Mapping[str, Any], read: NativeRead) -> None:
         read.reasoning_blocks.append(dict(block))
     elif is_tool_search(block):
         read.reasoning_blocks.append(dict(block))
-    elif kind in _SERVER_TOOLS:
-        read.issue("server_tool_call", server_tool_use(block))
+    elif kind in SERVER_TOOLS:
+        read.issue("server_tool_call", server_tool_issue(block))
     elif not kind.endswith("_tool_result"):
         read.issue("unread_part", f"a content block of type {kind!r} was not read")
 
 
-def server_tool_use(block: Mapping[str, Any]) -> str:
+def server_tool_issue(block: Mapping[str, Any]) -> str:
     """What a ``server_tool_call`` issue says of a tool Anthropic ran itself."""
     return (f"{block.get('type')} {brief(block.get('name'))} ({brief(block.get('id'))}): "
             "run by Anthropic, not a call to run")

@@ -1,4 +1,4 @@
-"""Reading Anthropic Messages responses (`toolcalls.providers._anthropic.read_response`), built
+"""Reading Anthropic Messages responses (`toolcalls.providers.anthropic._response`), built
 as the real `anthropic` SDK's `Message`."""
 
 from __future__ import annotations
