@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..parsing._models import ParseResult, ToolCall
-from . import _openai_responses_write as written
-from ._messages import Message
-from ._stream_writer import CallId, CallsMode, StreamWriter
-from ._write_options import WriteOptions, reasoning_blocks
+from ...parsing._models import ParseResult, ToolCall
+from .._messages import Message
+from .._stream_writer import CallId, CallsMode, StreamWriter
+from .._write_options import WriteOptions, reasoning_blocks
+from . import _write as written
 
 __all__ = ["ResponsesStreamWriter"]
 

@@ -30,13 +30,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._fields import brief, event_key, is_obj, items, member, obj, obj_or_none, string
-from ._openai_responses import TOOL_SEARCH, _read_item, _reasoning_text, is_client_search
-from ._stream_reader import NativeStreamCall, ProviderStream
+from .._fields import brief, event_key, is_obj, items, member, obj, obj_or_none, string
+from .._stream_reader import NativeStreamCall, ProviderStream
+from ._response import TOOL_SEARCH, _read_item, _reasoning_text, is_client_search
 
 if TYPE_CHECKING:
-    from ..parsing.formats._base import Format
-    from ..tools._tool import Tool
+    from ...parsing.formats._base import Format
+    from ...tools._tool import Tool
 
 __all__ = ["ResponsesStream"]
 

@@ -11,16 +11,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..parsing._models import ParseResult, ToolCall
-from ..tools._importers import from_openai
-from ..tools._tool import Tool
-from . import _openai_responses, _openai_responses_write
-from ._base import Provider
-from ._fields import Json, NativeRead
-from ._messages import Message, ToolResult
-from ._openai_responses_emit import ResponsesStreamWriter
-from ._openai_responses_stream import ResponsesStream
-from ._write_options import WriteOptions
+from ...parsing._models import ParseResult, ToolCall
+from ...tools._importers import from_openai
+from ...tools._tool import Tool
+from .._base import Provider
+from .._fields import Json, NativeRead
+from .._messages import Message, ToolResult
+from .._write_options import WriteOptions
+from . import _response, _write
+from ._emit import ResponsesStreamWriter
+from ._stream import ResponsesStream
 
 __all__ = ["OpenAIResponses"]
 
@@ -40,19 +40,19 @@ class OpenAIResponses(Provider):
         return data.get("object") == "response" or isinstance(data.get("output"), list)
 
     def render_tools(self, tools: Sequence[Tool]) -> Message:
-        return _openai_responses.render_tools(tools)
+        return _response.render_tools(tools)
 
     def render_calls(self, calls: Sequence[ToolCall], content: str | None) -> list[Message]:
-        return _openai_responses.call_messages(calls, content)
+        return _response.call_messages(calls, content)
 
     def render_results(self, results: Sequence[ToolResult]) -> list[Message]:
-        return _openai_responses.result_messages(results)
+        return _response.result_messages(results)
 
     def read_tools(self, tools: Any) -> list[Tool]:
         return from_openai(tools)
 
     def read_response(self, data: Json) -> NativeRead:
-        return _openai_responses.read_response(data)
+        return _response.read_response(data)
 
     def write_response(self, result: ParseResult, options: WriteOptions) -> Message:
-        return _openai_responses_write.write_response(result, options)
+        return _write.write_response(result, options)

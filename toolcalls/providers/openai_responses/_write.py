@@ -23,9 +23,9 @@ is one item with ``reasoning_text`` content, as open-weight servers (vLLM, gpt-o
 
 from __future__ import annotations
 
-from ..parsing._models import ParseResult
-from ._messages import Message
-from ._write_options import WriteOptions, reasoning_blocks
+from ...parsing._models import ParseResult
+from .._messages import Message
+from .._write_options import WriteOptions, reasoning_blocks
 
 _INCOMPLETE = {"length": "max_output_tokens", "content_filter": "content_filter"}
 

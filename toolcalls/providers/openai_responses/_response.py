@@ -46,12 +46,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..parsing._models import ToolCall
-from ..tools._tool import Tool
-from ._content import ToolImage, result_parts
-from ._fields import Json, NativeRead, brief, is_obj, items, obj, obj_or_none, raw, string
-from ._messages import Message, ToolResult, as_text
-from .openai_chat import function
+from ...parsing._models import ToolCall
+from ...tools._tool import Tool
+from .._content import ToolImage, result_parts
+from .._fields import Json, NativeRead, brief, is_obj, items, obj, obj_or_none, raw, string
+from .._messages import Message, ToolResult, as_text
+from ..openai_chat import function
 
 __all__ = ["call_messages", "read_response", "render_tools", "result_messages"]
 
