@@ -1,4 +1,4 @@
-"""OpenAI Responses (`toolcalls.providers._openai_responses`): tools, call and result items."""
+"""OpenAI Responses (`toolcalls.providers.openai_responses`): tools, call and result items."""
 
 from __future__ import annotations
 

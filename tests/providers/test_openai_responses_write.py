@@ -1,4 +1,4 @@
-"""OpenAI Responses written back (`toolcalls.providers._openai_responses_write`), checked with
+"""OpenAI Responses written back (`toolcalls.providers.openai_responses._write`), checked with
 the openai SDK: its types, its stream state machine and its SSE decoder."""
 
 from __future__ import annotations

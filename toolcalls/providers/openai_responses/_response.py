@@ -1,14 +1,5 @@
-"""OpenAI Responses (``/v1/responses``): every call and result is an input item of its own.
-
-    tools      [{"type": "function", "name", "description", "parameters", "strict": false}]
-    calls      a ``message`` item for any text, then {"type": "function_call", "call_id",
-               "name", "arguments"} per call, the arguments as a JSON string
-    results    {"type": "function_call_output", "call_id", "output"}, one item per call; a
-               result with images as ``input_text`` and ``input_image`` parts (data URLs).
-               The API has no error flag: say it in the output
-    read back  `toolcalls.tools.from_openai` (which reads the flat function shape too)
-
-Reading a response (`read_response`: a ``Response``), item by item in ``output``:
+"""OpenAI Responses: reading a whole ``Response`` (`read_response`, for
+`toolcalls.read_response`), item by item in ``output``:
 
     calls      ``function_call`` items: ``call_id`` kept as the call's id (the id a
                ``function_call_output`` names; the item's own ``id`` is not), ``name``,
@@ -43,54 +34,13 @@ Reading a response (`read_response`: a ``Response``), item by item in ``output``
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-from ..parsing._models import ToolCall
-from ..tools._tool import Tool
-from ._content import ToolImage, result_parts
-from ._fields import Json, NativeRead, brief, is_obj, items, obj, obj_or_none, raw, string
-from ._messages import Message, ToolResult, as_text
-from .openai_chat import function
+from .._fields import Json, NativeRead, brief, is_obj, items, obj, obj_or_none, raw, string
 
-__all__ = ["call_messages", "read_response", "render_tools", "result_messages"]
-
-
-def render_tools(tools: Sequence[Tool]) -> Message:
-    # strict is sent explicitly: a schema that is not strict-compatible is then accepted as is.
-    return {"tools": [{"type": "function", **function(tool), "strict": False} for tool in tools]}
-
-
-def call_messages(calls: Sequence[ToolCall], content: str | None) -> list[Message]:
-    items: list[Message] = []
-    if content:
-        items.append({"type": "message", "role": "assistant",
-                      "content": [{"type": "output_text", "text": content}]})
-    items.extend({"type": "function_call", "call_id": call.id, "name": call.name,
-                  "arguments": call.arguments_json()} for call in calls)
-    return items
-
-
-def result_messages(results: Sequence[ToolResult]) -> list[Message]:
-    return [{"type": "function_call_output", "call_id": r.call.id, "output": _output(r.value)}
-            for r in results]
-
-
-def _output(value: object) -> str | list[Message]:
-    parts = result_parts(value)
-    if parts is None:
-        return as_text(value)
-    return [_input_part(part) for part in parts]
-
-
-def _input_part(part: str | ToolImage) -> Message:
-    if isinstance(part, str):
-        return {"type": "input_text", "text": part}
-    return {"type": "input_image", "image_url": part.data_url()}
-
-
-
-# -- reading responses ---------------------------------------------------------------------------
+__all__ = ["TOOL_SEARCH", "is_client_search", "read_item", "read_response", "reasoning_text",
+           "unread_item"]
 
 _SERVER_TOOLS = frozenset({"web_search_call", "file_search_call", "code_interpreter_call",
                            "image_generation_call", "mcp_call", "mcp_list_tools"})
@@ -110,13 +60,15 @@ def read_response(data: Json) -> NativeRead:
                       usage=obj_or_none(data.get("usage")))
     for item in items(read, data.get("output"), "output"):
         if is_obj(item):
-            _read_item(item, read)
+            read_item(item, read)
         else:
             read.issue("unread_part", f"an output item is {brief(item)}, not an object: not read")
     return read
 
 
-def _read_item(item: Mapping[str, Any], read: NativeRead) -> None:
+def read_item(item: Mapping[str, Any], read: NativeRead) -> None:
+    """One output item into `read` (the stream reader's way too for an item whose done event
+    is all it gets)."""
     kind = item.get("type")
     if not isinstance(kind, str):
         read.issue("unread_part", f"an output item of type {brief(kind)} was not read")
@@ -128,7 +80,7 @@ def _read_item(item: Mapping[str, Any], read: NativeRead) -> None:
     elif kind == "function_call":
         read.call(item.get("call_id"), item.get("name"), item.get("arguments"))
     elif kind == "reasoning":
-        read.think(_reasoning_text(item))
+        read.think(reasoning_text(item))
         read.reasoning_blocks.append(dict(item))
     elif kind == "custom_tool_call":
         read.fail_call("custom_tool_call",
@@ -175,7 +127,7 @@ def unread_item(item: Mapping[str, Any]) -> str:
     return f"output item {named} not read ({meaning}): {held_text}"
 
 
-def _reasoning_text(item: Mapping[str, Any]) -> str:
+def reasoning_text(item: Mapping[str, Any]) -> str:
     """A reasoning item's full text where the API gives it, else its summary."""
     full = _texts(item.get("content"), "reasoning_text")
     return "".join(full) if full else "\n\n".join(_texts(item.get("summary"), "summary_text"))

@@ -1,4 +1,5 @@
-"""OpenAI Responses streamed (``response.*`` events), for `toolcalls.read_stream`.
+"""OpenAI Responses streamed (``response.*`` events): `ResponsesStream`, the stream reader of
+`OpenAIResponses` (for `toolcalls.read_stream`).
 
 Items are followed by ``item_id`` (and ``output_index``), and each is read when its
 ``response.output_item.done`` comes, as `read_response` reads it, in the order they are done:
@@ -30,13 +31,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._fields import brief, event_key, is_obj, items, member, obj, obj_or_none, string
-from ._openai_responses import TOOL_SEARCH, _read_item, _reasoning_text, is_client_search
-from ._stream_reader import NativeStreamCall, ProviderStream
+from .._fields import brief, event_key, is_obj, items, member, obj, obj_or_none, string
+from .._stream_reader import NativeStreamCall, ProviderStream
+from ._response import TOOL_SEARCH, is_client_search, read_item, reasoning_text
 
 if TYPE_CHECKING:
-    from ..parsing.formats._base import Format
-    from ..tools._tool import Tool
+    from ...parsing.formats._base import Format
+    from ...tools._tool import Tool
 
 __all__ = ["ResponsesStream"]
 
@@ -126,10 +127,10 @@ class ResponsesStream(ProviderStream):
                             self._text(text)
         elif kind == "reasoning":
             if key not in self._streamed:
-                self._think(_reasoning_text(item))
+                self._think(reasoning_text(item))
             self._native.reasoning_blocks.append(dict(item))
         else:
-            _read_item(item, self._native)
+            read_item(item, self._native)
 
     def _read_response(self, response: Mapping[str, Any], *, finished: bool) -> None:
         native = self._native

@@ -1,4 +1,4 @@
-"""Reading OpenAI Responses API responses (`toolcalls.providers._openai_responses.read_response`),
+"""Reading OpenAI Responses API responses (`toolcalls.providers.openai_responses._response`),
 built as the real `openai` SDK's `Response`."""
 
 from __future__ import annotations
