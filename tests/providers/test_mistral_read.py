@@ -22,7 +22,7 @@ def fixture(name: str) -> dict[str, Any]:
 
 
 def response(content: Any = "", tool_calls: Any = None, finish: str = "stop") -> dict[str, Any]:
-    return {"id": "0a1b", "object": "chat.completion", "created": 1, "model": "mistral-small-latest",
+    return {"id": "0a1b", "object": "chat.completion", "created": 1, "model": "mistral-small",
             "choices": [{"index": 0, "finish_reason": finish,
                          "message": {"role": "assistant", "content": content,
                                      "tool_calls": tool_calls}}],
@@ -110,10 +110,8 @@ HOSTILE: list[Any] = [
     response([{"type": "thinking", "thinking": [{"type": "text", "text": "\ud800"}]}]),
     response("\udfff"), response("", tool_calls=5), response("", tool_calls=[7]),
     response("", tool_calls=[{"id": "\ud800", "function": {"name": "f", "arguments": "{}"}}]),
-    response("", tool_calls=[{"id": "a", "function": {"name": "f", "arguments": {"x": float("nan")}}}]),
-    response("", tool_calls=[{"id": "a", "function": {"name": "f", "arguments": '{"x": NaN}'}}]),
-    response("", tool_calls=[{"id": "a", "function": {"name": "f", "arguments": {"x": DEEP}}}]),
-    response("", tool_calls=[{"id": "a", "function": {"name": "f", "arguments": "[" * 5000}}]),
+    *(response("", tool_calls=[{"id": "a", "function": {"name": "f", "arguments": arguments}}])
+      for arguments in ({"x": float("nan")}, '{"x": NaN}', {"x": DEEP}, "[" * 5000)),
     response(DEEP), {"choices": 5}, {"choices": [5]}, {"choices": [{"message": [1]}]},
     {"object": "error", "message": DEEP}, {"object": "error"}, {},
 ]
