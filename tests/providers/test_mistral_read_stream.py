@@ -3,6 +3,7 @@ and as the SDK's objects, give what `read_response` gives for the assembled resp
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from mistralai.client.models import CompletionChunk, CompletionEvent
 from stream_checks import FIXTURES, check_event_promises, read_all, split_at, sse_json
 
 import toolcalls
+from toolcalls.cli._main import main
 
 STREAMS = sorted((FIXTURES / "mistral").glob("*.sse"))
 IDS = [path.stem for path in STREAMS]
@@ -92,3 +94,14 @@ def test_any_split_of_the_sse_gives_the_same_events(
     raw: str | bytes = text.encode() if as_bytes else text
     pieces = list(split_at(raw, [int(cut * len(raw)) for cut in cuts]))  # type: ignore[arg-type]
     assert read_all("mistral", pieces) == expected
+
+
+def test_the_cli_reads_a_captured_stream_as_mistrals_when_told(
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    saved = FIXTURES / "mistral" / "magistral_medium_thinking.sse"
+    assert main(["read", str(saved), "--provider", "mistral"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed == json.loads(read_all("mistral", [saved.read_text(encoding="utf-8")])[1]
+                                 .model_dump_json())
+    assert printed["provider"] == "mistral" and printed["reasoning"]
