@@ -55,7 +55,7 @@ from .._write_options import WriteOptions, reasoning_blocks
 from ._response import read_response
 from ._stream import ChatStream
 
-__all__ = ["ChatStream", "ChatStreamWriter", "OpenAIChat", "function", "render_tools"]
+__all__ = ["ChatStreamWriter", "OpenAIChat", "function", "render_tools"]
 
 # OpenRouter's reasoning_details types (its normalized reasoning, signatures included).
 _DETAILS = ("reasoning.text", "reasoning.summary", "reasoning.encrypted")

@@ -1,7 +1,11 @@
 """Mistral's chat completions API (``POST /v1/chat/completions`` on api.mistral.ai): `Mistral`.
 
 Chat Completions with Mistral's own differences, built on `OpenAIChat` (what is not said here
-is as there). The shapes are the ``mistralai`` SDK's (``mistralai.client.models``).
+is as there). The shapes are the ``mistralai`` SDK's (``mistralai.client.models``). A folder,
+though small: `Mistral` and `MistralStreamWriter` subclass classes of ``openai_chat/__init__.py``,
+which is interpreted, so they stay interpreted here (mypyc miscompiles ``super()`` in a compiled
+class whose base is interpreted: it skips that base); the stream reader, on every chunk, is
+compiled in `_stream`.
 
 Sent (history):
 
@@ -68,19 +72,19 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from ..parsing._models import ParseResult, ToolCall
-from ._content import result_parts
-from ._fields import Json, NativeRead, brief, is_obj, items, obj
-from ._messages import Message, ToolResult, as_text
-from ._write_options import WriteOptions
-from .openai_chat import ChatStream, ChatStreamWriter, OpenAIChat
+from ...parsing._models import ParseResult, ToolCall
+from .._content import result_parts
+from .._fields import Json, NativeRead, is_obj, obj
+from .._messages import Message, ToolResult, as_text
+from .._write_options import WriteOptions
+from ..openai_chat import ChatStreamWriter, OpenAIChat
+from ._stream import MistralStream, is_error_body, is_thinking, thinking_texts
 
 __all__ = ["Mistral", "MistralStream", "MistralStreamWriter", "mistral_id"]
 
 _ID: Final = re.compile(r"[A-Za-z0-9]{9}")
 """The call ids Mistral takes."""
 _ALPHABET: Final = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-
 
 def mistral_id(ident: str) -> str:
     """A call id as Mistral takes it: `ident` where it is 9 letters and digits, else 9 derived
@@ -95,30 +99,7 @@ def mistral_id(ident: str) -> str:
         letters.append(_ALPHABET[digit])
     return "".join(letters)
 
-
-def is_error_body(data: Mapping[str, Any]) -> bool:
-    """Whether `data` is Mistral's error body (``"object": "error"``, no ``error`` field)."""
-    return data.get("object") == "error" and not data.get("error")
-
-
 # -- read -----------------------------------------------------------------------------------------
-
-
-def _thinking_texts(chunk: Mapping[str, Any], read: NativeRead) -> list[Any]:
-    """The texts nested in a thinking chunk; what is nested that is not text is an issue."""
-    texts = []
-    for part in items(read, chunk.get("thinking"), "a thinking chunk's thinking"):
-        if is_obj(part) and part.get("type", "text") == "text" and "text" in part:
-            texts.append(part.get("text"))
-        else:
-            kind = brief(part.get("type")) if is_obj(part) else type(part).__name__
-            read.issue("unread_part", f"a part of type {kind} in a thinking chunk is not text: "
-                                      "not read")
-    return texts
-
-
-def _is_thinking(chunk: Any) -> bool:
-    return is_obj(chunk) and chunk.get("type") == "thinking"
 
 
 def _without_thinking(data: Json, thinking: list[Mapping[str, Any]]) -> Json:
@@ -129,40 +110,12 @@ def _without_thinking(data: Json, thinking: list[Mapping[str, Any]]) -> Json:
         return data
     message = choices[0].get("message")
     content = message.get("content") if is_obj(message) else None
-    if not (isinstance(content, list) and any(_is_thinking(chunk) for chunk in content)):
+    if not (isinstance(content, list) and any(is_thinking(chunk) for chunk in content)):
         return data
-    thinking.extend(chunk for chunk in content if _is_thinking(chunk))
-    kept = [chunk for chunk in content if not _is_thinking(chunk)]
+    thinking.extend(chunk for chunk in content if is_thinking(chunk))
+    kept = [chunk for chunk in content if not is_thinking(chunk)]
     choice = {**choices[0], "message": {**obj(message), "content": kept}}
     return {**data, "choices": [choice, *choices[1:]]}
-
-
-class MistralStream(ChatStream):
-    """Reads Mistral's ``chat.completion.chunk`` events: OpenAI's reader, with thinking chunks
-    read as reasoning and Mistral's error body read as an error (see the module docstring)."""
-
-    def _read(self, data: Mapping[str, Any]) -> None:
-        event = data.get("data")
-        if is_obj(event) and "choices" not in data:  # the SDK's CompletionEvent: its chunk
-            data = event
-        if is_error_body(data):
-            self._provider_error(dict(data))
-            return
-        super()._read(data)
-
-    def _read_delta(self, delta: Mapping[str, Any]) -> None:
-        content = delta.get("content")
-        if isinstance(content, list) and any(_is_thinking(chunk) for chunk in content):
-            kept = []
-            for chunk in content:
-                if _is_thinking(chunk):
-                    for text in _thinking_texts(chunk, self._native):
-                        self._think(text)
-                else:
-                    kept.append(chunk)
-            delta = {**delta, "content": kept}
-        super()._read_delta(delta)
-
 
 # -- written --------------------------------------------------------------------------------------
 
@@ -256,7 +209,7 @@ class Mistral(OpenAIChat):
         thinking: list[Mapping[str, Any]] = []
         read = super().read_response(_without_thinking(data, thinking))
         for chunk in thinking:
-            for text in _thinking_texts(chunk, read):
+            for text in thinking_texts(chunk, read):
                 read.think(text)
         return read
 
