@@ -98,7 +98,10 @@ def test_read_with_format_none_reads_no_text_calls(capsys: pytest.CaptureFixture
 def test_read_reads_a_captured_stream_telling_its_provider(
     saved: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    provider = {"openai_chat": "openai"}.get(saved.parent.name, saved.parent.name)
+    # A Mistral stream is shaped as OpenAI's: detected, and read, as one (name it to read it
+    # as Mistral's: tests/providers/test_mistral_read_stream.py).
+    provider = {"openai_chat": "openai", "mistral": "openai"}.get(saved.parent.name,
+                                                                  saved.parent.name)
     assert main(["read", str(saved)]) == 0
     printed = json.loads(capsys.readouterr().out)
     reader = toolcalls.read_stream(provider, format="auto")

@@ -66,10 +66,14 @@ def test_json_problem_is_iterative_at_any_depth() -> None:
 # -- every provider, whole and streamed -----------------------------------------------------------
 
 
+CHAT = ("openai", "mistral")
+"""The Chat Completions shapes (Mistral's calls are OpenAI's; it also sends the object)."""
+
+
 def whole(provider: str, arguments: Any) -> dict[str, Any]:
     """A response of `provider` with one native call of `arguments` (JSON text for the APIs
     that send text, an object for the others, as each may also come)."""
-    if provider == "openai":
+    if provider in CHAT:
         return {"model": "gpt-4o", "choices": [{"finish_reason": "tool_calls", "message": {
             "role": "assistant", "content": None, "tool_calls": [{
                 "id": "call_a", "type": "function",
@@ -95,7 +99,7 @@ def streamed(provider: str, arguments: Any) -> list[dict[str, Any]]:
     pieces of text, else the whole call in one chunk."""
     text = arguments if isinstance(arguments, str) else None
     cut = len(text) // 2 if text is not None else 0
-    if provider == "openai" and text is None:  # a server that sends the object
+    if provider in CHAT and text is None:  # a server that sends the object
         return [{"model": "gpt-4o", "choices": [{"index": 0, "delta": {"tool_calls": [{
                     "index": 0, "id": "call_a", "type": "function",
                     "function": {"name": "weather", "arguments": arguments}}]}}]},
@@ -106,7 +110,7 @@ def streamed(provider: str, arguments: Any) -> list[dict[str, Any]]:
                  "item": {**item, "arguments": ""}},
                 {"type": "response.output_item.done", "output_index": 0,
                  "item": {**item, "arguments": arguments}}]
-    if provider == "openai" and text is not None:
+    if provider in CHAT and text is not None:
         return [{"model": "gpt-4o", "choices": [{"index": 0, "delta": {"tool_calls": [{
                     "index": 0, "id": "call_a", "type": "function",
                     "function": {"name": "weather", "arguments": text[:cut]}}]}}]},

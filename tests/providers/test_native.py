@@ -38,7 +38,7 @@ def test_several_results_are_grouped_where_the_provider_wants_one_turn() -> None
     pairs = [(CALL, "18°C"), (second, "boom")]
     counts = {p: len(native_result_messages(pairs, p, errors=["call_2"])) for p in PROVIDERS}
     assert counts == {"openai": 2, "openai_responses": 2, "anthropic": 1, "gemini": 1,
-                      "ollama": 2}
+                      "ollama": 2, "mistral": 2}
     (anthropic,) = native_result_messages(pairs, "anthropic", errors=["call_2"])
     assert [block.get("is_error", False) for block in anthropic["content"]] == [False, True]
 

@@ -1,5 +1,6 @@
 """`read_response` on every recorded whole response in fixtures/providers/: the provider is
-detected, and each native call the raw JSON holds is read with its id, name and arguments."""
+detected (a Chat Completions clone such as Mistral's as "openai", which reads its calls), and
+each native call the raw JSON holds is read with its id, name and arguments."""
 
 from __future__ import annotations
 
@@ -13,7 +14,10 @@ import toolcalls
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "providers"
 PROVIDER_OF_FOLDER = {"openai_chat": "openai", "openai_responses": "openai_responses",
-                      "anthropic": "anthropic", "gemini": "gemini", "ollama": "ollama"}
+                      "anthropic": "anthropic", "gemini": "gemini", "ollama": "ollama",
+                      "mistral": "mistral"}
+DETECTED_AS = {"mistral": "openai"}
+"""The folders whose responses are shaped as another provider's: detected as that one."""
 WHOLE = sorted(FIXTURES.glob("*/*.json"))
 
 
@@ -29,7 +33,7 @@ def _arguments(raw: Any) -> dict[str, Any]:
 def _native_calls(folder: str, raw: dict[str, Any]) -> list[tuple[str | None, str, dict[str, Any]]]:
     """(id, name, arguments) of each call for the caller to run, read straight off the JSON:
     an independent reading of what the provider module reads."""
-    if folder == "openai_chat":
+    if folder in ("openai_chat", "mistral"):
         message = raw["choices"][0]["message"]
         return [(c["id"], c["function"]["name"], _arguments(c["function"]["arguments"]))
                 for c in message.get("tool_calls") or []]
@@ -52,8 +56,11 @@ def _native_calls(folder: str, raw: dict[str, Any]) -> list[tuple[str | None, st
 def test_a_recorded_response_reads_its_native_calls(path: Path) -> None:
     folder = path.parent.name
     raw = json.loads(path.read_text(encoding="utf-8"))
-    result = toolcalls.read_response(raw, format="auto")
-    assert result.provider == PROVIDER_OF_FOLDER[folder]
+    detected = toolcalls.read_response(raw, format="auto")
+    assert detected.provider == DETECTED_AS.get(folder, PROVIDER_OF_FOLDER[folder])
+    result = toolcalls.read_response(raw, PROVIDER_OF_FOLDER[folder], format="auto")
+    assert [(c.id, c.name, c.arguments) for c in detected.calls] == [
+        (c.id, c.name, c.arguments) for c in result.calls]
     native = [c for c in result.calls if c.source == "native"]
     expected = _native_calls(folder, raw)
     assert [(c.name, c.arguments) for c in native] == [(n, a) for _, n, a in expected]

@@ -15,6 +15,7 @@ from typing import Annotated, Any, get_args, get_origin
 
 import anthropic.types
 import anthropic.types.beta
+import mistralai.client.models
 import ollama
 import openai.types.chat
 import openai.types.responses
@@ -54,6 +55,7 @@ WHOLE: dict[str, tuple[Validator, ...]] = {
                   anthropic.types.beta.BetaMessage.model_validate),
     "gemini": (genai_types.GenerateContentResponse.model_validate,),
     "ollama": (ollama.ChatResponse.model_validate,),
+    "mistral": (mistralai.client.models.ChatCompletionResponse.model_validate,),
 }
 
 # What one event (SSE `data:`) or line (NDJSON) of a stream is, per provider folder.
@@ -64,6 +66,7 @@ EVENT: dict[str, tuple[Validator, ...]] = {
                   union_validator(anthropic.types.beta.BetaRawMessageStreamEvent)),
     "gemini": (genai_types.GenerateContentResponse.model_validate,),
     "ollama": (ollama.ChatResponse.model_validate,),
+    "mistral": (mistralai.client.models.CompletionChunk.model_validate,),
 }
 
 # Fields the installed SDK requires that the API added after some recordings were made: a

@@ -44,7 +44,8 @@ from toolcalls.providers._write_options import finish_kind
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "providers"
 PROVIDER_OF_FOLDER = {"openai_chat": "openai", "openai_responses": "openai_responses",
-                      "anthropic": "anthropic", "gemini": "gemini", "ollama": "ollama"}
+                      "anthropic": "anthropic", "gemini": "gemini", "ollama": "ollama",
+                      "mistral": "mistral"}
 _FOLDER = {provider: folder for folder, provider in PROVIDER_OF_FOLDER.items()}
 STREAMS = sorted([*FIXTURES.glob("*/*.sse"), *FIXTURES.glob("*/*.ndjson")])
 WRITTEN = list(PROVIDERS)

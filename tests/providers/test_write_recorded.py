@@ -17,7 +17,8 @@ from toolcalls.providers import PROVIDERS, write_response
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "providers"
 PROVIDER_OF_FOLDER = {"openai_chat": "openai", "openai_responses": "openai_responses",
-                      "anthropic": "anthropic", "gemini": "gemini", "ollama": "ollama"}
+                      "anthropic": "anthropic", "gemini": "gemini", "ollama": "ollama",
+                      "mistral": "mistral"}
 WHOLE = sorted(FIXTURES.glob("*/*.json"))
 
 

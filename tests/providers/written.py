@@ -32,6 +32,7 @@ def validators() -> dict[str, tuple[Callable[[Any], object], Callable[[Any], obj
     import ollama
     from anthropic.types import Message, RawMessageStreamEvent
     from google.genai.types import GenerateContentResponse
+    from mistralai.client.models import ChatCompletionResponse, CompletionChunk
     from openai.types.chat import ChatCompletion, ChatCompletionChunk
     from openai.types.responses import Response, ResponseStreamEvent
     from pydantic import TypeAdapter
@@ -44,5 +45,6 @@ def validators() -> dict[str, tuple[Callable[[Any], object], Callable[[Any], obj
         "gemini": (GenerateContentResponse.model_validate,
                    GenerateContentResponse.model_validate),
         "ollama": (ollama.ChatResponse.model_validate, ollama.ChatResponse.model_validate),
+        "mistral": (ChatCompletionResponse.model_validate, CompletionChunk.model_validate),
     }
 

@@ -26,13 +26,21 @@ __all__ = [
     "DEFAULT_PROMPT_FORMAT",
     "HOSTED_MODELS",
     "NATIVE_PAYLOADS",
+    "PROMPT_NAMED",
     "PROVIDERS",
     "Profile",
     "native_payload",
     "select_mode",
 ]
 
-NATIVE_PAYLOADS: tuple[str, ...] = tuple(NATIVE_PROVIDERS)
+PROMPT_NAMED: frozenset[str] = frozenset({"mistral"})
+"""Provider APIs whose name the budget keeps for the prompt format of that name, as it was
+before the API was added: ``render(tools, "mistral")`` renders Mistral's ``[AVAILABLE_TOOLS]``
+block, which is also what a Mistral API model reads (its server renders the tools with that
+template), so its count stands for the API's too."""
+
+NATIVE_PAYLOADS: tuple[str, ...] = tuple(name for name in NATIVE_PROVIDERS
+                                         if name not in PROMPT_NAMED)
 """The request payload shapes native rendering knows (see `toolcalls.providers._native`)."""
 
 DEFAULT_PROMPT_FORMAT = "xml"

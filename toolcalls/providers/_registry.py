@@ -29,6 +29,7 @@ PROVIDERS: dict[str, str] = {
     "anthropic": "toolcalls.providers.anthropic:Anthropic",
     "gemini": "toolcalls.providers.gemini:Gemini",
     "ollama": "toolcalls.providers.ollama:Ollama",
+    "mistral": "toolcalls.providers.mistral:Mistral",
 }
 """Every provider API by its name (`toolcalls.budget` maps service names onto these)."""
 

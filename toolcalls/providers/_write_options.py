@@ -24,11 +24,12 @@ FinishKind = Literal["stop", "length", "tool_calls", "content_filter"]
 """Why a turn ended, whatever the provider that said it: each writer spells it its own way."""
 
 _FINISH_KINDS: Mapping[str, FinishKind] = {
-    # OpenAI Chat, Ollama; Anthropic; Gemini; Responses (status, incomplete_details.reason)
+    # OpenAI Chat, Ollama; Anthropic; Gemini; Responses (status, incomplete_details.reason);
+    # Mistral ("model_length": the context window filled)
     "stop": "stop", "end_turn": "stop", "stop_sequence": "stop", "pause_turn": "stop",
     "STOP": "stop", "completed": "stop",
     "length": "length", "max_tokens": "length", "model_context_window_exceeded": "length",
-    "MAX_TOKENS": "length", "max_output_tokens": "length",
+    "MAX_TOKENS": "length", "max_output_tokens": "length", "model_length": "length",
     "tool_calls": "tool_calls", "function_call": "tool_calls", "tool_use": "tool_calls",
     "content_filter": "content_filter", "refusal": "content_filter", "SAFETY": "content_filter",
     "RECITATION": "content_filter", "PROHIBITED_CONTENT": "content_filter",
