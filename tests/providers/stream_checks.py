@@ -43,6 +43,29 @@ def split_at(text: str, cuts: Iterable[int]) -> Iterator[str]:
         start = cut
     yield text[start:]
 
+def ambiguous_with_lines(pieces: Iterable[str | bytes]) -> bool:
+    """Whether a stream cut into `pieces` is one `WireDecoder` documents reading as two lines:
+    before any piece holds a line break it reads pieces as ``iter_lines()`` gives them, so a
+    piece after the first shaped like a line of its own (a field, an object that decodes) ends
+    the line held before it. Which reading is meant cannot be told from the pieces."""
+    for number, piece in enumerate(pieces):
+        text = piece.decode("utf-8", "ignore") if isinstance(piece, bytes) else piece
+        if "\n" in text or "\r" in text:
+            return False
+        if number and text and _shaped_like_a_line(text.removeprefix("\ufeff")):
+            return True
+    return False
+
+
+def _shaped_like_a_line(text: str) -> bool:
+    if text.startswith(("data:", "event:", "id:", "retry:")):
+        return True
+    try:
+        return text.startswith("{") and isinstance(json.loads(text), dict)
+    except ValueError:
+        return False
+
+
 
 def check_event_promises(events: list[Event], result: toolcalls.ParseResult) -> None:
     """Each call starts once and then ends (under the id and source it started with) or fails
