@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from provider_rows import PROVIDER_OF_FOLDER, stream_detected_as
 
 import toolcalls
 from toolcalls.cli._main import main
@@ -100,8 +101,7 @@ def test_read_reads_a_captured_stream_telling_its_provider(
 ) -> None:
     # A Mistral stream is shaped as OpenAI's: detected, and read, as one (name it to read it
     # as Mistral's: tests/providers/test_mistral_read_stream.py).
-    provider = {"openai_chat": "openai", "mistral": "openai"}.get(saved.parent.name,
-                                                                  saved.parent.name)
+    provider = stream_detected_as(PROVIDER_OF_FOLDER[saved.parent.name])
     assert main(["read", str(saved)]) == 0
     printed = json.loads(capsys.readouterr().out)
     reader = toolcalls.read_stream(provider, format="auto")

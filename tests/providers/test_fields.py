@@ -12,7 +12,9 @@ import pytest
 
 import toolcalls
 from toolcalls.providers import PROVIDERS as REGISTERED
+from toolcalls.providers import get_provider
 from toolcalls.providers._fields import decode_arguments, json_problem
+from toolcalls.providers.openai_chat import OpenAIChat
 
 NOT_JSON_TEXT = {
     "nan": '{"city": NaN}',
@@ -66,8 +68,9 @@ def test_json_problem_is_iterative_at_any_depth() -> None:
 # -- every provider, whole and streamed -----------------------------------------------------------
 
 
-CHAT = ("openai", "mistral")
-"""The Chat Completions shapes (Mistral's calls are OpenAI's; it also sends the object)."""
+CHAT = tuple(name for name in REGISTERED if isinstance(get_provider(name), OpenAIChat))
+"""The Chat Completions shapes: OpenAI's and the providers built on it (Mistral's calls are
+OpenAI's; it also sends the object)."""
 
 
 def whole(provider: str, arguments: Any) -> dict[str, Any]:
@@ -89,9 +92,12 @@ def whole(provider: str, arguments: Any) -> dict[str, Any]:
         return {"modelVersion": "gemini-2.5", "candidates": [{"finishReason": "STOP",
             "content": {"parts": [{"functionCall": {"id": "call_a", "name": "weather",
                                                     "args": arguments}}]}}]}
-    return {"model": "qwen3", "done": True, "done_reason": "stop", "message": {
-        "role": "assistant", "content": "", "tool_calls": [{
-            "id": "call_a", "function": {"name": "weather", "arguments": arguments}}]}}
+    if provider == "ollama":
+        return {"model": "qwen3", "done": True, "done_reason": "stop", "message": {
+            "role": "assistant", "content": "", "tool_calls": [{
+                "id": "call_a", "function": {"name": "weather", "arguments": arguments}}]}}
+    raise AssertionError(f"no response of {provider!r} with one native call: add its shape to "
+                         "whole() and streamed() (docs/adding-a-provider.md §7)")
 
 
 def streamed(provider: str, arguments: Any) -> list[dict[str, Any]]:

@@ -6,6 +6,7 @@ Each provider's own shapes are tested beside its module (test_openai_chat_api.py
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -32,19 +33,27 @@ FIXTURES = Path(__file__).parents[2] / "fixtures"
 # --- dispatch ------------------------------------------------------------------------------------
 
 
+MESSAGES_FOR_TWO_RESULTS = {"openai": 2, "openai_responses": 2, "anthropic": 1, "gemini": 1,
+                            "ollama": 2, "mistral": 2}
+"""How many messages each API wants two results of one turn in: a fact of its documentation,
+checked here against what `render_results` does (one per call, or all in one turn)."""
+
+
 def test_several_results_are_grouped_where_the_provider_wants_one_turn() -> None:
+    missing = set(PROVIDERS) - set(MESSAGES_FOR_TWO_RESULTS)
+    assert not missing, (f"add {sorted(missing)} to MESSAGES_FOR_TWO_RESULTS: how many messages "
+                         "the API wants two results in (docs/adding-a-provider.md §7)")
     second = ToolCall(id="call_2", name="get_weather", arguments={"location": "Oslo"},
                       span=(0, 0))
     pairs = [(CALL, "18°C"), (second, "boom")]
     counts = {p: len(native_result_messages(pairs, p, errors=["call_2"])) for p in PROVIDERS}
-    assert counts == {"openai": 2, "openai_responses": 2, "anthropic": 1, "gemini": 1,
-                      "ollama": 2, "mistral": 2}
+    assert counts == MESSAGES_FOR_TWO_RESULTS
     (anthropic,) = native_result_messages(pairs, "anthropic", errors=["call_2"])
     assert [block.get("is_error", False) for block in anthropic["content"]] == [False, True]
 
 
 def test_unknown_provider_lists_the_known_ones() -> None:
-    with pytest.raises(ValueError, match="openai, openai_responses, anthropic, gemini, ollama"):
+    with pytest.raises(ValueError, match=re.escape(", ".join(PROVIDERS))):
         render_native([WEATHER], "cohere")
 
 

@@ -12,14 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from provider_rows import FIXTURES, PROVIDER_OF_FOLDER
 
 import toolcalls
 from toolcalls.providers._wire_decoder import WireDecoder
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "providers"
-PROVIDER_OF_FOLDER = {"openai_chat": "openai", "openai_responses": "openai_responses",
-                      "anthropic": "anthropic", "gemini": "gemini", "ollama": "ollama",
-                      "mistral": "mistral"}
 WHOLE = sorted(FIXTURES.glob("*/*.json"))
 STREAMS = sorted([*FIXTURES.glob("*/*.sse"), *FIXTURES.glob("*/*.ndjson")])
 

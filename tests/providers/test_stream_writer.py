@@ -14,6 +14,7 @@ import pytest
 from corpus import load_cases
 from hypothesis import given
 from hypothesis import strategies as st
+from provider_rows import FIXTURES, FOLDER_OF_PROVIDER, PROVIDER_OF_FOLDER
 from test_recorded import EVENT as SDK_EVENT
 from test_recorded import validate
 from test_response_writer import _results as any_result
@@ -42,11 +43,6 @@ from toolcalls.providers import (
 )
 from toolcalls.providers._write_options import finish_kind
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "providers"
-PROVIDER_OF_FOLDER = {"openai_chat": "openai", "openai_responses": "openai_responses",
-                      "anthropic": "anthropic", "gemini": "gemini", "ollama": "ollama",
-                      "mistral": "mistral"}
-_FOLDER = {provider: folder for folder, provider in PROVIDER_OF_FOLDER.items()}
 STREAMS = sorted([*FIXTURES.glob("*/*.sse"), *FIXTURES.glob("*/*.ndjson")])
 WRITTEN = list(PROVIDERS)
 """The APIs with a stream writer: all of them."""
@@ -107,7 +103,7 @@ def test_a_recorded_stream_written_on_reads_back_as_the_whole_response(
     result = _in_completion_order(result, events)
     chunks = _write(events, provider, result.finish_reason, result.usage)
     for chunk in chunks:  # usage passed on as it came may lack a field the SDK added since
-        validate(_FOLDER[provider], SDK_EVENT[_FOLDER[provider]], chunk)
+        validate(FOLDER_OF_PROVIDER[provider], SDK_EVENT[FOLDER_OF_PROVIDER[provider]], chunk)
     assert _seen(_read_back(chunks, provider)) == _seen(_whole(result, provider))
     assert _seen(_read_back([stream_text(chunks, provider)], provider)) == _seen(
         _whole(result, provider))
@@ -431,7 +427,7 @@ def test_interleaved_text_reasoning_and_calls_read_back_in_full(provider: str) -
             ("get_weather", {"location": "Paris"}), ("get_weather", {"location": "Zürich"})]
         assert finish_kind(read.finish_reason) in ("tool_calls", "stop")  # Gemini, Ollama: stop
     for chunk in chunks:
-        validate(_FOLDER[provider], SDK_EVENT[_FOLDER[provider]], chunk)
+        validate(FOLDER_OF_PROVIDER[provider], SDK_EVENT[FOLDER_OF_PROVIDER[provider]], chunk)
 
 
 def test_responses_events_go_through_the_sdk_stream_state_to_the_completed_response() -> None:

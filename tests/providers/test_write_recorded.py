@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from provider_rows import FIXTURES, FOLDER_OF_PROVIDER, PROVIDER_OF_FOLDER
 from test_recorded import WHOLE as SDK_TYPES
 from test_recorded import validate
 
@@ -15,10 +16,6 @@ import toolcalls
 from toolcalls.parsing._models import ParseResult
 from toolcalls.providers import PROVIDERS, write_response
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "providers"
-PROVIDER_OF_FOLDER = {"openai_chat": "openai", "openai_responses": "openai_responses",
-                      "anthropic": "anthropic", "gemini": "gemini", "ollama": "ollama",
-                      "mistral": "mistral"}
 WHOLE = sorted(FIXTURES.glob("*/*.json"))
 
 
@@ -43,7 +40,7 @@ def test_a_recorded_response_written_as_any_provider_reads_back_the_same(
     read = _read(path)
     written = write_response(read, provider)
     # Usage written back as it came may lack a field the SDK added after the recording.
-    folder = {folder for folder, name in PROVIDER_OF_FOLDER.items() if name == provider}.pop()
+    folder = FOLDER_OF_PROVIDER[provider]
     validate(folder, SDK_TYPES[folder], written)
     again = toolcalls.read_response(written, provider)
     assert _calls(again, provider) == _calls(read, provider)
