@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any, get_type_hints
 
 from pydantic import BaseModel, Field, TypeAdapter, create_model
@@ -35,16 +35,18 @@ def tool_from_function(
     *,
     name: str | None = None,
     description: str | None = None,
+    exclude: Collection[str] = (),
     **fields: Any,
 ) -> Tool:
     """Describe ``function`` as a tool: its name, docstring and a schema of its parameters.
 
-    ``self``/``cls`` and ``*args``/``**kwargs`` are left out (a model cannot fill them), and
+    ``self``/``cls``, ``*args``/``**kwargs`` and the parameters named in ``exclude`` (filled by
+    the program, such as a runtime's context) are left out: a model cannot fill them.
     ``**fields`` sets any other `Tool` field (``category``, ``is_dangerous``...).
     """
     docstring = inspect.getdoc(function) or ""
     summary, prose, argument_docs = _split_docstring(docstring)
-    parameters = _parameters_schema(function, argument_docs)
+    parameters = _parameters_schema(function, argument_docs, frozenset(exclude))
     result_schema = _result_schema(function)
     return Tool(
         name=name or function.__name__,
@@ -56,13 +58,14 @@ def tool_from_function(
     )
 
 
-def _parameters_schema(function: Callable[..., Any], docs: dict[str, str]) -> dict[str, Any]:
+def _parameters_schema(function: Callable[..., Any], docs: dict[str, str],
+                       exclude: frozenset[str]) -> dict[str, Any]:
     hints = _type_hints(function)
     definitions: dict[str, Any] = {}
     for parameter in inspect.signature(function).parameters.values():
         if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
             continue
-        if parameter.name in ("self", "cls"):
+        if parameter.name in ("self", "cls") or parameter.name in exclude:
             continue
         annotation = hints.get(parameter.name, Any)
         default = ... if parameter.default is parameter.empty else parameter.default
