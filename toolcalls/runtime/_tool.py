@@ -21,9 +21,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, get_type_hints, overload
 
-from pydantic import ConfigDict, ValidationError, validate_call
+from pydantic import ValidationError
 
-from ..tools._functions import tool_from_function
+from ..tools._functions import arguments_model, tool_from_function
 from ..tools._tool import Tool
 from ._context import ToolContext
 from ._results import InvalidArgs, ToolResult
@@ -87,27 +87,25 @@ class FunctionBody:
         self.function = function
         self.context_parameter = context_parameter
         self.is_async = inspect.iscoroutinefunction(function)
-        self._validated = validate_call(config=ConfigDict(arbitrary_types_allowed=True))(function)
+        excluded = (context_parameter,) if context_parameter else ()
+        self._arguments_model = arguments_model(function, exclude=excluded, strict_keys=True)
         self.execute = self._execute_async if self.is_async else self._execute_sync
 
     def _arguments(self, arguments: Mapping[str, Any], ctx: ToolContext) -> dict[str, Any]:
-        given = dict(arguments)
+        try:
+            validated = self._arguments_model.model_validate(arguments)
+        except ValidationError as error:  # missing, unexpected or unconvertible arguments
+            raise _invalid(ctx.tool_name, error) from None
+        given = {name: getattr(validated, name) for name in type(validated).model_fields}
         if self.context_parameter is not None:
             given[self.context_parameter] = ctx
         return given
 
     def _execute_sync(self, arguments: dict[str, Any], ctx: ToolContext) -> Any:
-        try:
-            return self._validated(**self._arguments(arguments, ctx))
-        except ValidationError as error:  # missing, unexpected or unconvertible arguments
-            raise _invalid(ctx.tool_name, error) from None
+        return self.function(**self._arguments(arguments, ctx))
 
     async def _execute_async(self, arguments: dict[str, Any], ctx: ToolContext) -> Any:
-        try:
-            awaitable = self._validated(**self._arguments(arguments, ctx))
-        except ValidationError as error:
-            raise _invalid(ctx.tool_name, error) from None
-        return await awaitable
+        return await self.function(**self._arguments(arguments, ctx))
 
 
 def _invalid(tool: str, error: ValidationError) -> InvalidArgs:

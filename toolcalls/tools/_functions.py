@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from typing import Any, get_type_hints
 
-from pydantic import BaseModel, Field, TypeAdapter, create_model
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
 
 from .._errors import ToolDefinitionError
 from ._tool import Tool
 
-__all__ = ["tool_from_function"]
+__all__ = ["arguments_model", "tool_from_function"]
 
 _SECTION = re.compile(
     r"^(Args|Arguments|Parameters|Params|Keyword Args|Returns?|Yields?|Raises|Examples?|Notes?"
@@ -60,6 +60,17 @@ def tool_from_function(
 
 def _parameters_schema(function: Callable[..., Any], docs: dict[str, str],
                        exclude: frozenset[str]) -> dict[str, Any]:
+    model = arguments_model(function, docs, exclude)
+    schema: dict[str, Any] = _without_titles(model.model_json_schema())
+    return schema
+
+
+def arguments_model(function: Callable[..., Any], docs: Mapping[str, str] | None = None,
+                    exclude: Collection[str] = (), *, strict_keys: bool = False
+                    ) -> type[BaseModel]:
+    """A pydantic model of ``function``'s parameters (those a model can fill): its JSON Schema
+    is the tool's, and validating the model's arguments with it gives the function's types.
+    ``strict_keys`` refuses arguments the function has no parameter for."""
     hints = _type_hints(function)
     definitions: dict[str, Any] = {}
     for parameter in inspect.signature(function).parameters.values():
@@ -70,11 +81,12 @@ def _parameters_schema(function: Callable[..., Any], docs: dict[str, str],
         annotation = hints.get(parameter.name, Any)
         default = ... if parameter.default is parameter.empty else parameter.default
         definitions[parameter.name] = (
-            annotation, Field(default, description=docs.get(parameter.name))
+            annotation, Field(default, description=(docs or {}).get(parameter.name))
         )
-    model: type[BaseModel] = create_model(f"{function.__name__}_arguments", **definitions)
-    schema: dict[str, Any] = _without_titles(model.model_json_schema())
-    return schema
+    config = ConfigDict(extra="forbid", arbitrary_types_allowed=True) if strict_keys else None
+    model: type[BaseModel] = create_model(f"{function.__name__}_arguments", __config__=config,
+                                          **definitions)
+    return model
 
 
 def _result_schema(function: Callable[..., Any]) -> dict[str, Any] | None:
