@@ -20,6 +20,12 @@ from .._lazy import lazy_attributes
 if TYPE_CHECKING:
     from ._context import CancelToken as CancelToken
     from ._context import ToolContext as ToolContext
+    from ._limits import LimitSyntaxError as LimitSyntaxError
+    from ._limits import LoopGuard as LoopGuard
+    from ._limits import RateLimit as RateLimit
+    from ._limits import RateLimiter as RateLimiter
+    from ._limits import RepeatedFailure as RepeatedFailure
+    from ._limits import SharedLimit as SharedLimit
     from ._results import Cancelled as Cancelled
     from ._results import Denied as Denied
     from ._results import Failed as Failed
@@ -46,6 +52,8 @@ _LAZY = {
         "._results",
     ),
     **dict.fromkeys(["RuntimeTool", "ToolBody", "function_tool", "tool"], "._tool"),
+    **dict.fromkeys(["LimitSyntaxError", "LoopGuard", "RateLimit", "RateLimiter",
+                     "RepeatedFailure", "SharedLimit"], "._limits"),
 }
 __all__ = sorted(_LAZY)
 __getattr__ = lazy_attributes(__name__, _LAZY)
