@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from ._tool import ToolBody as ToolBody
     from ._tool import function_tool as function_tool
     from ._tool import tool as tool
+    from ._truncate import truncate_result as truncate_result
 
 # pydantic loads on first use (see `toolcalls._lazy`).
 _LAZY = {
@@ -54,6 +55,7 @@ _LAZY = {
     **dict.fromkeys(["RuntimeTool", "ToolBody", "function_tool", "tool"], "._tool"),
     **dict.fromkeys(["LimitSyntaxError", "LoopGuard", "RateLimit", "RateLimiter",
                      "RepeatedFailure", "SharedLimit"], "._limits"),
+    **dict.fromkeys(["truncate_result"], "._truncate"),
 }
 __all__ = sorted(_LAZY)
 __getattr__ = lazy_attributes(__name__, _LAZY)
