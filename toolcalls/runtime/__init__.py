@@ -20,6 +20,14 @@ from .._lazy import lazy_attributes
 if TYPE_CHECKING:
     from ._context import CancelToken as CancelToken
     from ._context import ToolContext as ToolContext
+    from ._hooks import AfterHook as AfterHook
+    from ._hooks import BeforeAction as BeforeAction
+    from ._hooks import BeforeHook as BeforeHook
+    from ._hooks import HookConfigError as HookConfigError
+    from ._hooks import Hooks as Hooks
+    from ._hooks import ShellAfterHook as ShellAfterHook
+    from ._hooks import ShellBeforeHook as ShellBeforeHook
+    from ._hooks import skip_result as skip_result
     from ._limits import LimitSyntaxError as LimitSyntaxError
     from ._limits import LoopGuard as LoopGuard
     from ._limits import RateLimit as RateLimit
@@ -53,6 +61,8 @@ _LAZY = {
         "._results",
     ),
     **dict.fromkeys(["RuntimeTool", "ToolBody", "function_tool", "tool"], "._tool"),
+    **dict.fromkeys(["AfterHook", "BeforeAction", "BeforeHook", "HookConfigError", "Hooks",
+                     "ShellAfterHook", "ShellBeforeHook", "skip_result"], "._hooks"),
     **dict.fromkeys(["LimitSyntaxError", "LoopGuard", "RateLimit", "RateLimiter",
                      "RepeatedFailure", "SharedLimit"], "._limits"),
     **dict.fromkeys(["truncate_result"], "._truncate"),
