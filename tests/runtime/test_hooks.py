@@ -277,3 +277,24 @@ def test_bad_hook_config_is_refused(config: dict[str, Any]) -> None:
 def test_bad_hook_toml_is_refused() -> None:
     with pytest.raises(HookConfigError, match="TOML"):
         Hooks.from_toml("[[after]\n")
+
+
+def test_shell_hook_stops_when_the_call_is_cancelled(tmp_path: Path) -> None:
+    sleeper = f"{PYTHON} -c 'import time; time.sleep(120)'"
+    hooks = Hooks.from_config({"before": [{"tools": "*", "command": sleeper, "timeout": 100}]},
+                              working_dir=tmp_path)
+    ctx = context(tmp_path)
+
+    async def cancel_soon() -> BeforeAction:
+        asyncio.get_running_loop().call_later(0.2, ctx.cancel.cancel, "the user pressed stop")
+        return await hooks.run_before(call(path="a"), WRITE, ctx)
+
+    action = asyncio.run(cancel_soon())
+    assert action.skip is not None
+    assert "was cancelled (the user pressed stop)" in action.skip
+
+
+def test_shell_hook_matches_the_registered_name_not_the_alias_called(tmp_path: Path) -> None:
+    hooks = Hooks.from_config({"before": [{"tools": "fs_write", "command": "false"}]},
+                              working_dir=tmp_path)
+    assert before(hooks, call("write", path="a"), WRITE).skip is not None

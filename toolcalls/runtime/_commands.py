@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import ToolCallsError
+from ._context import CancelToken
 
 __all__ = ["CommandOutcome", "CommandTemplate", "HookConfigError", "run_command"]
 
@@ -107,30 +108,45 @@ class CommandOutcome:
     """How a command ended: its exit status and its output (stdout and stderr together)."""
 
     exit_code: int | None
-    """None when it was stopped at its timeout."""
+    """None when it was stopped (see `stopped`)."""
     output: str
-
-    @property
-    def timed_out(self) -> bool:
-        return self.exit_code is None
+    stopped: str | None = None
+    """Why it was stopped before it ended: "did not finish within 30 s", "was cancelled"."""
 
 
-async def run_command(command: str, *, cwd: Path, timeout: float) -> CommandOutcome:
+async def run_command(command: str, *, cwd: Path, timeout: float,
+                      cancel: CancelToken | None = None) -> CommandOutcome:
     """Run `command` with ``sh`` in `cwd`; it and what it started are killed after `timeout`
-    seconds, or when the awaiting task is cancelled."""
+    seconds, when `cancel` is cancelled, or when the awaiting task is cancelled."""
     process = await asyncio.create_subprocess_shell(
         command, cwd=cwd, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT, start_new_session=True)
+    finished = asyncio.ensure_future(process.communicate())
+    stop = asyncio.ensure_future(cancel.wait()) if cancel is not None else None
     try:
-        output, _ = await asyncio.wait_for(process.communicate(), timeout)
-    except TimeoutError:
-        await _kill(process)
-        return CommandOutcome(None, "")
+        await asyncio.wait([finished, *([stop] if stop else [])], timeout=timeout,
+                           return_when=asyncio.FIRST_COMPLETED)
     except asyncio.CancelledError:
-        await _kill(process)
+        await _stop(process, finished)
         raise
+    finally:
+        if stop is not None:
+            stop.cancel()
+    if not finished.done():
+        await _stop(process, finished)
+        why = (f"was cancelled ({cancel.reason})" if cancel is not None and cancel.cancelled
+               else f"did not finish within {timeout:g} s")
+        return CommandOutcome(None, "", why)
+    output, _ = finished.result()
     assert process.returncode is not None  # communicate() waited for the exit
     return CommandOutcome(process.returncode, _shortened(output.decode("utf-8", "replace")))
+
+
+async def _stop(process: asyncio.subprocess.Process, finished: asyncio.Future[Any]) -> None:
+    await _kill(process)
+    # The pipes close with the process group; a child that left the group may keep them open.
+    await asyncio.wait([finished], timeout=5)
+    finished.cancel()
 
 
 async def _kill(process: asyncio.subprocess.Process) -> None:

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from ..parsing._models import ToolCall
-from ._commands import CommandTemplate, HookConfigError, run_command
+from ._commands import CommandOutcome, CommandTemplate, HookConfigError, run_command
 from ._context import ToolContext
 from ._results import Denied, Failed, Text, ToolResult
 from ._tool import RuntimeTool
@@ -183,8 +183,10 @@ class _ShellHook:
             return None
         return self.command.fill(call.arguments)
 
-    def cwd(self, ctx: ToolContext) -> Path:
-        return self.working_dir if self.working_dir is not None else ctx.working_dir
+    async def run(self, command: str, ctx: ToolContext) -> CommandOutcome:
+        """Run the filled command where the call works, stopped with the call."""
+        cwd = self.working_dir if self.working_dir is not None else ctx.working_dir
+        return await run_command(command, cwd=cwd, timeout=self.timeout, cancel=ctx.cancel)
 
 
 class ShellBeforeHook(_ShellHook):
@@ -196,10 +198,9 @@ class ShellBeforeHook(_ShellHook):
         command = self.command_for(call) if self.applies(tool) else None
         if command is None:
             return None
-        outcome = await run_command(command, cwd=self.cwd(ctx), timeout=self.timeout)
-        if outcome.timed_out:
-            return BeforeAction(skip=f"the check `{self.command.template}` did not finish "
-                                     f"within {self.timeout:g} s")
+        outcome = await self.run(command, ctx)
+        if outcome.stopped is not None:
+            return BeforeAction(skip=f"the check `{self.command.template}` {outcome.stopped}")
         if outcome.exit_code == 0:
             return None
         said = outcome.output or f"it exited with status {outcome.exit_code}"
@@ -216,10 +217,10 @@ class ShellAfterHook(_ShellHook):
         command = self.command_for(call) if self.applies(tool) else None
         if command is None:
             return None
-        outcome = await run_command(command, cwd=self.cwd(ctx), timeout=self.timeout)
-        if outcome.timed_out:
-            return with_note(result, f"the after hook `{self.command.template}` did not "
-                                     f"finish within {self.timeout:g} s")
+        outcome = await self.run(command, ctx)
+        if outcome.stopped is not None:
+            return with_note(result, f"the after hook `{self.command.template}` "
+                                     f"{outcome.stopped}")
         if outcome.exit_code == 0 and not outcome.output:
             return None
         header = f"`{command}` (exit status {outcome.exit_code}):"
