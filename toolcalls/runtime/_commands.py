@@ -5,8 +5,8 @@ The template is configuration, written by the user; the arguments come from the 
 (`shlex.quote`), so no argument can end the command or start another::
 
     template = CommandTemplate("ruff check {path}")
-    template.fill({"path": "a.py; rm -rf ~"})       # "ruff check 'a.py; rm -rf ~'"
-    outcome = await run_command(command, cwd=Path("."), timeout=30)
+    command = template.fill({"path": "a.py; rm -rf ~"})    # "ruff check 'a.py; rm -rf ~'"
+    outcome = await run_command(command, cwd=Path("."), timeout=30, cancel=ctx.cancel)
 
 A quoted value is only safe where the shell reads it as a word of its own, so a placeholder
 inside quotes (``"{path}"``), after a backslash or after ``$`` is refused when the template is

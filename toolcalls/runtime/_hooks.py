@@ -17,6 +17,13 @@ returns None to keep the result, or a new `ToolResult`. Hooks may be plain or ``
 A hook never ends the run with an exception: a before hook that raises skips the call (the
 model reads why), an after hook that raises leaves the result as it was, with a note in its
 ``details`` (``details["hook_notes"]``).
+
+A shell hook runs with ``sh`` where the call works (``working_dir``, else the context's), is
+killed at its timeout (30 s by default) or when the call is cancelled, and runs only for the
+tools its ``tools`` names or globs match (the registered name, whatever alias the model used).
+A placeholder naming an argument the call does not have means the hook does not run for that
+call (logged on the ``toolcalls.runtime`` logger): a check that cannot be filled in is skipped,
+not guessed at. Configure a before check without placeholders to run it for every call.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ A tool that returns a megabyte would fill the model's context; `truncate_result`
 first `limit` characters of its content, in order, and says where it cut::
 
     result = truncate_result(result, limit=10_000)
-    result.text()                       # the start, then "[… 990,000 more characters left out …]"
+    result.text()                       # the start, then "[… 990,000 of 1,000,000 characters
+                                        # left out here. …]"
     result.details["full_content"]      # every item, as the tool returned them
 
 How each item is counted and cut:
