@@ -298,3 +298,11 @@ def test_shell_hook_matches_the_registered_name_not_the_alias_called(tmp_path: P
     hooks = Hooks.from_config({"before": [{"tools": "fs_write", "command": "false"}]},
                               working_dir=tmp_path)
     assert before(hooks, call("write", path="a"), WRITE).skip is not None
+
+
+def test_hooks_add_up_in_order(tmp_path: Path) -> None:
+    python = Hooks(before=[lambda c, t, ctx: BeforeAction(arguments={"path": "b"})])
+    configured = Hooks.from_config({"before": [{"tools": "*", "command": "test {path} = a"}]},
+                                   working_dir=tmp_path)
+    assert before(python + configured, call(path="a")).skip is not None  # saw "b"
+    assert before(configured + python, call(path="a")).skip is None

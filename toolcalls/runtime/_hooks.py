@@ -83,6 +83,10 @@ class Hooks:
         self.before = list(before)
         self.after = list(after)
 
+    def __add__(self, other: Hooks) -> Hooks:
+        """These hooks, then `other`'s (Python hooks and configured ones together)."""
+        return Hooks([*self.before, *other.before], [*self.after, *other.after])
+
     @classmethod
     def from_config(cls, data: Mapping[str, Any], *, working_dir: Path | None = None) -> Hooks:
         """Shell command hooks from configuration: ``{"before": [...], "after": [...]}`` (or
