@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from ..parsing._models import ToolCall
-from ._commands import CommandOutcome, CommandTemplate, HookConfigError, run_command
+from ._command_templates import CommandOutcome, CommandTemplate, HookConfigError, run_command
 from ._context import ToolContext
 from ._results import Denied, Failed, Text, ToolResult
 from ._tool import RuntimeTool
