@@ -20,6 +20,20 @@ from .._lazy import lazy_attributes
 if TYPE_CHECKING:
     from ._context import CancelToken as CancelToken
     from ._context import ToolContext as ToolContext
+    from ._hooks import AfterHook as AfterHook
+    from ._hooks import BeforeAction as BeforeAction
+    from ._hooks import BeforeHook as BeforeHook
+    from ._hooks import HookConfigError as HookConfigError
+    from ._hooks import Hooks as Hooks
+    from ._hooks import ShellAfterHook as ShellAfterHook
+    from ._hooks import ShellBeforeHook as ShellBeforeHook
+    from ._hooks import skip_result as skip_result
+    from ._limits import LimitSyntaxError as LimitSyntaxError
+    from ._limits import LoopGuard as LoopGuard
+    from ._limits import RateLimit as RateLimit
+    from ._limits import RateLimiter as RateLimiter
+    from ._limits import RepeatedFailure as RepeatedFailure
+    from ._limits import SharedLimit as SharedLimit
     from ._results import Cancelled as Cancelled
     from ._results import Denied as Denied
     from ._results import Failed as Failed
@@ -36,6 +50,7 @@ if TYPE_CHECKING:
     from ._tool import ToolBody as ToolBody
     from ._tool import function_tool as function_tool
     from ._tool import tool as tool
+    from ._truncate import truncate_result as truncate_result
 
 # pydantic loads on first use (see `toolcalls._lazy`).
 _LAZY = {
@@ -46,6 +61,11 @@ _LAZY = {
         "._results",
     ),
     **dict.fromkeys(["RuntimeTool", "ToolBody", "function_tool", "tool"], "._tool"),
+    **dict.fromkeys(["AfterHook", "BeforeAction", "BeforeHook", "HookConfigError", "Hooks",
+                     "ShellAfterHook", "ShellBeforeHook", "skip_result"], "._hooks"),
+    **dict.fromkeys(["LimitSyntaxError", "LoopGuard", "RateLimit", "RateLimiter",
+                     "RepeatedFailure", "SharedLimit"], "._limits"),
+    **dict.fromkeys(["truncate_result"], "._truncate"),
 }
 __all__ = sorted(_LAZY)
 __getattr__ = lazy_attributes(__name__, _LAZY)
