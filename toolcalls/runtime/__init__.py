@@ -20,6 +20,9 @@ from .._lazy import lazy_attributes
 if TYPE_CHECKING:
     from ._context import CancelToken as CancelToken
     from ._context import ToolContext as ToolContext
+    from ._registry import NAME_PATTERN as NAME_PATTERN
+    from ._registry import ToolNameError as ToolNameError
+    from ._registry import ToolRegistry as ToolRegistry
     from ._results import Cancelled as Cancelled
     from ._results import Denied as Denied
     from ._results import Failed as Failed
@@ -46,6 +49,7 @@ _LAZY = {
         "._results",
     ),
     **dict.fromkeys(["RuntimeTool", "ToolBody", "function_tool", "tool"], "._tool"),
+    **dict.fromkeys(["NAME_PATTERN", "ToolNameError", "ToolRegistry"], "._registry"),
 }
 __all__ = sorted(_LAZY)
 __getattr__ = lazy_attributes(__name__, _LAZY)
