@@ -39,6 +39,13 @@ if TYPE_CHECKING:
     from ._tool import ToolBody as ToolBody
     from ._tool import function_tool as function_tool
     from ._tool import tool as tool
+    from ._toolkits import Directive as Directive
+    from ._toolkits import Toolkit as Toolkit
+    from ._toolkits import ToolkitConfig as ToolkitConfig
+    from ._toolkits import ToolkitError as ToolkitError
+    from ._toolkits import directive_for as directive_for
+    from ._toolkits import resolve_toolkits as resolve_toolkits
+    from ._toolkits import system_sections as system_sections
 
 # pydantic loads on first use (see `toolcalls._lazy`).
 _LAZY = {
@@ -50,6 +57,8 @@ _LAZY = {
     ),
     **dict.fromkeys(["RuntimeTool", "ToolBody", "function_tool", "tool"], "._tool"),
     **dict.fromkeys(["NAME_PATTERN", "ToolNameError", "ToolRegistry"], "._registry"),
+    **dict.fromkeys(["Directive", "Toolkit", "ToolkitConfig", "ToolkitError", "directive_for",
+                     "resolve_toolkits", "system_sections"], "._toolkits"),
 }
 __all__ = sorted(_LAZY)
 __getattr__ = lazy_attributes(__name__, _LAZY)
