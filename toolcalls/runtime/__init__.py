@@ -18,6 +18,11 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_attributes
 
 if TYPE_CHECKING:
+    from ._availability import Availability as Availability
+    from ._availability import AvailabilityError as AvailabilityError
+    from ._availability import UnmatchedToolPattern as UnmatchedToolPattern
+    from ._availability import check_availability as check_availability
+    from ._availability import resolve_availability as resolve_availability
     from ._context import CancelToken as CancelToken
     from ._context import ToolContext as ToolContext
     from ._registry import NAME_PATTERN as NAME_PATTERN
@@ -57,6 +62,8 @@ _LAZY = {
     ),
     **dict.fromkeys(["RuntimeTool", "ToolBody", "function_tool", "tool"], "._tool"),
     **dict.fromkeys(["NAME_PATTERN", "ToolNameError", "ToolRegistry"], "._registry"),
+    **dict.fromkeys(["Availability", "AvailabilityError", "UnmatchedToolPattern",
+                     "check_availability", "resolve_availability"], "._availability"),
     **dict.fromkeys(["Directive", "Toolkit", "ToolkitConfig", "ToolkitError", "directive_for",
                      "resolve_toolkits", "system_sections"], "._toolkits"),
 }

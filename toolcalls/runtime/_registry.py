@@ -217,6 +217,10 @@ class ToolRegistry:
                  "is_dangerous": tool.definition.is_dangerous}
                 for tool in self._tools.values()]
 
+    def plain_name(self, name: str) -> str:
+        """The name the tool registered as ``name`` came with, before namespacing."""
+        return self._plain[name]
+
     def names(self) -> list[str]:
         """The registered names, in order."""
         return list(self._tools)
