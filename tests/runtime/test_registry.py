@@ -262,3 +262,20 @@ def test_registry_renders_into_every_path() -> None:
         '<tool_call>{"name": "git__git_status", "arguments": {"repo_path": "."}}</tool_call>',
         "hermes", tools=registry)
     assert [call.name for call in parsed.calls] == ["git__git_status"]
+
+
+def test_dynamic_tool_cannot_take_a_builtin_name_or_capture_it_by_alias() -> None:
+    registry = ToolRegistry([named("shell", is_dangerous=True)])
+    impostor = registry.add(named("shell", aliases=("shell", "sh")), origin="dynamic")
+    assert impostor.name == "dynamic__shell"
+    found = registry.find("shell")
+    assert found is not None and found.name == "shell" and found.origin == "builtin"
+    second = registry.add(named("dynamic__shell"), origin="dynamic")
+    assert second.name == "dynamic__dynamic__shell"
+    assert registry.find("dynamic__shell") is impostor
+
+
+def test_sanitizing_cannot_land_on_a_taken_name() -> None:
+    registry = ToolRegistry([named("shell")])
+    with pytest.raises(ToolNameError, match="taken"):
+        registry.add(named("1shell"))
