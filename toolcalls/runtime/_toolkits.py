@@ -64,10 +64,10 @@ class ToolkitError(ToolCallsError, ValueError):
 class Directive:
     """What one turn gets when the user's message matches an intent."""
 
-    intents: tuple[str, ...]
+    intents: Sequence[str]
     """Phrases matched case-insensitively as whole words; one written ``/.../`` is a regular
     expression (searched, case-insensitive)."""
-    active_tools: tuple[str, ...] = ()
+    active_tools: Sequence[str] = ()
     """The tools offered for the turn; empty means the toolkit's members."""
     tool_choice: str = "auto"
     """``auto``, ``required``, ``none`` or a tool name, as the providers take it."""
@@ -99,8 +99,8 @@ class Toolkit:
 
     name: str
     """The settings key that switches the members."""
-    members: tuple[str, ...]
-    """The tool names in the toolkit."""
+    members: Sequence[str]
+    """The tool names in the toolkit (kept as a tuple)."""
     policy: str | None = None
     """System-prompt section while any member is enabled."""
     disabled_policy: str | None = None
