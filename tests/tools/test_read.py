@@ -10,7 +10,8 @@ import pytest
 
 import toolcalls
 import toolcalls.tools._importers
-from toolcalls.tools import _read
+from toolcalls import Tool, ToolDefinitionError
+from toolcalls.tools import _read, import_tools, to_tools
 
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}}
 QWEN_CALL = "<tool_call>\n<function=f>\n<parameter=n>\n7\n</parameter>\n</function>\n</tool_call>"
@@ -200,3 +201,27 @@ def test_parser_reads_its_tools_once(reads: list[object]) -> None:
     assert len(reads) == 1
     assert [tool.name for tool in bound.tools] == ["f"]
     assert repr(bound) == "toolcalls.parser('qwen3_coder', tools=<1 tools>)"
+
+
+class _Held:
+    """A `ToolSource`: an object that keeps tools of its own (as the runtime's registry)."""
+
+    def __init__(self, *tools: Tool) -> None:
+        self.tools = list(tools)
+
+    def __toolcalls_tools__(self) -> tuple[Tool, ...]:
+        return tuple(self.tools)
+
+
+def test_a_tool_source_is_read_through_its_own_definitions_every_time() -> None:
+    held = _Held(Tool(name="a"))
+    assert [tool.name for tool in to_tools(held)] == ["a"]
+    held.tools.append(Tool(name="b"))  # not cached: the source keeps its own list
+    assert [tool.name for tool in to_tools(held)] == ["a", "b"]
+    assert [tool.name for tool in import_tools(held)] == ["a", "b"]
+    assert [tool.name for tool in _read.read_tools(held)] == ["a", "b"]
+
+
+def test_a_tool_source_with_two_tools_of_one_name_is_refused() -> None:
+    with pytest.raises(ToolDefinitionError, match="two tools are named|given twice"):
+        to_tools(_Held(Tool(name="a"), Tool(name="a", description="other")))

@@ -28,7 +28,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..parsing._models import ToolCall
-from ..tools._tool import Tool, check_unique_names
+from ..tools._read import ToolsLike, to_tools
+from ..tools._tool import Tool
 from ._messages import Message, ToolResult
 from ._registry import PROVIDERS, get_provider
 
@@ -41,13 +42,12 @@ __all__ = [
     "tools_from_native",
 ]
 
-def render_native(tools: Iterable[Tool], provider: str) -> Message:
+def render_native(tools: ToolsLike, provider: str) -> Message:
     """The request fields that declare ``tools`` to ``provider``: ``{"tools": [...]}``.
 
+    ``tools``: `Tool` objects, raw definitions or a registry (whatever `to_tools` reads).
     Two tools of one name raise `ToolDefinitionError`: the provider would refuse them."""
-    listed = list(tools)
-    check_unique_names(listed)
-    return get_provider(provider).render_tools(listed)
+    return get_provider(provider).render_tools(to_tools(tools))
 
 
 def native_call_message(

@@ -18,6 +18,11 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_attributes
 
 if TYPE_CHECKING:
+    from ._availability import Availability as Availability
+    from ._availability import AvailabilityError as AvailabilityError
+    from ._availability import UnmatchedToolPattern as UnmatchedToolPattern
+    from ._availability import check_availability as check_availability
+    from ._availability import resolve_availability as resolve_availability
     from ._context import CancelToken as CancelToken
     from ._context import ToolContext as ToolContext
     from ._hooks import AfterHook as AfterHook
@@ -34,6 +39,9 @@ if TYPE_CHECKING:
     from ._limits import RateLimiter as RateLimiter
     from ._limits import RepeatedFailure as RepeatedFailure
     from ._limits import SharedLimit as SharedLimit
+    from ._registry import NAME_PATTERN as NAME_PATTERN
+    from ._registry import ToolNameError as ToolNameError
+    from ._registry import ToolRegistry as ToolRegistry
     from ._results import Cancelled as Cancelled
     from ._results import Denied as Denied
     from ._results import Failed as Failed
@@ -50,6 +58,13 @@ if TYPE_CHECKING:
     from ._tool import ToolBody as ToolBody
     from ._tool import function_tool as function_tool
     from ._tool import tool as tool
+    from ._toolkits import Directive as Directive
+    from ._toolkits import Toolkit as Toolkit
+    from ._toolkits import ToolkitConfig as ToolkitConfig
+    from ._toolkits import ToolkitError as ToolkitError
+    from ._toolkits import directive_for as directive_for
+    from ._toolkits import resolve_toolkits as resolve_toolkits
+    from ._toolkits import system_sections as system_sections
     from ._truncate import truncate_result as truncate_result
 
 # pydantic loads on first use (see `toolcalls._lazy`).
@@ -66,6 +81,11 @@ _LAZY = {
     **dict.fromkeys(["LimitSyntaxError", "LoopGuard", "RateLimit", "RateLimiter",
                      "RepeatedFailure", "SharedLimit"], "._limits"),
     **dict.fromkeys(["truncate_result"], "._truncate"),
+    **dict.fromkeys(["NAME_PATTERN", "ToolNameError", "ToolRegistry"], "._registry"),
+    **dict.fromkeys(["Availability", "AvailabilityError", "UnmatchedToolPattern",
+                     "check_availability", "resolve_availability"], "._availability"),
+    **dict.fromkeys(["Directive", "Toolkit", "ToolkitConfig", "ToolkitError", "directive_for",
+                     "resolve_toolkits", "system_sections"], "._toolkits"),
 }
 __all__ = sorted(_LAZY)
 __getattr__ = lazy_attributes(__name__, _LAZY)

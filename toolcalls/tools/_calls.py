@@ -24,6 +24,7 @@ __all__ = [
     "InvalidArgs",
     "NotFound",
     "check_call",
+    "closest_names",
     "find_tool",
     "validate_arguments",
 ]
@@ -95,6 +96,15 @@ def find_tool(name: str, tools: Iterable[Tool | Mapping[str, Any]]) -> Tool | No
     return next((tool for tool in _as_tools(tools) if name in tool.all_names()), None)
 
 
+def closest_names(name: str, canonical: Mapping[str, str]) -> tuple[str, ...]:
+    """The (at most three) tool names closest to a misspelt ``name``, best first.
+
+    ``canonical`` maps every name a call may use (names, aliases...) to the tool's name."""
+    # 0.75: a typo scores above 0.9, while names that only share a "get_" prefix stay out
+    matches = difflib.get_close_matches(name, list(canonical), n=6, cutoff=0.75)
+    return tuple(dict.fromkeys(canonical[match] for match in matches))[:3]
+
+
 def check_call(
     name: str, arguments: Any, tools: Iterable[Tool | Mapping[str, Any]]
 ) -> CallProblem | None:
@@ -106,9 +116,6 @@ def check_call(
     tool = find_tool(name, declared)
     if tool is None:
         canonical = {known: t.name for t in declared for known in t.all_names()}
-        # 0.75: a typo scores above 0.9, while names that only share a "get_" prefix stay out
-        matches = difflib.get_close_matches(name, list(canonical), n=6, cutoff=0.75)
-        closest = tuple(dict.fromkeys(canonical[match] for match in matches))[:3]
-        return NotFound(name, closest, tuple(t.name for t in declared))
+        return NotFound(name, closest_names(name, canonical), tuple(t.name for t in declared))
     problems = validate_arguments(tool, arguments)
     return InvalidArgs(tool.name, tuple(problems)) if problems else None

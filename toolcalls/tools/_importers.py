@@ -153,7 +153,8 @@ def _mcp_dangerous(annotations: Mapping[str, Any]) -> bool:
 
 
 def import_tools(tools: Any, *, source: str | None = None, prefix: str = "") -> list[Tool]:
-    """Tools from any supported shape: OpenAI, Anthropic, Gemini, MCP, functions, `Tool`.
+    """Tools from any supported shape: OpenAI, Anthropic, Gemini, MCP, functions, `Tool`,
+    or a `ToolSource` (the runtime's `ToolRegistry`).
 
     A list may mix shapes. ``source`` (an MCP server name) is stamped on tools that do not say;
     ``prefix`` goes before every name (see `from_mcp`). Two tools of one name raise
@@ -161,6 +162,9 @@ def import_tools(tools: Any, *, source: str | None = None, prefix: str = "") -> 
     """
     if tools is None:
         return []
+    held = getattr(tools, "__toolcalls_tools__", None)
+    if held is not None:  # a `ToolSource` such as the runtime's registry
+        tools = list(held())
     if isinstance(tools, Mapping):
         if "functionDeclarations" in tools or "function_declarations" in tools:
             return _checked(_with_source(from_gemini(tools), source), prefix)

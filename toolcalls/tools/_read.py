@@ -10,14 +10,22 @@ from __future__ import annotations
 
 import marshal
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 if TYPE_CHECKING:
     from ._tool import Tool
 
-__all__ = ["ToolsLike", "read_tools", "to_tools"]
+__all__ = ["ToolSource", "ToolsLike", "read_tools", "to_tools"]
 
-ToolsLike: TypeAlias = "Iterable[Tool | Mapping[str, Any]] | None"
+
+class ToolSource(Protocol):
+    """An object that holds tools of its own (the runtime's `ToolRegistry`): every ``tools=``
+    takes it, through the definitions it hands out, without the tools layer knowing it."""
+
+    def __toolcalls_tools__(self) -> Sequence[Tool]: ...
+
+
+ToolsLike: TypeAlias = "Iterable[Tool | Mapping[str, Any]] | ToolSource | None"
 
 
 _RECENT_TOOLS: dict[bytes, tuple[Tool, ...]] = {}
@@ -43,7 +51,8 @@ def to_tools(tools: ToolsLike) -> list[Tool]:
     or replaced, a nested schema edited) is read anew; only a change that ``==`` cannot see
     (a key moved to the end of its dict, ``1`` replaced by ``1.0`` or ``True``) keeps the tools
     read before. Equal definitions in new objects are found by their content (types and key
-    order included). A generator, or a list holding functions, is read every time.
+    order included). A generator, or a list holding functions, is read every time. A
+    `ToolSource` (a registry) hands over its own definitions, which it keeps up to date.
 
     Two tools of one name raise `ToolDefinitionError` naming both (providers refuse them).
     """
@@ -69,6 +78,10 @@ def read_tools(tools: ToolsLike) -> Sequence[Tool]:
                 return seen[2]
         except Exception:  # noqa: BLE001, S110 - changed into what cannot compare: read it
             pass
+    # After the cache lookups, so the lists given again pay nothing for it.
+    held = getattr(tools, "__toolcalls_tools__", None)
+    if held is not None:
+        return tuple(held())
     return _read_anew(tools, seen)
 
 
