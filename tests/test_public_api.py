@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 USER_PROGRAM = ROOT / "tests" / "typing" / "user_program.py"
 PACKAGES = ["toolcalls", "toolcalls.parsing", "toolcalls.tools", "toolcalls.providers",
             "toolcalls.budget", "toolcalls.cli", "toolcalls.decoding",
-            "toolcalls.grammars"]
+            "toolcalls.grammars", "toolcalls.runtime"]
 
 
 def test_the_top_level_is_small() -> None:
