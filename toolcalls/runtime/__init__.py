@@ -20,6 +20,9 @@ from .._lazy import lazy_attributes
 if TYPE_CHECKING:
     from ._context import CancelToken as CancelToken
     from ._context import ToolContext as ToolContext
+    from ._history import UnansweredResultError as UnansweredResultError
+    from ._history import result_messages as result_messages
+    from ._history import result_text as result_text
     from ._results import Cancelled as Cancelled
     from ._results import Denied as Denied
     from ._results import Failed as Failed
@@ -36,6 +39,8 @@ if TYPE_CHECKING:
     from ._tool import ToolBody as ToolBody
     from ._tool import function_tool as function_tool
     from ._tool import tool as tool
+    from .builtins import WorkingDirectoryError as WorkingDirectoryError
+    from .builtins import builtin_tools as builtin_tools
 
 # pydantic loads on first use (see `toolcalls._lazy`).
 _LAZY = {
@@ -46,6 +51,8 @@ _LAZY = {
         "._results",
     ),
     **dict.fromkeys(["RuntimeTool", "ToolBody", "function_tool", "tool"], "._tool"),
+    **dict.fromkeys(["UnansweredResultError", "result_messages", "result_text"], "._history"),
+    **dict.fromkeys(["WorkingDirectoryError", "builtin_tools"], ".builtins"),
 }
 __all__ = sorted(_LAZY)
 __getattr__ = lazy_attributes(__name__, _LAZY)
