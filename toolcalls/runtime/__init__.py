@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from ._availability import resolve_availability as resolve_availability
     from ._context import CancelToken as CancelToken
     from ._context import ToolContext as ToolContext
+    from ._history import UnansweredResultError as UnansweredResultError
+    from ._history import result_messages as result_messages
+    from ._history import result_text as result_text
     from ._hooks import AfterHook as AfterHook
     from ._hooks import BeforeAction as BeforeAction
     from ._hooks import BeforeHook as BeforeHook
@@ -66,6 +69,8 @@ if TYPE_CHECKING:
     from ._toolkits import resolve_toolkits as resolve_toolkits
     from ._toolkits import system_sections as system_sections
     from ._truncate import truncate_result as truncate_result
+    from .builtins import WorkingDirectoryError as WorkingDirectoryError
+    from .builtins import builtin_tools as builtin_tools
 
 # pydantic loads on first use (see `toolcalls._lazy`).
 _LAZY = {
@@ -86,6 +91,8 @@ _LAZY = {
                      "check_availability", "resolve_availability"], "._availability"),
     **dict.fromkeys(["Directive", "Toolkit", "ToolkitConfig", "ToolkitError", "directive_for",
                      "resolve_toolkits", "system_sections"], "._toolkits"),
+    **dict.fromkeys(["UnansweredResultError", "result_messages", "result_text"], "._history"),
+    **dict.fromkeys(["WorkingDirectoryError", "builtin_tools"], ".builtins"),
 }
 __all__ = sorted(_LAZY)
 __getattr__ = lazy_attributes(__name__, _LAZY)
