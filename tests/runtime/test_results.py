@@ -71,3 +71,10 @@ def test_every_error_reads_as_a_result_the_model_can_act_on(error: Exception,
 def test_error_raised_without_a_call_names_its_tool_once_answered() -> None:
     result = ToolResult.failure(Denied("no")).for_call(CALL)
     assert "'fs_write'" in result.text() and result.call == CALL
+
+
+def test_error_result_keeps_the_partial_output_a_tool_gave() -> None:
+    partial = ToolResult((Text("line 1\nline 2"),), is_error=True, error=TimedOut(5))
+    answered = partial.for_call(CALL)
+    assert answered.content[0] == Text(TimedOut(5).for_model("fs_write"))
+    assert answered.content[1:] == (Text("line 1\nline 2"),) and answered.is_error

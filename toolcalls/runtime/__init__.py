@@ -25,6 +25,14 @@ if TYPE_CHECKING:
     from ._availability import resolve_availability as resolve_availability
     from ._context import CancelToken as CancelToken
     from ._context import ToolContext as ToolContext
+    from ._dynamic import DynamicTools as DynamicTools
+    from ._executor import Batch as Batch
+    from ._executor import Batched as Batched
+    from ._executor import Executor as Executor
+    from ._executor import ExecutorError as ExecutorError
+    from ._executor import Parallel as Parallel
+    from ._executor import Sequential as Sequential
+    from ._executor import Strategy as Strategy
     from ._history import UnansweredResultError as UnansweredResultError
     from ._history import result_messages as result_messages
     from ._history import result_text as result_text
@@ -42,6 +50,12 @@ if TYPE_CHECKING:
     from ._limits import RateLimiter as RateLimiter
     from ._limits import RepeatedFailure as RepeatedFailure
     from ._limits import SharedLimit as SharedLimit
+    from ._permissions import Answer as Answer
+    from ._permissions import PendingApproval as PendingApproval
+    from ._permissions import PermissionRuleError as PermissionRuleError
+    from ._permissions import Permissions as Permissions
+    from ._permissions import Trust as Trust
+    from ._permissions import Verdict as Verdict
     from ._registry import NAME_PATTERN as NAME_PATTERN
     from ._registry import ToolNameError as ToolNameError
     from ._registry import ToolRegistry as ToolRegistry
@@ -75,6 +89,11 @@ if TYPE_CHECKING:
 # pydantic loads on first use (see `toolcalls._lazy`).
 _LAZY = {
     **dict.fromkeys(["CancelToken", "ToolContext"], "._context"),
+    **dict.fromkeys(["DynamicTools"], "._dynamic"),
+    **dict.fromkeys(["Batch", "Batched", "Executor", "ExecutorError", "Parallel", "Sequential",
+                     "Strategy"], "._executor"),
+    **dict.fromkeys(["Answer", "PendingApproval", "PermissionRuleError", "Permissions", "Trust",
+                     "Verdict"], "._permissions"),
     **dict.fromkeys(
         ["Cancelled", "Denied", "Failed", "InvalidArgs", "Json", "NotFound", "RateLimited",
          "Text", "TimedOut", "ToolError", "ToolImage", "ToolResult"],

@@ -97,6 +97,15 @@ class ToolRegistry:
         """`add` each of ``tools`` (one origin and server for all)."""
         return [self.add(each, origin=origin, server=server) for each in tools]
 
+    def remove(self, name: str) -> RuntimeTool:
+        """Take the tool registered as exactly ``name`` out of this registry (a server that went
+        away, a dynamic tool being redefined); raises `ToolNotFoundError` when there is none."""
+        if name not in self._tools:
+            raise ToolNotFoundError(f"cannot remove {name!r}: no tool is registered under it")
+        self._plain.pop(name)
+        self._definitions = None
+        return self._tools.pop(name)
+
     def _free_name(self, plain: str, origin: str, server: str | None,
                    explicit: str | None) -> str:
         if explicit is not None:

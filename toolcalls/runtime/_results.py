@@ -214,9 +214,14 @@ class ToolResult:
                    call=call)
 
     def for_call(self, call: ToolCall) -> ToolResult:
-        """This result answering `call` (the text of a runtime error names its tool)."""
+        """This result answering `call`. A result that carries an error and was made before its
+        call was known starts with the error's text naming the tool, followed by any content
+        the tool gave (the partial output of a stopped command)."""
         if self.error is not None and self.call is None:
-            return ToolResult.failure(self.error, call, details=self.details)
+            generic = (Text(self.error.for_model("tool")),)
+            kept = self.content[1:] if self.content[:1] == generic else self.content
+            said = Text(self.error.for_model(call.name))  # then what the tool gave, if anything
+            return replace(self, content=(said, *kept), is_error=True, call=call)
         return replace(self, call=call)
 
     def text(self) -> str:
