@@ -313,3 +313,36 @@ def test_executor_cancelled_from_outside_is_not_swallowed() -> None:
 
     with pytest.raises(asyncio.CancelledError):
         asyncio.run(scenario())
+
+
+def test_tool_search_is_answered_by_the_session_before_the_registry() -> None:
+    from toolcalls.budget import Session
+
+    session = Session([echo.definition, explode.definition], pinned=["echo"])
+    executor = Executor([echo, explode], session=session)
+    (found,) = executor.run_sync([call("tool_search", names=["explode"])]).results
+    assert not found.is_error and "explode" in found.text()
+    assert session.is_loaded("explode")
+
+
+def test_builtins_under_permissions_end_to_end(tmp_path: Any) -> None:
+    from toolcalls.runtime import builtin_tools
+
+    (tmp_path / "notes.txt").write_text("hello\n")
+    executor = Executor(builtin_tools(tmp_path), working_dir=tmp_path,
+                        permissions=Permissions(allow=["shell(cat *)"],
+                                                deny=["fs_read(**/.ssh/**)"],
+                                                working_dir=tmp_path))
+    batch = executor.run_sync([
+        call("fs_read", "1", path="notes.txt"),
+        call("fs_read", "2", path="../outside.txt"),
+        call("fs_read", "3", path="~/.ssh/id_rsa"),
+        call("shell", "4", command="cat notes.txt"),
+        call("shell", "5", command="cat notes.txt; rm notes.txt"),
+    ])
+    assert [p.call.id for p in batch.pending] == ["5"]
+    results = executor.resume_sync(batch, {"5": "no"}).results
+    assert "hello" in results[0].text()
+    assert kinds(results)[1:3] == ["denied", "denied"]
+    assert "hello" in results[3].text() and kinds(results)[4] == "denied"
+    assert (tmp_path / "notes.txt").exists()

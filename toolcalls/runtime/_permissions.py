@@ -300,26 +300,31 @@ class Permissions:
             if not rule.covers_tool(tool):
                 continue
             if rule.specifier is None:
-                return Verdict("deny", f"the rule {rule.text!r} denies this tool", rule.text)
+                return Verdict("deny", "this tool is not allowed", rule.text)
             if subjects.unknown is not None:  # fails closed: the rule might have matched
-                return Verdict("deny", f"{subjects.unknown}, and the rule {rule.text!r} may "
-                               "deny it", rule.text)
-            if self._matching(rule, subjects, deny=True):
-                return Verdict("deny", f"the rule {rule.text!r} denies it", rule.text)
+                return Verdict("deny", f"{subjects.unknown}, so it cannot be told apart from "
+                               "what the rule forbids", rule.text)
+            matched = self._matching(rule, subjects)
+            if matched is not None:
+                return Verdict("deny", f"{matched} is not allowed", rule.text)
         return None
 
     def _any_match(self, rule: Rule, tool: RuntimeTool, subjects: _Subjects) -> bool:
         if not rule.covers_tool(tool):
             return False
-        return rule.specifier is None or subjects.unknown is not None or self._matching(
-            rule, subjects, deny=True)
+        return (rule.specifier is None or subjects.unknown is not None
+                or self._matching(rule, subjects) is not None)
 
-    def _matching(self, rule: Rule, subjects: _Subjects, *, deny: bool) -> bool:
-        """Whether any of the call's paths or commands matches `rule` (deny and ask)."""
-        if any(rule.matches_path(path) for path in subjects.paths):
-            return True
-        return any(rule.matches_command(command) or rule.matches_command(command.core())
-                   for command in subjects.commands)
+    def _matching(self, rule: Rule, subjects: _Subjects) -> str | None:
+        """The first of the call's paths or commands that `rule` matches (deny and ask), as
+        the model should read it."""
+        for path in subjects.paths:
+            if rule.matches_path(path):
+                return f"the path {str(path)!r}"
+        for command in subjects.commands:
+            if rule.matches_command(command) or rule.matches_command(command.core()):
+                return f"the command `{command.text}`"
+        return None
 
     def _allowed_by(self, tool: RuntimeTool, subjects: _Subjects) -> str | None:
         rules = [rule for rule in self.allow if rule.covers_tool(tool)]
