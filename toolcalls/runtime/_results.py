@@ -222,7 +222,9 @@ class ToolResult:
             kept = self.content[1:] if self.content[:1] == generic else self.content
             said = Text(self.error.for_model(call.name))  # then what the tool gave, if anything
             return replace(self, content=(said, *kept), is_error=True, call=call)
-        return replace(self, call=call)
+        # built directly: dataclasses.replace took 4 µs of the executor's ~50 per call
+        return ToolResult(self.content, self.is_error, self.details, self.error,
+                          self.child_loop_id, call)
 
     def text(self) -> str:
         """The content as one text, for APIs and prompt formats that take text."""
