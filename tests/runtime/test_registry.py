@@ -279,3 +279,16 @@ def test_sanitizing_cannot_land_on_a_taken_name() -> None:
     registry = ToolRegistry([named("shell")])
     with pytest.raises(ToolNameError, match="taken"):
         registry.add(named("1shell"))
+
+
+def test_removed_builtin_name_does_not_reach_a_dynamic_tool() -> None:
+    def shell(command: str) -> str:
+        """Run."""
+        return command
+
+    registry = ToolRegistry([shell])
+    registry.add(shell, origin="dynamic")
+    assert registry.names() == ["shell", "dynamic__shell"]
+    registry.remove("shell")
+    assert registry.find("shell") is None
+    assert registry.find("dynamic__shell") is not None

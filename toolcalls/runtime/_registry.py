@@ -139,8 +139,8 @@ class ToolRegistry:
     def find(self, name: str) -> RuntimeTool | None:
         """The tool a call names: its registered name, else the one tool with that alias, else
         the one tool that came with that name before it was namespaced (``search`` finds
-        ``github__search`` while no other server has a ``search``); None when none, or
-        several, match."""
+        ``github__search`` while no other server has a ``search``; never a dynamic tool); None
+        when none, or several, match."""
         exact = self._tools.get(name)
         if exact is not None:
             return exact
@@ -165,7 +165,11 @@ class ToolRegistry:
         return [key for key, tool in self._tools.items() if name in tool.definition.aliases]
 
     def _by_plain(self, name: str) -> list[str]:
-        return [key for key, plain in self._plain.items() if plain == name]
+        # a tool the model made (origin dynamic) answers only to its own name: after a builtin
+        # ``shell`` is removed, a call to ``shell`` must not reach ``dynamic__shell``, which the
+        # rules written for ``shell`` do not cover
+        return [key for key, plain in self._plain.items()
+                if plain == name and self._tools[key].origin != "dynamic"]
 
     def _every_name(self) -> dict[str, str]:
         known = {plain: key for key, plain in self._plain.items()}
