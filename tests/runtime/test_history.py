@@ -197,3 +197,11 @@ def test_anthropic_results_read_back_by_the_messages_reader() -> None:
 def test_openai_results_with_an_image_pass_the_chat_request_reader() -> None:
     chat = _chat(result_messages(RESULTS, "openai"))
     assert chat["messages"][-1]["role"] == "user"
+
+
+def test_a_result_the_tool_flagged_as_an_error_says_so_in_its_text() -> None:
+    flagged = ToolResult((Text("disk full"),), is_error=True).for_call(
+        ToolCall(id="call_1", name="save", arguments={}, source="native"))
+    (message,) = result_messages([flagged], "openai")
+    assert message["content"].startswith("Error:") and "disk full" in message["content"]
+    assert result_text([flagged], "hermes").count("Error:") == 1

@@ -10,7 +10,8 @@ providers and formats already have::
 What is sent (`ToolResult.value`): a result's text, its JSON value, or its text and images.
 ``is_error`` goes where the API has a flag (Anthropic's ``is_error``, Gemini's
 ``response.error``); elsewhere the result's own text says it, as every runtime error's text
-does (`ToolError.for_model`). Images go where the API takes them in a result (Anthropic,
+does (`ToolError.for_model`), and a result a tool flagged itself starts with ``Error:``.
+Images go where the API takes them in a result (Anthropic,
 Responses, Gemini, Ollama). Chat Completions APIs (OpenAI Chat, Mistral) take only text in a
 tool message: there each image is a placeholder in the tool message's text, and the images
 follow in one user message after the batch's tool messages (tool messages must directly follow
@@ -24,6 +25,7 @@ the provider) or ``get_format(name).render_calls`` (for a format); it is not rep
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from .._errors import ToolCallsError
@@ -36,7 +38,7 @@ from ..providers._messages import Message
 from ..providers._messages import ToolResult as ProviderResult
 from ..providers._registry import get_provider
 from ..providers.openai_chat import OpenAIChat
-from ._results import ToolResult
+from ._results import Text, ToolResult
 
 __all__ = ["UnansweredResultError", "result_messages", "result_text"]
 
@@ -51,7 +53,7 @@ class UnansweredResultError(ToolCallsError, ValueError):
 def result_messages(results: Sequence[ToolResult], provider: str) -> list[Message]:
     """The messages (or items) that give each call its result, for `provider`'s next request,
     grouped as its API wants them (one per call, or one for the batch)."""
-    calls = _calls(results)
+    calls, results = _calls(results), _said(results)
     api = get_provider(provider)
     if isinstance(api, OpenAIChat):  # tool messages take text only (see the module docstring)
         return _chat_messages(api, calls, results)
@@ -66,12 +68,24 @@ def result_text(results: Sequence[ToolResult], format: str) -> str:
 
     `results` answer one assistant turn, in call order (a call's place in the batch is its
     place in its turn, which Kimi K2 writes in each result's heading)."""
-    calls = _calls(results)
+    calls, results = _calls(results), _said(results)
     fmt = get_format(format)
     before, between, after = fmt.result_run
     blocks = [_result_block(fmt, call, result.text(), place)
               for place, (call, result) in enumerate(zip(calls, results, strict=True))]
     return before + between.join(blocks) + after
+
+
+def _said(results: Sequence[ToolResult]) -> list[ToolResult]:
+    """`results` as the model reads them: a result a tool flagged as an error itself (no
+    runtime error, whose text already says so) starts with ``Error:``, because most APIs
+    (OpenAI, Responses, Ollama, Mistral, every prompt format) have no flag to carry it."""
+    said = []
+    for result in results:
+        if result.is_error and result.error is None and not result.text().startswith("Error"):
+            result = replace(result, content=(Text("Error:"), *result.content))
+        said.append(result)
+    return said
 
 
 def _calls(results: Sequence[ToolResult]) -> list[ToolCall]:
