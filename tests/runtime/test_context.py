@@ -66,3 +66,17 @@ def test_wait_wakes_when_cancelled_from_another_thread() -> None:
         return await asyncio.wait_for(waiting, 30)
 
     assert asyncio.run(scenario()) == "from a thread"
+
+
+def test_a_failing_callback_does_not_stop_the_others(caplog: pytest.LogCaptureFixture) -> None:
+    token = CancelToken()
+    child = token.child()
+    heard: list[str] = []
+
+    def broken(reason: str) -> None:
+        raise ProcessLookupError("already gone")
+
+    token.on_cancel(broken)
+    token.on_cancel(heard.append)
+    token.cancel("stop")
+    assert heard == ["stop"] and child.cancelled and "cancel callback failed" in caplog.text

@@ -20,8 +20,8 @@ from toolcalls.runtime import (
     ToolContext,
     ToolResult,
     function_tool,
-    skip_result,
 )
+from toolcalls.runtime._hooks import skip_result
 
 PYTHON = shlex.quote(sys.executable)
 

@@ -13,7 +13,7 @@ from toolcalls import Tool
 from toolcalls.budget import Session
 from toolcalls.providers import render_native
 from toolcalls.runtime import NotFound, RuntimeTool, ToolContext, ToolNameError, ToolRegistry, tool
-from toolcalls.runtime._registry import sanitize_name
+from toolcalls.runtime._registry import NAME_PATTERN, sanitize_name
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "runtime"
 
@@ -88,7 +88,7 @@ def test_names_are_sanitized() -> None:
     assert registry.add(named("get.weather")).name == "get_weather"
     assert registry.add(named("x"), server="my server").name == "my_server__x"
     assert len(registry.add(named("a" * 80)).name) == 64
-    assert all(toolcalls.runtime.NAME_PATTERN.fullmatch(name) for name in registry.names())
+    assert all(NAME_PATTERN.fullmatch(name) for name in registry.names())
 
 
 def test_sanitize_name() -> None:

@@ -36,19 +36,13 @@ if TYPE_CHECKING:
     from ._history import UnansweredResultError as UnansweredResultError
     from ._history import result_messages as result_messages
     from ._history import result_text as result_text
-    from ._hooks import AfterHook as AfterHook
     from ._hooks import BeforeAction as BeforeAction
-    from ._hooks import BeforeHook as BeforeHook
     from ._hooks import HookConfigError as HookConfigError
     from ._hooks import Hooks as Hooks
-    from ._hooks import ShellAfterHook as ShellAfterHook
-    from ._hooks import ShellBeforeHook as ShellBeforeHook
-    from ._hooks import skip_result as skip_result
     from ._limits import LimitSyntaxError as LimitSyntaxError
     from ._limits import LoopGuard as LoopGuard
     from ._limits import RateLimit as RateLimit
     from ._limits import RateLimiter as RateLimiter
-    from ._limits import RepeatedFailure as RepeatedFailure
     from ._limits import SharedLimit as SharedLimit
     from ._permissions import Answer as Answer
     from ._permissions import PendingApproval as PendingApproval
@@ -56,7 +50,6 @@ if TYPE_CHECKING:
     from ._permissions import Permissions as Permissions
     from ._permissions import Trust as Trust
     from ._permissions import Verdict as Verdict
-    from ._registry import NAME_PATTERN as NAME_PATTERN
     from ._registry import ToolNameError as ToolNameError
     from ._registry import ToolRegistry as ToolRegistry
     from ._results import Cancelled as Cancelled
@@ -100,12 +93,11 @@ _LAZY = {
         "._results",
     ),
     **dict.fromkeys(["RuntimeTool", "ToolBody", "function_tool", "tool"], "._tool"),
-    **dict.fromkeys(["AfterHook", "BeforeAction", "BeforeHook", "HookConfigError", "Hooks",
-                     "ShellAfterHook", "ShellBeforeHook", "skip_result"], "._hooks"),
+    **dict.fromkeys(["BeforeAction", "HookConfigError", "Hooks"], "._hooks"),
     **dict.fromkeys(["LimitSyntaxError", "LoopGuard", "RateLimit", "RateLimiter",
-                     "RepeatedFailure", "SharedLimit"], "._limits"),
+                     "SharedLimit"], "._limits"),
     **dict.fromkeys(["truncate_result"], "._truncate"),
-    **dict.fromkeys(["NAME_PATTERN", "ToolNameError", "ToolRegistry"], "._registry"),
+    **dict.fromkeys(["ToolNameError", "ToolRegistry"], "._registry"),
     **dict.fromkeys(["Availability", "AvailabilityError", "UnmatchedToolPattern",
                      "check_availability", "resolve_availability"], "._availability"),
     **dict.fromkeys(["Directive", "Toolkit", "ToolkitConfig", "ToolkitError", "directive_for",

@@ -9,6 +9,7 @@ by cancelling its task. Tokens are thread-safe: a sync tool runs on a worker thr
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,6 +19,8 @@ from typing import Any
 from ._results import Cancelled
 
 __all__ = ["CancelToken", "ProgressCallback", "ToolContext", "UpdateCallback"]
+
+_log = logging.getLogger("toolcalls.runtime")
 
 UpdateCallback = Callable[[Any], None]
 """Receives a partial result while the tool runs (shown to the user, not the model)."""
@@ -59,7 +62,10 @@ class CancelToken:
             children, callbacks = self._children, self._callbacks
             self._children, self._callbacks = [], []
         for callback in callbacks:
-            callback(reason)
+            try:
+                callback(reason)
+            except Exception:  # noqa: BLE001 - one failing listener must not stop the others
+                _log.exception("a cancel callback failed")
         for child in children:
             child.cancel(reason)
 

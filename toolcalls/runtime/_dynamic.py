@@ -22,6 +22,7 @@ first, and every permission rule applies to them as to any tool.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import urllib.parse
@@ -106,12 +107,18 @@ class ProgramTemplate:
         process = await asyncio.create_subprocess_exec(
             *argv, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
             cwd=self.working_dir or ctx.working_dir)
-        stop = ctx.cancel.on_cancel(lambda _: process.kill())
+        def kill(_: str) -> None:
+            with contextlib.suppress(ProcessLookupError):  # it may have ended already
+                process.kill()
+
+        stop = ctx.cancel.on_cancel(kill)
         try:
             output, _ = await asyncio.wait_for(process.communicate(), self.timeout)
-        except TimeoutError:
-            process.kill()
-            await process.wait()
+        except BaseException:  # a timeout, or the call cancelled: no process left behind
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(asyncio.shield(process.wait()), 5)
             raise
         finally:
             stop()

@@ -148,6 +148,7 @@ async def run_command(command: str, workspace: Workspace, cancel: CancelToken,
         if process.returncode is None or not reading.done():  # this task was cancelled
             _kill_group(process)
             reading.cancel()
+            await _reaped(process)
     return Output(None if stopped else code, stdout, stderr, (out_dropped, err_dropped),
                   stopped)
 
@@ -176,6 +177,16 @@ async def _exited(process: asyncio.subprocess.Process) -> None:
     return code is set at the exit itself, so it is looked at every 20 ms."""
     while process.returncode is None:
         await asyncio.sleep(_POLL)
+
+
+async def _reaped(process: asyncio.subprocess.Process) -> None:
+    """Wait (a little) for a killed process, so its transport closes now and is not left for
+    the garbage collector to find open (a ResourceWarning)."""
+    with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+        await asyncio.wait_for(asyncio.shield(process.wait()), _REAP_SECONDS)
+
+
+_REAP_SECONDS = 5.0
 
 
 def _kill_group(process: asyncio.subprocess.Process) -> None:
