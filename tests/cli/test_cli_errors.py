@@ -101,9 +101,12 @@ def test_stream_prints_the_issues_as_events_after_the_others(tmp_path: Path) -> 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT is a POSIX signal")
 def test_ctrl_c_during_stream_ends_the_open_call_and_exits_130(tmp_path: Path) -> None:
+    # SIGINT as a terminal delivers it: a test run started in the background (``cmd &`` in a
+    # script) has SIGINT ignored, the child inherits that, and Python then installs no handler
     process = subprocess.Popen([*COMMAND, "parse", "-f", "hermes", "--stream"], cwd=tmp_path,
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE)
+                               stderr=subprocess.PIPE,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     watchdog = threading.Timer(60, process.kill)
     watchdog.start()
     try:
