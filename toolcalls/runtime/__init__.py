@@ -18,6 +18,15 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_attributes
 
 if TYPE_CHECKING:
+    from ._agent import Agent as Agent
+    from ._agent import AgentError as AgentError
+    from ._agent import AgentEvent as AgentEvent
+    from ._agent import AgentResult as AgentResult
+    from ._agent import ApprovalNeeded as ApprovalNeeded
+    from ._agent import Finished as Finished
+    from ._agent import ResponseRead as ResponseRead
+    from ._agent import Step as Step
+    from ._agent import ToolFinished as ToolFinished
     from ._availability import Availability as Availability
     from ._availability import AvailabilityError as AvailabilityError
     from ._availability import UnmatchedToolPattern as UnmatchedToolPattern
@@ -44,12 +53,20 @@ if TYPE_CHECKING:
     from ._limits import RateLimit as RateLimit
     from ._limits import RateLimiter as RateLimiter
     from ._limits import SharedLimit as SharedLimit
+    from ._models import AnthropicModel as AnthropicModel
+    from ._models import Model as Model
+    from ._models import ModelRequest as ModelRequest
+    from ._models import ModelSetupError as ModelSetupError
+    from ._models import OllamaModel as OllamaModel
+    from ._models import OpenAIChatModel as OpenAIChatModel
     from ._permissions import Answer as Answer
     from ._permissions import PendingApproval as PendingApproval
     from ._permissions import PermissionRuleError as PermissionRuleError
     from ._permissions import Permissions as Permissions
     from ._permissions import Trust as Trust
     from ._permissions import Verdict as Verdict
+    from ._prompt_model import PromptModel as PromptModel
+    from ._prompt_model import ScriptedModel as ScriptedModel
     from ._registry import ToolNameError as ToolNameError
     from ._registry import ToolRegistry as ToolRegistry
     from ._results import Cancelled as Cancelled
@@ -81,6 +98,11 @@ if TYPE_CHECKING:
 
 # pydantic loads on first use (see `toolcalls._lazy`).
 _LAZY = {
+    **dict.fromkeys(["Agent", "AgentError", "AgentEvent", "AgentResult", "ApprovalNeeded",
+                     "Finished", "ResponseRead", "Step", "ToolFinished"], "._agent"),
+    **dict.fromkeys(["AnthropicModel", "Model", "ModelRequest", "ModelSetupError", "OllamaModel",
+                     "OpenAIChatModel"], "._models"),
+    **dict.fromkeys(["PromptModel", "ScriptedModel"], "._prompt_model"),
     **dict.fromkeys(["CancelToken", "ToolContext"], "._context"),
     **dict.fromkeys(["DynamicTools"], "._dynamic"),
     **dict.fromkeys(["Batch", "Batched", "Executor", "ExecutorError", "Parallel", "Sequential",
