@@ -254,6 +254,21 @@ def test_a_call_cut_by_max_tokens_is_reported_to_the_model_and_written_again() -
     assert told["role"] == "user" and "could not be read" in told["content"]
 
 
+def test_a_malformed_call_beside_good_ones_is_reported_after_their_results() -> None:
+    tools = Tools()
+    broken = '<tool_call>{"name": "get_weather", "arguments": {"city": "Par</tool_call>'
+    native = {"id": "call_1", "type": "function",
+              "function": {"name": "get_weather", "arguments": '{"city": "Berlin"}'}}
+    first = {"choices": [{"message": {"role": "assistant", "content": broken,
+                                      "tool_calls": [native]}}]}
+    model = ScriptedModel([first, scripted([TURNS[2]]).responses[0]], format="hermes")
+    assert Agent(model, tools.all).run_sync("Weather?").stop == "answer"
+    assert tools.executed == [("get_weather", {"city": "Berlin"})]
+    *_, result, told = model.requests[1].messages
+    assert (result["role"], result["content"]) == ("tool", "18 °C")
+    assert told["role"] == "user" and "could not be read" in told["content"]
+
+
 def test_cancel_while_the_model_answers_stops_the_loop() -> None:
     class Hanging(Model):
         async def send(self, request: ModelRequest, *, stream: bool) -> Any:

@@ -23,7 +23,8 @@ with an answer (a response with no call), at ``max_steps``, when a call waits fo
 (`Agent.resume` answers it and goes on), or when the cancel token is cancelled.
 
 A call the model cut off or wrote so that it cannot be read has no id to answer; the model is
-told so in a user message, and asked to write it again (once per step, within ``max_steps``).
+told so in a user message after the other calls' results, and asked to write it again (a
+response with only such calls counts as a step, within ``max_steps``).
 
 `Agent.events` gives the same loop as events for a UI: the parser's events of a streamed
 response (`TextDelta`, `ToolCallStart`, `ArgumentsDelta`, `ToolCallEnd`...), then
@@ -61,8 +62,8 @@ T = TypeVar("T")
 
 StopReason = Literal["answer", "max_steps", "approval", "cancelled"]
 
-UNREADABLE_CALL = ("Your last tool call could not be read ({why}), so it was not run. "
-                   "Write the whole call again.")
+UNREADABLE_CALL = ("A tool call in your last turn could not be read ({why}), so it was not "
+                   "run. Write that whole call again.")
 """What the model is told when its call was cut off or malformed (no call id to answer)."""
 
 
@@ -227,16 +228,23 @@ class Agent:
         for result in batch.results:
             yield ToolFinished(result)
         self.messages += self.model.result_turns(batch.results)
+        self._tell_unreadable(steps[-1].response)
         if cancel.cancelled:
             yield Finished(AgentResult("cancelled", None, steps))
 
     def _told_to_retry(self, response: ParseResult, steps: list[Step]) -> bool:
-        """A call that could not be read: tell the model, and count it as a step."""
+        """Only calls that could not be read: tell the model, and count it as a step."""
+        if not self._tell_unreadable(response):
+            return False
+        steps.append(Step(response))
+        return True
+
+    def _tell_unreadable(self, response: ParseResult) -> bool:
+        """Tell the model which of its calls could not be read (they have no id to answer)."""
         if not response.incomplete:
             return False
         why = "; ".join(issue.message for issue in response.issues) or "it was cut off"
         self.messages.append(self.model.user_turn(UNREADABLE_CALL.format(why=why)))
-        steps.append(Step(response))
         return True
 
     async def _respond(self, cancel: CancelToken) -> AsyncIterator[Event | ResponseRead]:
