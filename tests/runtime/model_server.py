@@ -1,6 +1,6 @@
-"""A scripted model server for the agent tests: OpenAI Chat Completions, Anthropic Messages
-and Ollama's ``/api/chat`` on 127.0.0.1, each request answered with the next scripted turn in
-that API's shape.
+"""A scripted model server for the agent tests: OpenAI Chat Completions, Anthropic Messages,
+Gemini's ``generateContent`` and Ollama's ``/api/chat`` on 127.0.0.1, each request answered
+with the next scripted turn in that API's shape.
 
 A turn is a text and calls. `ModelServer` writes it as the API returns it (native calls, with
 `toolcalls.providers.write_response` / `write_stream`, which the real SDKs then validate), or,
@@ -39,6 +39,7 @@ class ModelServer:
             Route("/v1/chat/completions", self._openai, methods=["POST"]),
             Route("/v1/messages", self._anthropic, methods=["POST"]),
             Route("/api/chat", self._ollama, methods=["POST"]),
+            Route("/{version}/models/{method}", self._gemini, methods=["POST"]),
         ])
 
     def _result(self, provider: str) -> ParseResult:
@@ -60,12 +61,19 @@ class ModelServer:
     async def _ollama(self, request: Request) -> Response:
         return await self._answer(request, "ollama")
 
-    async def _answer(self, request: Request, provider: str) -> Response:
+    async def _gemini(self, request: Request) -> Response:
+        streamed = request.path_params["method"].endswith(":streamGenerateContent")
+        return await self._answer(request, "gemini", stream=streamed)
+
+    async def _answer(self, request: Request, provider: str,
+                      stream: bool | None = None) -> Response:
         body = await request.json()
         self.requests.append(body)
         result = self._result(provider)
         model = body.get("model", "scripted")
-        if body.get("stream") is False or (provider != "ollama" and not body.get("stream")):
+        if stream is None:  # Ollama streams unless told not to; the others when told to
+            stream = body.get("stream", provider == "ollama")
+        if not stream:
             return JSONResponse(write_response(result, provider, model=model))
         wire = stream_text(write_stream(result, provider, model=model), provider)
         kind = "application/x-ndjson" if provider == "ollama" else "text/event-stream"

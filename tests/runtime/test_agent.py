@@ -11,9 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import anthropic
+import httpx
 import ollama
 import openai
 import pytest
+from google import genai
 
 from toolcalls import TextDelta, ToolCallEnd, ToolCallStart
 from toolcalls.budget import Session
@@ -25,6 +27,7 @@ from toolcalls.runtime import (
     ApprovalNeeded,
     CancelToken,
     Finished,
+    GeminiModel,
     Model,
     ModelRequest,
     OllamaModel,
@@ -96,6 +99,12 @@ def anthropic_model(serve: Callable[[Any], str], server: ModelServer) -> Model:
     return AnthropicModel(client, "scripted-claude", max_tokens=1024)
 
 
+def gemini_model(serve: Callable[[Any], str], server: ModelServer) -> Model:
+    # an httpx client of its own: else the SDK takes aiohttp where installed, which warns
+    http = {"base_url": serve(server.app), "httpx_async_client": httpx.AsyncClient()}
+    return GeminiModel(genai.Client(api_key="test", http_options=http), "gemini-3-flash")
+
+
 def ollama_model(serve: Callable[[Any], str], server: ModelServer) -> Model:
     return OllamaModel(ollama.AsyncClient(host=serve(server.app)), "qwen3")
 
@@ -116,6 +125,7 @@ def proxied_model(serve: Callable[[Any], str], server: ModelServer) -> Model:
 SHAPES: dict[str, tuple[Callable[..., Model], str | None]] = {
     "openai": (openai_model, None),
     "anthropic": (anthropic_model, None),
+    "gemini": (gemini_model, None),
     "ollama": (ollama_model, None),
     "prompt-mode": (prompt_model, "hermes"),
     "text-model-behind-serve": (proxied_model, "hermes"),
@@ -326,7 +336,44 @@ def run(agent: Agent, prompt: str) -> AgentResult:
 
 async def close_client(model: Model) -> None:
     inner = model.model if isinstance(model, PromptModel) else model
-    await inner.client.close()  # type: ignore[attr-defined]
+    client = inner.client  # type: ignore[attr-defined]
+    if isinstance(client, genai.Client):
+        await client.aio.aclose()
+        await client._api_client._http_options.httpx_async_client.aclose()
+    else:
+        await client.close()
+
+
+def test_anthropic_thinking_goes_back_signed_before_the_calls() -> None:
+    @tool
+    def get_user_country() -> str:
+        """The user's country."""
+        return "Mexico"
+
+    recorded = PROVIDERS / "anthropic" / "claude_sonnet4_thinking_tool_use.json"
+    model = ScriptedModel([recorded, anthropic_answer("Mexico.")], provider="anthropic")
+    assert Agent(model, [get_user_country]).run_sync("Where am I?").answer == "Mexico."
+    _, turn, results = model.requests[1].messages
+    assert [block["type"] for block in turn["content"]] == ["thinking", "text", "tool_use"]
+    assert turn["content"][0]["signature"]
+    assert results["content"][0]["tool_use_id"] == turn["content"][2]["id"]
+
+
+def test_gemini_calls_go_back_with_their_thought_signatures() -> None:
+    @tool
+    def get_capital(country: str) -> str:
+        """The capital of a country."""
+        return "Paris"
+
+    recorded = PROVIDERS / "gemini" / "gemini25pro_function_call_thought_signature.json"
+    answer = {"candidates": [{"content": {"role": "model", "parts": [{"text": "Paris."}]}}]}
+    model = ScriptedModel([recorded, answer], provider="gemini", format=None)
+    assert Agent(model, [get_capital]).run_sync("Capital of France?").answer == "Paris."
+    user, turn, results = model.requests[1].messages
+    (part,) = turn["parts"]
+    assert part["functionCall"]["args"] == {"country": "France"}
+    assert part["thoughtSignature"].startswith("Ct8DAXLI2n")
+    assert results["parts"][0]["functionResponse"]["response"] == {"result": "Paris"}
 
 
 def scripted(turns: list[Turn]) -> ScriptedModel:

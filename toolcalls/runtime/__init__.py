@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from ._limits import RateLimiter as RateLimiter
     from ._limits import SharedLimit as SharedLimit
     from ._models import AnthropicModel as AnthropicModel
+    from ._models import GeminiModel as GeminiModel
     from ._models import Model as Model
     from ._models import ModelRequest as ModelRequest
     from ._models import ModelSetupError as ModelSetupError
@@ -100,8 +101,8 @@ if TYPE_CHECKING:
 _LAZY = {
     **dict.fromkeys(["Agent", "AgentError", "AgentEvent", "AgentResult", "ApprovalNeeded",
                      "Finished", "ResponseRead", "Step", "ToolFinished"], "._agent"),
-    **dict.fromkeys(["AnthropicModel", "Model", "ModelRequest", "ModelSetupError", "OllamaModel",
-                     "OpenAIChatModel"], "._models"),
+    **dict.fromkeys(["AnthropicModel", "GeminiModel", "Model", "ModelRequest",
+                     "ModelSetupError", "OllamaModel", "OpenAIChatModel"], "._models"),
     **dict.fromkeys(["PromptModel", "ScriptedModel"], "._prompt_model"),
     **dict.fromkeys(["CancelToken", "ToolContext"], "._context"),
     **dict.fromkeys(["DynamicTools"], "._dynamic"),

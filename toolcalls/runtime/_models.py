@@ -34,6 +34,7 @@ from ._results import ToolResult
 
 __all__ = [
     "AnthropicModel",
+    "GeminiModel",
     "Model",
     "ModelRequest",
     "ModelSetupError",
@@ -77,15 +78,23 @@ class Model(ABC):  # noqa: B024 - every method has the default most APIs want
 
     def user_turn(self, text: str) -> Message:
         """The user's message."""
+        if self.provider == "gemini":  # the one API whose messages hold parts, not content
+            return {"role": "user", "parts": [{"text": text}]}
         return {"role": "user", "content": text}
 
     def assistant_turn(self, response: ParseResult) -> list[Message]:
         """The assistant's turn as it goes back in the history: its text and every call it
-        made, native or found in the text, as native calls (so each result has its call)."""
+        made, native or found in the text, as native calls (so each result has its call),
+        with the reasoning the API wants back (Anthropic's signed thinking, Gemini's thought
+        signatures)."""
         if not response.calls and not response.content:
             return []
-        return native_call_message(response.calls, self.provider,
+        turn = native_call_message(response.calls, self.provider,
                                    content=response.content or None)
+        with_reasoning = _REASONING_BACK.get(self.provider)
+        if with_reasoning is not None and response.reasoning_blocks:
+            turn[0] = with_reasoning(turn[0], response.reasoning_blocks)
+        return turn
 
     def result_turns(self, results: Sequence[ToolResult]) -> list[Message]:
         """The messages that give each call of the last turn its result."""
@@ -139,12 +148,6 @@ class AnthropicModel(Model):
             body["stream"] = True
         return await _call(self.client.messages.create, body, stream)
 
-    def assistant_turn(self, response: ParseResult) -> list[Message]:
-        turn = super().assistant_turn(response)
-        if turn and response.reasoning_blocks:  # thinking goes back, signed, before the calls
-            turn[0]["content"] = [*response.reasoning_blocks, *turn[0]["content"]]
-        return turn
-
 
 class OllamaModel(Model):
     """Ollama's ``/api/chat``, through an ``ollama.Client`` or ``AsyncClient``."""
@@ -160,6 +163,50 @@ class OllamaModel(Model):
         body = {"model": self.model, "messages": [*system, *request.messages],
                 **_tools(request.tools, self.provider), **self.options, "stream": stream}
         return await _call(self.client.chat, body, stream)
+
+
+class GeminiModel(Model):
+    """Gemini's ``generateContent``, through a ``google.genai.Client`` (its ``aio`` side)."""
+
+    provider = "gemini"
+
+    def __init__(self, client: Any, model: str, *, format: str | Format | None = None,  # noqa: A002
+                 **config: Any) -> None:
+        self.client, self.model, self.format, self.config = client, model, format, config
+
+    async def send(self, request: ModelRequest, *, stream: bool) -> Reply:
+        config = {**_tools(request.tools, self.provider), **self.config}
+        if request.system:
+            config["system_instruction"] = request.system
+        models = self.client.aio.models
+        body = {"model": self.model, "contents": request.messages, "config": config}
+        if stream:
+            return await models.generate_content_stream(**body)
+        return await models.generate_content(**body)
+
+
+def _thinking_first(turn: Message, blocks: list[dict[str, Any]]) -> Message:
+    """Anthropic: the signed thinking blocks go back first, as they came."""
+    return {**turn, "content": [*blocks, *turn["content"]]}
+
+
+def _signed(turn: Message, blocks: list[dict[str, Any]]) -> Message:
+    """Gemini: the thought signatures go back on the calls (in order), and the signed thought
+    parts first: a Gemini 3 model refuses a call sent back unsigned."""
+    signatures = [block["thoughtSignature"] for block in blocks if "functionCall" in block]
+    parts: list[Message] = [block for block in blocks if "functionCall" not in block]
+    for part in turn["parts"]:
+        if "functionCall" in part and signatures:
+            part = {**part, "thoughtSignature": signatures.pop(0)}
+        parts.append(part)
+    return {**turn, "parts": parts}
+
+
+_REASONING_BACK: dict[str, Callable[[Message, list[dict[str, Any]]], Message]] = {
+    "anthropic": _thinking_first,
+    "gemini": _signed,
+}
+"""How each API wants a turn's reasoning sent back with it (`ParseResult.reasoning_blocks`)."""
 
 
 def _tools(tools: Sequence[Tool], provider: str) -> dict[str, Any]:
