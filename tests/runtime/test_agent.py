@@ -26,6 +26,7 @@ from toolcalls.runtime import (
     AnthropicModel,
     ApprovalNeeded,
     CancelToken,
+    Executor,
     Finished,
     GeminiModel,
     Model,
@@ -246,6 +247,25 @@ def test_resume_without_waiting_calls_is_an_agent_error() -> None:
         Agent(scripted(TURNS), Tools().all).resume_sync({"call_1": "yes"})
 
 
+def test_an_executor_brings_its_own_permissions() -> None:
+    with pytest.raises(AgentError, match="set them on it"):
+        Agent(scripted(TURNS), Executor(Tools().all), permissions=Permissions(ask=["x"]))
+
+
+def test_a_client_error_keeps_the_history_and_run_tries_again(
+        serve: Callable[[Any], str]) -> None:
+    server, tools = ModelServer(TURNS), Tools()
+    model = openai_model(serve, server)
+    agent = Agent(model, tools.all)
+    url = model.client.base_url  # type: ignore[attr-defined]
+    model.client = model.client.with_options(base_url="http://127.0.0.1:9/v1")  # type: ignore[attr-defined]
+    with pytest.raises(openai.APIConnectionError):
+        agent.run_sync("Weather?")
+    assert agent.messages == [{"role": "user", "content": "Weather?"}]
+    model.client = model.client.with_options(base_url=url)  # type: ignore[attr-defined]
+    assert run(agent, None).answer == TURNS[2][0] and tools.executed == EXECUTIONS
+
+
 def test_max_steps_stops_a_model_that_never_answers() -> None:
     tools = Tools()
     model = scripted([TURNS[0]] * 5)
@@ -322,7 +342,7 @@ def test_recorded_real_responses_replay_a_whole_loop() -> None:
     assert result.answer == "The capital of the UK is London."
 
 
-def run(agent: Agent, prompt: str) -> AgentResult:
+def run(agent: Agent, prompt: str | None) -> AgentResult:
     """`agent.run(prompt)`, its client closed in the same event loop (an async client's
     connections belong to the loop that opened them)."""
     async def main() -> AgentResult:

@@ -68,7 +68,7 @@ UNREADABLE_CALL = ("A tool call in your last turn could not be read ({why}), so 
 
 
 class AgentError(ToolCallsError, RuntimeError):
-    """The loop was driven out of order (a new prompt while calls wait for approval)."""
+    """The loop was set up or driven wrongly (a new prompt while calls wait for approval)."""
 
 
 @dataclass(frozen=True)
@@ -126,7 +126,10 @@ class Agent:
     """The loop, over `model` with `tools` (a registry, tools, functions or an `Executor`).
 
     ``messages`` is the conversation so far in the model's API shape; each `run` goes on from
-    it, so one agent holds one conversation.
+    it, so one agent holds one conversation. An error of the client (the server down, a 4xx)
+    comes out of `run` as the client raised it, the history kept: ``run()`` with no prompt
+    tries that request again. ``permissions`` and ``session`` configure the executor made for
+    `tools`; an `Executor` given as `tools` brings its own.
     """
 
     def __init__(self, model: Model,
@@ -135,6 +138,9 @@ class Agent:
                  session: Session | None = None, max_steps: int = 10,
                  stream: bool = False) -> None:
         if isinstance(tools, Executor):
+            if permissions is not None or session is not None:
+                raise AgentError("this Executor has its own permissions and session: set them "
+                                 "on it, not on the Agent")
             self.executor = tools
         else:
             self.executor = Executor(tools, permissions=permissions or Permissions(),
