@@ -214,11 +214,11 @@ def test_ask_suspends_the_loop_and_resume_runs_the_call() -> None:
     waiting = agent.run_sync("Weather?")
     assert waiting.stop == "approval" and tools.executed == []
     (pending,) = waiting.pending
-    assert pending.call.name == "get_weather"
+    assert pending.call.name == "get_weather" and agent.pending == [pending]
     with pytest.raises(AgentError, match="resume"):
         agent.run_sync("Another question")
     again = agent.resume_sync({pending.call.id: "always"})  # trusted for the session after
-    assert again.stop == "answer" and tools.executed == EXECUTIONS
+    assert again.stop == "answer" and tools.executed == EXECUTIONS and agent.pending == []
     assert len(model.requests) == 3
 
 

@@ -150,6 +150,11 @@ class Agent:
         self.messages: list[Message] = []
         self._waiting: tuple[Batch, list[Step]] | None = None
 
+    @property
+    def pending(self) -> list[PendingApproval]:
+        """The calls that wait for an answer (`resume` takes them); empty when none do."""
+        return self._waiting[0].pending if self._waiting is not None else []
+
     async def run(self, prompt: str | None = None, *,
                   cancel: CancelToken | None = None) -> AgentResult:
         """Add `prompt` as the user's turn (None: go on from the history) and loop."""
