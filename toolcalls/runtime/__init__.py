@@ -60,6 +60,12 @@ if TYPE_CHECKING:
     from ._models import ModelSetupError as ModelSetupError
     from ._models import OllamaModel as OllamaModel
     from ._models import OpenAIChatModel as OpenAIChatModel
+    from ._openapi import ApiKeyAuth as ApiKeyAuth
+    from ._openapi import BasicAuth as BasicAuth
+    from ._openapi import BearerAuth as BearerAuth
+    from ._openapi import OpenApiError as OpenApiError
+    from ._openapi import OpenApiTools as OpenApiTools
+    from ._openapi import Skipped as Skipped
     from ._permissions import Answer as Answer
     from ._permissions import PendingApproval as PendingApproval
     from ._permissions import PermissionRuleError as PermissionRuleError
@@ -108,6 +114,8 @@ _LAZY = {
     **dict.fromkeys(["DynamicTools"], "._dynamic"),
     **dict.fromkeys(["Batch", "Batched", "Executor", "ExecutorError", "Parallel", "Sequential",
                      "Strategy"], "._executor"),
+    **dict.fromkeys(["ApiKeyAuth", "BasicAuth", "BearerAuth", "OpenApiError", "OpenApiTools",
+                     "Skipped"], "._openapi"),
     **dict.fromkeys(["Answer", "PendingApproval", "PermissionRuleError", "Permissions", "Trust",
                      "Verdict"], "._permissions"),
     **dict.fromkeys(
