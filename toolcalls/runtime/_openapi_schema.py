@@ -167,15 +167,14 @@ def read_document(document: Mapping[str, Any], *, include: Collection[str] = (),
     for path, method, raw in _each_operation(document, resolver):
         name = _unique(_operation_name(raw, method, path), names)
         why = _skip_reason(raw, name, include, exclude, include_deprecated)
-        try:
-            operation = None if why else reader.operation(path, method, raw, name)
-        except _Unsupported as error:
-            why = str(error)
-        if operation is None:
-            skipped.append(Skipped(method.upper(), path, name, why or "not supported"))
-            continue
-        names.add(name)
-        operations.append(operation)
+        if why is None:
+            try:
+                operations.append(reader.operation(path, method, raw, name))
+                names.add(name)
+                continue
+            except _Unsupported as error:
+                why = str(error)
+        skipped.append(Skipped(method.upper(), path, name, why))
     return OpenApiSpec(str(document.get("info", {}).get("title", "")),
                        _servers(document), schemes, tuple(operations), tuple(skipped))
 
@@ -227,8 +226,10 @@ def _lookup(resolver: Resolver, reference: str) -> Any:
 
 def _operation_name(raw: Mapping[str, Any], method: str, path: str) -> str:
     given = raw.get("operationId")
-    plain = given if isinstance(given, str) and given else f"{method}_{path}"
-    return sanitize_name(re.sub(r"[{}]", "", plain)) or f"{method}_operation"
+    if not (isinstance(given, str) and given):
+        segments = [part.strip("{}") for part in path.split("/") if part]
+        given = "_".join([method, *segments])
+    return sanitize_name(given) or f"{method}_operation"
 
 
 def _unique(name: str, taken: set[str]) -> str:
