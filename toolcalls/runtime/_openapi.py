@@ -26,10 +26,9 @@ cancel token stops the request (the executor cancels the task).
 from __future__ import annotations
 
 import base64
-import ipaddress
 import json
 import urllib.parse
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -43,8 +42,9 @@ from ._openapi_schema import (
     OpenApiSpec,
     Operation,
     Skipped,
+    fetch_document,
+    is_url,
     load_document,
-    parse_document,
     read_document,
 )
 from ._registry import ToolRegistry
@@ -134,8 +134,8 @@ class OpenApiTools:
         self.server = server
         explicit = (auth,) if isinstance(auth, BearerAuth | BasicAuth | ApiKeyAuth) else auth
         self.auth: tuple[Auth, ...] = tuple(explicit)
-        source_url = str(document) if _is_url(document) else None
-        loaded = (_fetch(str(document), allowed_urls or (), timeout) if source_url
+        source_url = str(document) if is_url(document) else None
+        loaded = (fetch_document(str(document), allowed_urls or (), timeout) if source_url
                   else load_document(document))
         hidden = [(each.location, each.name) for each in self.auth
                   if isinstance(each, ApiKeyAuth)]
@@ -322,34 +322,6 @@ def _as_text(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return value if isinstance(value, str) else json.dumps(value)
-
-
-def _is_url(source: object) -> bool:
-    return isinstance(source, str) and source.startswith(("http://", "https://"))
-
-
-def _fetch(url: str, allowed: Iterable[str], timeout: float) -> dict[str, Any]:
-    """The document at ``url``, which must be on loopback or under ``allowed``."""
-    if not (_on_loopback(url) or url_allowed(url, allowed)):
-        raise OpenApiError(f"{url} is not on this machine (loopback) nor under allowed_urls: "
-                           "fetch the document yourself and pass it as a dict or a file")
-    try:
-        response = httpx.get(url, timeout=timeout, follow_redirects=False)
-    except httpx.HTTPError as error:
-        raise OpenApiError(f"cannot fetch {url}: {error or type(error).__name__}") from None
-    if response.status_code != 200:
-        raise OpenApiError(f"cannot fetch {url}: HTTP {response.status_code}")
-    return parse_document(response.text, url)
-
-
-def _on_loopback(url: str) -> bool:
-    host = urllib.parse.urlsplit(url).hostname or ""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _base_url(given: str | None, spec: OpenApiSpec, source_url: str | None) -> str:

@@ -1,9 +1,10 @@
 """Read an OpenAPI 3.0/3.1 document into operations: one tool definition per operation, and
 what a call must send where.
 
-No HTTP here (see `toolcalls.runtime._openapi` for the calls): this module turns a document
-into `Operation`s, each with its `Tool` definition and the map from argument names to where
-each goes in the request, and says which operations it skipped and why::
+No calls here (`toolcalls.runtime._openapi` makes them; httpx is imported only to fetch a
+document from a URL, `fetch_document`): this module turns a document into `Operation`s,
+each with its `Tool` definition and where each argument goes in the request, and says which
+operations it skipped and why::
 
     spec = read_document(load_document("petstore.json"))
     [op.definition.name for op in spec.operations]     # ['listPets', 'createPet', ...]
@@ -29,9 +30,11 @@ Documents are JSON: YAML needs a YAML parser, which is not among the package's d
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import re
-from collections.abc import Collection, Mapping
+import urllib.parse
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -42,13 +45,14 @@ from referencing.jsonschema import DRAFT202012
 
 from .._errors import ToolCallsError, ToolDefinitionError
 from ..tools._tool import Tool
+from ._dynamic import url_allowed
 from ._registry import sanitize_name
 
 if TYPE_CHECKING:  # referencing exports its resolver type from a private module only
     from referencing._core import Resolver
 
-__all__ = ["Argument", "OpenApiError", "OpenApiSpec", "Operation", "Skipped", "load_document",
-           "read_document"]
+__all__ = ["Argument", "OpenApiError", "OpenApiSpec", "Operation", "Skipped", "fetch_document",
+           "is_url", "load_document", "parse_document", "read_document"]
 
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 LOCATIONS = ("path", "query", "header", "cookie")
@@ -113,6 +117,11 @@ class OpenApiSpec:
     skipped: tuple[Skipped, ...]
 
 
+def is_url(source: object) -> bool:
+    """Whether a document source is an ``http(s)`` URL (else a path or a dict)."""
+    return isinstance(source, str) and source.startswith(("http://", "https://"))
+
+
 def load_document(source: str | Path | Mapping[str, Any]) -> dict[str, Any]:
     """A document from a dict or a JSON file, checked to be OpenAPI 3.x."""
     if isinstance(source, Mapping):
@@ -123,6 +132,36 @@ def load_document(source: str | Path | Mapping[str, Any]) -> dict[str, Any]:
     except OSError as error:
         raise OpenApiError(f"cannot read {str(path)!r}: {error.strerror or error}") from None
     return parse_document(text, str(path))
+
+
+def fetch_document(url: str, allowed: Iterable[str] = (), timeout: float = 30.0) -> dict[str, Any]:
+    """The document at ``url`` (with httpx, the ``openapi`` extra), which must be on loopback
+    or under one of the ``allowed`` URL prefixes: a service elsewhere is read from a file."""
+    if not (_on_loopback(url) or url_allowed(url, allowed)):
+        raise OpenApiError(f"{url} is not on this machine (loopback) nor under allowed_urls: "
+                           "save the document and pass the file, or a dict")
+    try:
+        import httpx  # the openapi extra: reading a file or a dict does not need it
+    except ImportError:
+        raise OpenApiError("fetching a document needs httpx: pip install "
+                           "'toolcalls[openapi]'") from None
+    try:
+        response = httpx.get(url, timeout=timeout, follow_redirects=False)
+    except httpx.HTTPError as error:
+        raise OpenApiError(f"cannot fetch {url}: {error or type(error).__name__}") from None
+    if response.status_code != 200:
+        raise OpenApiError(f"cannot fetch {url}: HTTP {response.status_code}")
+    return parse_document(response.text, url)
+
+
+def _on_loopback(url: str) -> bool:
+    host = urllib.parse.urlsplit(url).hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def parse_document(text: str, where: str) -> dict[str, Any]:
