@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -162,6 +164,22 @@ def test_path_parameter_with_reserved_characters_is_percent_encoded(service: str
     assert got["pet_id"] == "a b?c#d"
 
 
+def test_header_and_cookie_values_cannot_add_headers_or_cookies(service: str) -> None:
+    pets = tools_for(service)
+    sent = len(openapi_app.RAW_PATHS)
+    header = run(pets, "listPets", **{"x-request-id": "r\r\nAuthorization: Bearer forged"})
+    cookie = run(pets, "listPets", session="abc; admin=1")
+    assert isinstance(header.error, InvalidArgs) and "line breaks" in header.text()
+    assert isinstance(cookie.error, InvalidArgs) and "';'" in cookie.text()
+    assert len(openapi_app.RAW_PATHS) == sent  # neither was sent
+
+
+def test_missing_path_parameter_is_invalid_args_even_unchecked(service: str) -> None:
+    result = run(tools_for(service), "getPet", validate=False)
+    assert isinstance(result.error, InvalidArgs)
+    assert "pet_id: a path parameter is required" in result.text()
+
+
 # -- errors ----------------------------------------------------------------------------------
 
 def test_404_is_failed_saying_not_found(service: str) -> None:
@@ -292,6 +310,19 @@ def test_api_key_in_the_query_from_configuration_is_hidden_from_the_model(servic
     assert got["limit"] == 99 and got["query"] == "limit=99"
 
 
+def test_api_key_in_the_query_never_reaches_what_the_model_reads() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    configured = OpenApiTools(openapi_app.app.openapi(), server="pets",
+                              base_url=f"http://127.0.0.1:{port}",
+                              auth=ApiKeyAuth("key", "top-secret", "query"))
+    result = run(configured, "getPet", pet_id="1")
+    assert isinstance(result.error, Failed)
+    assert "top-secret" not in result.text() and "top-secret" not in repr(result.details)
+    assert "top-secret" not in repr(configured.tools[0])
+
+
 def test_basic_auth_from_configuration(service: str) -> None:
     got = echoed(run(tools_for(service, auth=BasicAuth("ann", "pw")), "whoami"))
     assert got["authorization"] == "Basic YW5uOnB3"
@@ -322,3 +353,12 @@ def test_executor_never_raises_out_of_an_openapi_call(service: str) -> None:
     result = run(tools_for(service), "getPet", validate=False, pet_id={"nested": ["x"]})
     assert isinstance(result, ToolResult)
     assert echoed(result)["pet_id"] == '{"nested": ["x"]}'
+
+
+def test_importing_the_runtime_and_the_cli_does_not_import_httpx() -> None:
+    code = ("import sys, toolcalls.runtime, toolcalls.cli._main; "
+            "toolcalls.runtime.OpenApiError; toolcalls.runtime.BearerAuth; "
+            "print('httpx' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=True)
+    assert done.stdout.strip() == "False"

@@ -13,12 +13,8 @@ from typing import Any
 import pytest
 
 from toolcalls.runtime import OpenApiError, OpenApiTools
-from toolcalls.runtime._openapi_schema import (
-    Argument,
-    OpenApiSpec,
-    load_document,
-    read_document,
-)
+from toolcalls.runtime._openapi_load import load_document
+from toolcalls.runtime._openapi_schema import Argument, OpenApiSpec, read_document
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "openapi"
 

@@ -18,13 +18,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..budget._counts import provider_cost
-from ..runtime._openapi_schema import (
-    OpenApiSpec,
-    fetch_document,
-    is_url,
-    load_document,
-    read_document,
-)
+from ..runtime._openapi_load import fetch_document, is_url, load_document
+from ..runtime._openapi_schema import OpenApiSpec, read_document
 from ..tools._tool import Tool
 
 __all__ = ["add_commands"]

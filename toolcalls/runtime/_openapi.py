@@ -25,28 +25,20 @@ cancel token stops the request (the executor cancels the task).
 
 from __future__ import annotations
 
-import base64
 import json
 import urllib.parse
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import httpx
 
 from ._context import ToolContext
 from ._dynamic import url_allowed
-from ._openapi_schema import (
-    OpenApiError,
-    OpenApiSpec,
-    Operation,
-    Skipped,
-    fetch_document,
-    is_url,
-    load_document,
-    read_document,
-)
+from ._openapi_auth import ApiKeyAuth, Auth, BasicAuth, BearerAuth, RequestParts, scheme_auth
+from ._openapi_load import OpenApiError, fetch_document, is_url, load_document
+from ._openapi_schema import OpenApiSpec, Operation, SkippedOperation, read_document
 from ._registry import ToolRegistry
 from ._results import (
     Denied,
@@ -62,60 +54,12 @@ from ._results import (
 from ._tool import RuntimeTool
 from ._truncate import truncate_result
 
-__all__ = ["ApiKeyAuth", "BasicAuth", "BearerAuth", "OpenApiError", "OpenApiTools", "Skipped"]
+__all__ = ["OpenApiTools", "OperationBody"]
 
 _MAX_BYTES = 10_000_000
 """Bytes of a response body read at most: the rest is never downloaded."""
 _ERROR_BODY = 2_000
 """Characters of an error response's body the model reads."""
-
-
-@dataclass
-class _Outgoing:
-    """The parts of a request that parameters and credentials fill."""
-
-    headers: dict[str, str] = field(default_factory=dict)
-    params: dict[str, Any] = field(default_factory=dict)
-    cookies: dict[str, str] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class BearerAuth:
-    """``Authorization: Bearer <token>`` on every request."""
-
-    token: str = field(repr=False)
-
-    def apply(self, request: _Outgoing) -> None:
-        request.headers["Authorization"] = f"Bearer {self.token}"
-
-
-@dataclass(frozen=True)
-class BasicAuth:
-    """HTTP basic authentication on every request."""
-
-    username: str
-    password: str = field(repr=False)
-
-    def apply(self, request: _Outgoing) -> None:
-        pair = f"{self.username}:{self.password}".encode()
-        request.headers["Authorization"] = "Basic " + base64.b64encode(pair).decode()
-
-
-@dataclass(frozen=True)
-class ApiKeyAuth:
-    """An API key in a header, the query or a cookie, on every request."""
-
-    name: str
-    value: str = field(repr=False)
-    location: Literal["header", "query", "cookie"] = "header"
-
-    def apply(self, request: _Outgoing) -> None:
-        where = {"header": request.headers, "query": request.params, "cookie": request.cookies}
-        where[self.location][self.name] = self.value
-
-
-Auth = BearerAuth | BasicAuth | ApiKeyAuth
-"""Credentials from configuration."""
 
 
 class OpenApiTools:
@@ -144,19 +88,17 @@ class OpenApiTools:
             hidden=hidden)
         self.base_url = _base_url(base_url, self.spec, source_url)
         self.allowed_urls = tuple(allowed_urls) if allowed_urls else (self.base_url,)
-        self.credentials = _scheme_auth(self.spec, credentials or {})
+        self.credentials = scheme_auth(self.spec.security_schemes, credentials or {})
         self.timeout, self.result_limit = timeout, result_limit
+        self.tools: list[RuntimeTool] = [
+            RuntimeTool(operation.definition, self._body(operation), origin="openapi",
+                        server=server) for operation in self.spec.operations]
+        """One tool per operation, origin ``openapi``, server `server`."""
 
     @property
-    def skipped(self) -> tuple[Skipped, ...]:
+    def skipped(self) -> tuple[SkippedOperation, ...]:
         """Operations that became no tool, and why."""
         return self.spec.skipped
-
-    @property
-    def tools(self) -> list[RuntimeTool]:
-        """One tool per operation, origin ``openapi``, server `server`."""
-        return [RuntimeTool(operation.definition, self._body(operation), origin="openapi",
-                            server=self.server) for operation in self.spec.operations]
 
     def install(self, registry: ToolRegistry) -> list[RuntimeTool]:
         """Add the tools to ``registry`` (namespaced by the server); returns them as added."""
@@ -193,46 +135,56 @@ class OperationBody:
             raise TimedOut(self.timeout) from None
         except httpx.HTTPError as error:
             said = str(error) or type(error).__name__
-            raise Failed(f"could not reach {request.url}: {said}") from None
+            raise Failed(f"could not reach {_shown(request.url)}: {said}") from None
         return self._result(ctx.tool_name, response, payload)
 
     def request(self, arguments: Mapping[str, Any], tool: str) -> httpx.Request:
         """The request a call makes; `InvalidArgs` or `Denied` when it cannot be made."""
-        outgoing, path = _Outgoing(), self.operation.path
-        for argument in self.operation.arguments:
-            if argument.name not in arguments:
-                continue
-            value = arguments[argument.name]
-            if argument.location == "path":
-                path = path.replace("{" + argument.wire_name + "}",
-                                    _path_segment(tool, argument.name, value))
-            elif argument.location == "query":
-                outgoing.params[argument.wire_name] = _query_value(value)
-            else:
-                place = outgoing.headers if argument.location == "header" else outgoing.cookies
-                place[argument.wire_name] = _as_text(value)
-        for auth in self.auth:  # after the arguments: credentials always win
-            auth.apply(outgoing)
-        url = self.base_url.rstrip("/") + path
+        parts = RequestParts()
+        url = self.base_url.rstrip("/") + self._filled(arguments, tool, parts)
         if not url_allowed(url, self.allowed_urls):
             raise Denied(f"the URL {url} is outside the allowed base URLs "
                          f"({', '.join(self.allowed_urls)})")
+        for auth in self.auth:  # after the arguments: credentials always win
+            auth.apply(parts)
         body = self.operation.body_argument
-        content = (json.dumps(arguments[body]).encode()
-                   if body is not None and body in arguments else None)
-        if content is not None:
-            outgoing.headers["Content-Type"] = "application/json"
-        if outgoing.cookies:
-            outgoing.headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in outgoing.cookies.items())
-        return httpx.Request(self.operation.method, url, params=outgoing.params,
-                             headers=outgoing.headers, content=content)
+        content = None
+        if body is not None and body in arguments:
+            content = json.dumps(arguments[body], ensure_ascii=False).encode()
+            parts.headers["Content-Type"] = "application/json"
+        if parts.cookies:
+            parts.headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in parts.cookies.items())
+        return httpx.Request(self.operation.method, url, params=parts.params,
+                             headers=parts.headers, content=content)
+
+    def _filled(self, arguments: Mapping[str, Any], tool: str, parts: RequestParts) -> str:
+        """The path with its parameters filled; query, header and cookie arguments put in
+        ``parts``."""
+        path = self.operation.path
+        for argument in self.operation.arguments:
+            if argument.name not in arguments:
+                continue
+            value, where = arguments[argument.name], argument.location
+            if where == "path":
+                path = path.replace("{" + argument.wire_name + "}",
+                                    _path_segment(tool, argument.name, value))
+            elif where == "query":
+                parts.params[argument.wire_name] = _query_value(value)
+            else:
+                place = parts.headers if where == "header" else parts.cookies
+                place[argument.wire_name] = _field_value(tool, argument.name, value, where)
+        missing = [a.name for a in self.operation.arguments
+                   if a.location == "path" and "{" + a.wire_name + "}" in path]
+        if missing:
+            raise InvalidArgs(tool, [f"{name}: a path parameter is required" for name in missing])
+        return path
 
     def _result(self, tool: str, response: httpx.Response, payload: bytes) -> ToolResult:
         text = payload.decode(response.encoding or "utf-8", "replace")
-        details = {"status": response.status_code, "url": str(response.request.url)}
+        details = {"status": response.status_code, "url": _shown(response.request.url)}
         if response.status_code >= 300:
             error = _status_error(tool, response, text)
-            return ToolResult.failure(error, details={**details, "body": text[:_MAX_BYTES]})
+            return ToolResult.failure(error, details={**details, "body": text})
         if not text:
             return ToolResult((Text(f"HTTP {response.status_code}: no content"),),
                               details=details)
@@ -312,6 +264,22 @@ def _path_segment(tool: str, name: str, value: Any) -> str:
     return urllib.parse.quote(text, safe="")
 
 
+def _field_value(tool: str, name: str, value: Any, where: str) -> str:
+    """A header or cookie value; one that would end it early (a line break, or ``;`` in a
+    cookie) could add headers or cookies of the model's choosing, so it is refused."""
+    text = _as_text(value)
+    forbidden = "\r\n\0" + (";," if where == "cookie" else "")
+    if any(character in text for character in forbidden):
+        raise InvalidArgs(tool, [f"{name}: a {where} value cannot hold line breaks"
+                                 + (", ';' or ','" if where == "cookie" else "")])
+    return text
+
+
+def _shown(url: httpx.URL) -> str:
+    """``url`` without its query, which may hold an API key."""
+    return str(url.copy_with(query=None))
+
+
 def _query_value(value: Any) -> Any:
     if isinstance(value, list):
         return [_as_text(item) for item in value]  # repeated: ?tag=a&tag=b
@@ -335,26 +303,3 @@ def _base_url(given: str | None, spec: OpenApiSpec, source_url: str | None) -> s
     raise OpenApiError(f"the document's server {server!r} is not a full URL: give base_url")
 
 
-def _scheme_auth(spec: OpenApiSpec, secrets: Mapping[str, Any]) -> dict[str, Auth]:
-    """``credentials`` as `Auth`\\ s, by the document's securitySchemes."""
-    built: dict[str, Auth] = {}
-    for name, secret in secrets.items():
-        scheme = spec.security_schemes.get(name)
-        if scheme is None:
-            known = ", ".join(spec.security_schemes) or "none"
-            raise OpenApiError(f"credentials for {name!r}: the document's securitySchemes "
-                               f"are: {known}")
-        built[name] = _auth_for(name, scheme, str(secret))
-    return built
-
-
-def _auth_for(name: str, scheme: Mapping[str, Any], secret: str) -> Auth:
-    kind = scheme.get("type")
-    if kind == "apiKey" and scheme.get("in") in ("header", "query", "cookie"):
-        return ApiKeyAuth(str(scheme.get("name")), secret, scheme["in"])
-    if kind == "http" and str(scheme.get("scheme", "")).lower() == "basic":
-        username, _, password = secret.partition(":")
-        return BasicAuth(username, password)
-    if kind in ("http", "oauth2", "openIdConnect"):
-        return BearerAuth(secret)  # a token got elsewhere: no OAuth flow is run here
-    raise OpenApiError(f"the security scheme {name!r} ({kind}) is not supported: use auth=")

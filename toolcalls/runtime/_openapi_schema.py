@@ -1,14 +1,13 @@
 """Read an OpenAPI 3.0/3.1 document into operations: one tool definition per operation, and
 what a call must send where.
 
-No calls here (`toolcalls.runtime._openapi` makes them; httpx is imported only to fetch a
-document from a URL, `fetch_document`): this module turns a document into `Operation`s,
-each with its `Tool` definition and where each argument goes in the request, and says which
-operations it skipped and why::
+No HTTP here (`toolcalls.runtime._openapi_load` reads the document, `_openapi` makes the
+calls): this module turns a document into `Operation`s, each with its `Tool` definition and
+where each argument goes in the request, and says which operations it skipped and why::
 
     spec = read_document(load_document("petstore.json"))
-    [op.definition.name for op in spec.operations]     # ['listPets', 'createPet', ...]
-    spec.skipped                                       # (Skipped('DELETE', '/pets/{id}', ...),)
+    [op.definition.name for op in spec.operations]   # ['listPets', 'createPet', ...]
+    spec.skipped                                     # (SkippedOperation('DELETE', ...),)
 
 The argument object: path, query, header and cookie parameters by name, and the JSON request
 body as one ``body`` property. The body is never flattened into the parameters: a body may be
@@ -16,8 +15,8 @@ an array or a union, its fields may share a parameter's name, and one ``body`` k
 schema the service wrote, so what the model writes there is sent as is.
 
 ``$ref``\\ s are resolved with `referencing` (jsonschema's own resolver), inside the document
-only. A reference that leads back into itself (a tree of nodes) becomes ``{}``, a schema that
-accepts any value, with a description naming it; the result holds no ``$ref``. OpenAPI 3.0's
+only. A reference that leads back into itself (a tree of nodes) becomes a schema that accepts
+any value, with only a description naming it; the result holds no ``$ref``. OpenAPI 3.0's
 ``nullable`` becomes a ``"null"`` type, and keywords JSON Schema has no use for (``xml``,
 ``discriminator``, ``example``, ``externalDocs``) are dropped.
 
@@ -25,34 +24,28 @@ Skipped: deprecated operations (unless asked for), request bodies with no JSON m
 (multipart, forms, files), and operations the include/exclude filters leave out.
 Parameters that carry credentials (the ``Authorization`` header, and every API key the
 document's ``securitySchemes`` name) are never shown to the model: configuration sets them.
-Documents are JSON: YAML needs a YAML parser, which is not among the package's dependencies.
 """
 
 from __future__ import annotations
 
-import ipaddress
-import json
 import re
-import urllib.parse
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from referencing import Registry
 from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
-from .._errors import ToolCallsError, ToolDefinitionError
+from .._errors import ToolDefinitionError
 from ..tools._tool import Tool
-from ._dynamic import url_allowed
+from ._openapi_load import OpenApiError
 from ._registry import sanitize_name
 
 if TYPE_CHECKING:  # referencing exports its resolver type from a private module only
     from referencing._core import Resolver
 
-__all__ = ["Argument", "OpenApiError", "OpenApiSpec", "Operation", "Skipped", "fetch_document",
-           "is_url", "load_document", "parse_document", "read_document"]
+__all__ = ["Argument", "OpenApiSpec", "Operation", "SkippedOperation", "read_document"]
 
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 LOCATIONS = ("path", "query", "header", "cookie")
@@ -61,10 +54,6 @@ _MAX_DEPTH = 32
 _DROPPED = frozenset({"xml", "discriminator", "example", "externalDocs", "nullable"})
 _ARGUMENT_CHARACTERS = re.compile(r"[^A-Za-z0-9_.-]")
 _DOCUMENT_URI = "urn:toolcalls:openapi"
-
-
-class OpenApiError(ToolCallsError, ValueError):
-    """The document cannot be read as OpenAPI 3.x (the message says what is wrong)."""
 
 
 @dataclass(frozen=True)
@@ -96,7 +85,7 @@ class Operation:
 
 
 @dataclass(frozen=True)
-class Skipped:
+class SkippedOperation:
     """An operation that became no tool, and why."""
 
     method: str
@@ -114,77 +103,7 @@ class OpenApiSpec:
     """The document's server URLs, variables filled with their defaults."""
     security_schemes: Mapping[str, Mapping[str, Any]]
     operations: tuple[Operation, ...]
-    skipped: tuple[Skipped, ...]
-
-
-def is_url(source: object) -> bool:
-    """Whether a document source is an ``http(s)`` URL (else a path or a dict)."""
-    return isinstance(source, str) and source.startswith(("http://", "https://"))
-
-
-def load_document(source: str | Path | Mapping[str, Any]) -> dict[str, Any]:
-    """A document from a dict or a JSON file, checked to be OpenAPI 3.x."""
-    if isinstance(source, Mapping):
-        return _checked(dict(source), "the document")
-    path = Path(source)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise OpenApiError(f"cannot read {str(path)!r}: {error.strerror or error}") from None
-    return parse_document(text, str(path))
-
-
-def fetch_document(url: str, allowed: Iterable[str] = (), timeout: float = 30.0) -> dict[str, Any]:
-    """The document at ``url`` (with httpx, the ``openapi`` extra), which must be on loopback
-    or under one of the ``allowed`` URL prefixes: a service elsewhere is read from a file."""
-    if not (_on_loopback(url) or url_allowed(url, allowed)):
-        raise OpenApiError(f"{url} is not on this machine (loopback) nor under allowed_urls: "
-                           "save the document and pass the file, or a dict")
-    try:
-        import httpx  # the openapi extra: reading a file or a dict does not need it
-    except ImportError:
-        raise OpenApiError("fetching a document needs httpx: pip install "
-                           "'toolcalls[openapi]'") from None
-    try:
-        response = httpx.get(url, timeout=timeout, follow_redirects=False)
-    except httpx.HTTPError as error:
-        raise OpenApiError(f"cannot fetch {url}: {error or type(error).__name__}") from None
-    if response.status_code != 200:
-        raise OpenApiError(f"cannot fetch {url}: HTTP {response.status_code}")
-    return parse_document(response.text, url)
-
-
-def _on_loopback(url: str) -> bool:
-    host = urllib.parse.urlsplit(url).hostname or ""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def parse_document(text: str, where: str) -> dict[str, Any]:
-    """A document from JSON text (read from `where`, named in errors)."""
-    try:
-        document = json.loads(text)
-    except ValueError as error:
-        raise OpenApiError(f"{where} is not JSON ({error}); OpenAPI documents are read as JSON "
-                           "(convert a YAML one first)") from None
-    return _checked(document, where)
-
-
-def _checked(document: Any, where: str) -> dict[str, Any]:
-    if not isinstance(document, dict):
-        raise OpenApiError(f"{where} is not an OpenAPI 3.x document (not a JSON object)")
-    version = document.get("openapi")
-    if not isinstance(version, str) or not version.startswith("3."):
-        found = f"version {version!r}" if version else "no 'openapi' field"
-        raise OpenApiError(f"{where} is not an OpenAPI 3.x document ({found}); Swagger 2.0 "
-                           "documents must be converted to OpenAPI 3 first")
-    if not isinstance(document.get("paths", {}), dict):
-        raise OpenApiError(f"{where}: 'paths' must be an object")
-    return document
+    skipped: tuple[SkippedOperation, ...]
 
 
 def read_document(document: Mapping[str, Any], *, include: Collection[str] = (),
@@ -201,7 +120,7 @@ def read_document(document: Mapping[str, Any], *, include: Collection[str] = (),
     secret = {(where, name.lower()) for where, name in hidden} | _credential_parameters(schemes)
     reader = _Reader(resolver, document, secret)
     operations: list[Operation] = []
-    skipped: list[Skipped] = []
+    skipped: list[SkippedOperation] = []
     names: set[str] = set()
     for path, method, raw in _each_operation(document, resolver):
         name = _unique(_operation_name(raw, method, path), names)
@@ -213,7 +132,7 @@ def read_document(document: Mapping[str, Any], *, include: Collection[str] = (),
                 continue
             except _Unsupported as error:
                 why = str(error)
-        skipped.append(Skipped(method.upper(), path, name, why))
+        skipped.append(SkippedOperation(method.upper(), path, name, why))
     return OpenApiSpec(str(document.get("info", {}).get("title", "")),
                        _servers(document), schemes, tuple(operations), tuple(skipped))
 
