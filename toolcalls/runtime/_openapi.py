@@ -216,8 +216,8 @@ def _status_error(tool: str, response: httpx.Response, text: str) -> ToolError:
     status, reason = response.status_code, response.reason_phrase
     said = f"HTTP {status} {reason}: {_cut(text)}"
     if status in (401, 403):
-        return Denied(f"{said} (the service refused the credentials configured for it; the "
-                      "model cannot supply them)")
+        return Denied(f"{said} (the service wants other credentials: they come from the "
+                      "configuration, never from the arguments; ask the user)")
     if status in (400, 422):
         return InvalidArgs(tool, _validation_problems(text) or [said])
     if status == 429:
