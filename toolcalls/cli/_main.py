@@ -9,6 +9,7 @@ tools and count their tokens.
     toolcalls serve --upstream URL [--format auto|NAME] [--model-format MODEL=FORMAT ...]
                     [--mode prompt|repair|auto] [--budget N] [--host H] [--port P] [--config F]
     toolcalls fuzz --format NAME --against MODULE:CALLABLE [--seconds N] [--out FILE] [--stream]
+    toolcalls openapi FILE|URL [--json] [--include ID|TAG ...] [--exclude ID|TAG ...]
     toolcalls --version
 
 No input makes it print a traceback: every failure is one line on stderr, after whatever stdout
@@ -47,6 +48,7 @@ from ..tools._tool import Tool
 from ._budget import add_commands as add_budget_commands
 from ._fuzz import add_commands as add_fuzz_commands
 from ._input import InputError, TextDecoder, input_name, open_input, read_input
+from ._openapi import add_commands as add_openapi_commands
 from ._serve import add_command as add_serve_command
 
 __all__ = ["EXIT_STATUSES", "main"]
@@ -133,6 +135,7 @@ def _parser() -> argparse.ArgumentParser:
     add_budget_commands(commands)
     add_serve_command(commands)
     add_fuzz_commands(commands)
+    add_openapi_commands(commands)
     return parser
 
 

@@ -60,6 +60,12 @@ if TYPE_CHECKING:
     from ._models import ModelSetupError as ModelSetupError
     from ._models import OllamaModel as OllamaModel
     from ._models import OpenAIChatModel as OpenAIChatModel
+    from ._openapi import OpenApiTools as OpenApiTools
+    from ._openapi_auth import ApiKeyAuth as ApiKeyAuth
+    from ._openapi_auth import BasicAuth as BasicAuth
+    from ._openapi_auth import BearerAuth as BearerAuth
+    from ._openapi_load import OpenApiError as OpenApiError
+    from ._openapi_schema import SkippedOperation as SkippedOperation
     from ._permissions import Answer as Answer
     from ._permissions import PendingApproval as PendingApproval
     from ._permissions import PermissionRuleError as PermissionRuleError
@@ -108,6 +114,10 @@ _LAZY = {
     **dict.fromkeys(["DynamicTools"], "._dynamic"),
     **dict.fromkeys(["Batch", "Batched", "Executor", "ExecutorError", "Parallel", "Sequential",
                      "Strategy"], "._executor"),
+    **dict.fromkeys(["OpenApiTools"], "._openapi"),
+    **dict.fromkeys(["ApiKeyAuth", "BasicAuth", "BearerAuth"], "._openapi_auth"),
+    **dict.fromkeys(["OpenApiError"], "._openapi_load"),
+    **dict.fromkeys(["SkippedOperation"], "._openapi_schema"),
     **dict.fromkeys(["Answer", "PendingApproval", "PermissionRuleError", "Permissions", "Trust",
                      "Verdict"], "._permissions"),
     **dict.fromkeys(
