@@ -27,6 +27,7 @@ from toolcalls.runtime import (
     Json,
     OpenApiError,
     OpenApiTools,
+    Permissions,
     RateLimited,
     Text,
     TimedOut,
@@ -55,7 +56,8 @@ def run(service: OpenApiTools | ToolRegistry, name: str, validate: bool = True,
     registry = service if isinstance(service, ToolRegistry) else ToolRegistry()
     if isinstance(service, OpenApiTools):
         service.install(registry)
-    executor = Executor(registry, validate=validate, result_limit=None)
+    executor = Executor(registry, validate=validate, result_limit=None,  # writes would ask
+                        permissions=Permissions(allow=["pets__*"]))
     call = ToolCall(id="c1", name=f"pets__{name}", arguments=arguments, source="native")
     (result,) = executor.run_sync([call]).results
     return result
@@ -80,6 +82,18 @@ def test_each_operation_becomes_one_tool_named_by_operation_id(service: str) -> 
     listed = registry.find("pets__listPets")
     assert listed is not None
     assert listed.definition.description == "List pets\n\nPets in the store, newest first."
+
+
+def test_writes_ask_before_they_run_unless_an_allow_rule_lets_them(service: str) -> None:
+    registry = ToolRegistry()
+    tools_for(service).install(registry)
+    dangerous = {tool.name: tool.definition.is_dangerous for tool in registry}
+    assert dangerous["pets__listPets"] is False and dangerous["pets__createPet"] is True
+    call = ToolCall(id="c1", name="pets__createPet", source="native",
+                    arguments={"body": {"name": "Rex", "owner": {"name": "Ann"}}})
+    assert [p.call.id for p in Executor(registry).run_sync([call]).pending] == ["c1"]
+    allowed = Executor(registry, permissions=Permissions(allow=["pets__createPet"]))
+    assert allowed.run_sync([call]).complete
 
 
 def test_deprecated_and_multipart_operations_are_skipped_with_a_reason(service: str) -> None:

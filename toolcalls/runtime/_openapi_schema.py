@@ -47,6 +47,10 @@ if TYPE_CHECKING:  # referencing exports its resolver type from a private module
 
 __all__ = ["Argument", "OpenApiSpec", "Operation", "SkippedOperation", "read_document"]
 
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+"""Methods that change nothing (RFC 9110): the others are marked ``is_dangerous``, so the
+default permissions ask before a call writes (an ``allow`` rule lets them through)."""
+
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 LOCATIONS = ("path", "query", "header", "cookie")
 _MAX_DEPTH = 32
@@ -264,7 +268,8 @@ class _Reader:
         names = (self.default_security if security is None else _security_names(security))
         try:
             definition = Tool(name=name, description=_description(raw, method, path),
-                              parameters=schema, source="openapi")
+                              parameters=schema, source="openapi",
+                              is_dangerous=method.upper() not in SAFE_METHODS)
         except ToolDefinitionError as error:
             raise _Unsupported(f"its argument schema is not valid JSON Schema: {error}") from None
         return Operation(definition, method.upper(), path, tuple(arguments), body, names)
