@@ -47,6 +47,7 @@ from ..tools._tool import Tool
 from ._budget import add_commands as add_budget_commands
 from ._fuzz import add_commands as add_fuzz_commands
 from ._input import InputError, TextDecoder, input_name, open_input, read_input
+from ._mcp import add_commands as add_mcp_commands
 from ._serve import add_command as add_serve_command
 
 __all__ = ["EXIT_STATUSES", "main"]
@@ -133,6 +134,7 @@ def _parser() -> argparse.ArgumentParser:
     add_budget_commands(commands)
     add_serve_command(commands)
     add_fuzz_commands(commands)
+    add_mcp_commands(commands)
     return parser
 
 
