@@ -10,6 +10,7 @@ import asyncio
 import base64
 import os
 import sys
+from pathlib import Path
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -36,9 +37,14 @@ def fail(reason: str = "the disk is full") -> str:
 
 
 @server.tool()
-async def hang(seconds: float = 600.0) -> str:
-    """Sleeps, by default longer than any test waits."""
-    await asyncio.sleep(seconds)
+async def hang(seconds: float = 600.0, marker: str = "") -> str:
+    """Sleeps, by default longer than any test waits; when cancelled, writes `marker` (a path)."""
+    try:
+        await asyncio.sleep(seconds)
+    except asyncio.CancelledError:
+        if marker:
+            Path(marker).write_text("cancelled")
+        raise
     return "woke up"
 
 

@@ -15,12 +15,15 @@ import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 pytest.importorskip("mcp")
+
+from mcp import types  # noqa: E402
 
 from toolcalls import ToolCall  # noqa: E402
 from toolcalls.runtime import (  # noqa: E402
@@ -32,10 +35,12 @@ from toolcalls.runtime import (  # noqa: E402
     McpServer,
     Text,
     TimedOut,
+    ToolContext,
     ToolImage,
     ToolRegistry,
     ToolResult,
 )
+from toolcalls.runtime._mcp_content import call_result  # noqa: E402
 
 SERVER = Path(__file__).with_name("mcp_server.py")
 WAIT = 30.0  # seconds any wait may take on a loaded machine
@@ -193,8 +198,35 @@ def test_hang_times_out_and_the_connection_survives() -> None:
 
 
 def _with_timeout(tool: Any, seconds: float) -> Any:
-    from dataclasses import replace
     return replace(tool, timeout=seconds)
+
+
+def _wait_for_file(path: Path) -> str:
+    deadline = time.monotonic() + WAIT
+    while not path.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return path.read_text() if path.exists() else "never written"
+
+
+def test_cancel_reaches_the_server_as_notifications_cancelled(tmp_path: Path) -> None:
+    marker = tmp_path / "cancelled"
+
+    async def body() -> ToolResult:
+        async with stdio_server() as server:
+            executor = await executor_for(server)
+            token = CancelToken()
+            running = asyncio.create_task(
+                one(executor, "test__hang", {"marker": str(marker)}, cancel=token))
+            await asyncio.sleep(1.0)  # the request reaches the server first
+            token.cancel()
+            result = await running
+            # the server stops its handler when the notification arrives; keep it alive for it
+            await asyncio.to_thread(_wait_for_file, marker)
+            return result
+
+    result = run(body)
+    assert result.error is not None and result.error.kind == "cancelled"
+    assert _wait_for_file(marker) == "cancelled"
 
 
 def test_cancel_token_gives_cancelled_and_the_connection_survives() -> None:
@@ -323,7 +355,6 @@ def test_sync_removes_vanished_tools_and_adds_new_ones() -> None:
 
 
 def _renamed(tool: Any, name: str) -> Any:
-    from dataclasses import replace
     return replace(tool, definition=tool.definition.model_copy(update={"name": name}))
 
 
@@ -340,7 +371,6 @@ def test_call_while_server_cannot_start_is_failed_result_not_exception() -> None
     async def body() -> ToolResult:
         server = McpServer.stdio("broken", sys.executable, ["-c", "import sys; sys.exit(3)"],
                                  connect_timeout=WAIT)
-        from toolcalls.runtime import ToolContext
         return await server.call("anything", {}, ToolContext("c1", "broken__anything"))
 
     result = run(body)
@@ -377,10 +407,6 @@ def test_reference_time_server_lists_and_answers_get_current_time() -> None:
 # -- content mapping (what the SDK parsed, as the model reads it) ------------------------------
 
 def test_embedded_resources_and_links_keep_their_uri() -> None:
-    from mcp import types
-
-    from toolcalls.runtime._mcp_content import call_result
-
     answer = types.CallToolResult(content=[
         types.EmbeddedResource(type="resource", resource=types.TextResourceContents(
             uri="file:///notes.txt", mime_type="text/plain", text="buy milk")),
@@ -398,10 +424,6 @@ def test_embedded_resources_and_links_keep_their_uri() -> None:
 
 
 def test_embedded_image_blob_becomes_tool_image_and_audio_is_left_out_with_a_note() -> None:
-    from mcp import types
-
-    from toolcalls.runtime._mcp_content import call_result
-
     answer = types.CallToolResult(content=[
         types.EmbeddedResource(type="resource", resource=types.BlobResourceContents(
             uri="file:///dot.png", mime_type="image/png", blob="iVBORw0KGgo=")),
@@ -413,10 +435,6 @@ def test_embedded_image_blob_becomes_tool_image_and_audio_is_left_out_with_a_not
 
 
 def test_is_error_is_a_failed_result_with_the_server_text() -> None:
-    from mcp import types
-
-    from toolcalls.runtime._mcp_content import call_result
-
     result = call_result(types.CallToolResult(
         content=[types.TextContent(type="text", text="quota exceeded")], is_error=True))
     assert result.is_error and isinstance(result.error, Failed)
@@ -424,10 +442,6 @@ def test_is_error_is_a_failed_result_with_the_server_text() -> None:
 
 
 def test_structured_content_beside_other_text_goes_to_details() -> None:
-    from mcp import types
-
-    from toolcalls.runtime._mcp_content import call_result
-
     result = call_result(types.CallToolResult(
         content=[types.TextContent(type="text", text="3")], structured_content={"result": 3}))
     assert result.content == (Text("3"),)
