@@ -90,21 +90,34 @@ def _wait_for_port(port: int, process: subprocess.Popen[bytes]) -> None:
     raise TimeoutError(f"the MCP test server did not listen on {port} within {WAIT} s")
 
 
-@pytest.fixture(scope="module")
-def http_url() -> Iterator[str]:
-    port = _free_port()
+def _start_http(port: int) -> subprocess.Popen[bytes]:
     process = subprocess.Popen([sys.executable, str(SERVER), "--http", str(port)],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         _wait_for_port(port, process)
+    except BaseException:
+        _stop(process)
+        raise
+    return process
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    process.terminate()
+    try:
+        process.wait(WAIT)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(WAIT)
+
+
+@pytest.fixture(scope="module")
+def http_url() -> Iterator[str]:
+    port = _free_port()
+    process = _start_http(port)
+    try:
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
-        process.terminate()
-        try:
-            process.wait(WAIT)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(WAIT)
+        _stop(process)
 
 
 # -- listing and importing -------------------------------------------------------------------
@@ -318,6 +331,29 @@ def test_server_killed_mid_call_is_failed_then_a_reconnect_works() -> None:
     assert "connection" in died.text()
     assert second_pid != first_pid
     assert after.text() == "10"
+
+
+def test_http_server_that_goes_away_is_failed_then_a_restarted_one_is_reached() -> None:
+    port = _free_port()
+    processes = [_start_http(port)]
+
+    async def body() -> tuple[ToolResult, ToolResult, ToolResult]:
+        async with McpServer.http("test", f"http://127.0.0.1:{port}/mcp") as server:
+            executor = await executor_for(server, timeout=WAIT)
+            before = await one(executor, "test__add", {"a": 1, "b": 2})
+            await asyncio.to_thread(_stop, processes[0])
+            gone = await one(executor, "test__add", {"a": 1, "b": 2})
+            processes.append(await asyncio.to_thread(_start_http, port))
+            return before, gone, await one(executor, "test__add", {"a": 2, "b": 2})
+
+    try:
+        before, gone, back = run(body)
+    finally:
+        for process in processes:
+            _stop(process)
+    assert before.text() == "3"
+    assert gone.is_error and isinstance(gone.error, Failed)
+    assert back.text() == "4"
 
 
 def test_list_changed_notification_makes_the_new_tool_callable() -> None:

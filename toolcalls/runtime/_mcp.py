@@ -40,6 +40,7 @@ from ._results import Cancelled, Failed, ToolResult
 from ._tool import RuntimeTool
 
 try:
+    import anyio
     import httpx2
     from mcp import Client, StdioServerParameters, types
     from mcp.client.streamable_http import streamable_http_client
@@ -53,6 +54,9 @@ __all__ = ["McpServer"]
 
 _log = logging.getLogger("toolcalls.runtime.mcp")
 _CONNECTION_CLOSED = -32000  # the SDK's code for a connection that went away
+_TRANSPORT_ERRORS = (OSError, httpx2.TransportError, anyio.ClosedResourceError,
+                     anyio.BrokenResourceError, anyio.EndOfStream)
+"""Failures of the connection itself: the call fails and the next one connects again."""
 _MAX_EVENT = 64 * 1024 * 1024  # bytes of one streamed HTTP message: a big result is still one
 
 
@@ -139,25 +143,32 @@ class McpServer:
             task.cancel()
 
     async def _hold(self, ready: asyncio.Future[Client], stop: asyncio.Event) -> None:
+        held: Client | None = None
         try:
             async with Client(self._target(), mode="legacy", cache=None,
-                              message_handler=self._on_message) as client:
-                ready.set_result(client)
+                              message_handler=self._on_message) as held:
+                ready.set_result(held)
                 await stop.wait()
         except Exception as error:  # noqa: BLE001 - told to whoever waits, or logged
-            if not ready.done():
-                ready.set_exception(McpConnectError(
-                    f"cannot connect to MCP server {self.name!r} ({self._where()}): "
-                    f"{_describe(error)}"))
-            else:
-                _log.debug("MCP server %r: the connection ended: %s", self.name, error)
+            self._failed(ready, error)
+        finally:
+            if held is not None and self._client is held:
+                self._client = None  # the server went away: the next call connects again
+
+    def _failed(self, ready: asyncio.Future[Client], error: Exception) -> None:
+        if not ready.done():
+            ready.set_exception(McpConnectError(
+                f"cannot connect to MCP server {self.name!r} ({self._where()}): "
+                f"{_describe(error)}"))
+        else:
+            _log.debug("MCP server %r: the connection ended: %s", self.name, error)
 
     async def _end(self) -> None:
         runner, self._runner, self._client = self._runner, None, None
         if self._stop is not None:
             self._stop.set()
         if runner is not None:
-            with contextlib.suppress(BaseException):
+            with contextlib.suppress(Exception):  # it ended badly: already logged
                 await asyncio.wait_for(runner, self.connect_timeout)
 
     def _target(self) -> str | StdioServerParameters | Any:
@@ -243,12 +254,15 @@ class McpServer:
             if not ctx.cancel.cancelled or not call.cancelled():
                 raise  # the caller itself is cancelled (the executor's timeout or stop)
             raise Cancelled(ctx.cancel.reason or "cancelled") from None
+        except _TRANSPORT_ERRORS as error:
+            return await self._lost(client, error)
         except MCPError as error:
             if error.code == _CONNECTION_CLOSED:
                 return await self._lost(client, error)
             return ToolResult.failure(Failed(f"the MCP server refused the call: {error}"))
-        except Exception as error:  # noqa: BLE001 - a transport failure is the call's result
-            return await self._lost(client, error)
+        except Exception as error:  # noqa: BLE001 - an answer the SDK could not use (schema)
+            return ToolResult.failure(Failed(f"the MCP server's answer is unusable: "
+                                             f"{_describe(error)}"))
         finally:
             forget()
             if not call.done():
@@ -287,7 +301,10 @@ class McpServer:
             _log.warning("MCP server %r: cannot refresh its tools: %s", self.name, error)
             return
         if self.on_tools_changed is not None:
-            self.on_tools_changed(tools)
+            try:
+                self.on_tools_changed(tools)
+            except Exception:  # noqa: BLE001 - the program's callback: logged, not lost
+                _log.exception("MCP server %r: on_tools_changed failed", self.name)
 
 
 @dataclass(frozen=True)
