@@ -113,6 +113,7 @@ class McpServer:
 
     @property
     def connected(self) -> bool:
+        """Whether a connection is open now (calls open one when it is not)."""
         return self._client is not None
 
     async def connect(self) -> None:
@@ -271,8 +272,11 @@ class McpServer:
     async def _connected(self) -> Client:
         if self._client is None:
             await self.connect()
-        assert self._client is not None
-        return self._client
+        client = self._client
+        if client is None:  # it went away again between the handshake and now
+            raise McpConnectError(f"MCP server {self.name!r} closed the connection as soon as "
+                                  f"it was made ({self._where()})")
+        return client
 
     async def _lost(self, client: Client, error: BaseException) -> ToolResult:
         async with self._lock:
