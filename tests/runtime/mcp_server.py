@@ -80,6 +80,12 @@ def structured(city: str) -> Weather:
 
 
 @server.tool()
+def authorization(ctx: Context) -> str:
+    """The Authorization header of the HTTP request that called it (empty over stdio)."""
+    return (ctx.headers or {}).get("authorization", "")
+
+
+@server.tool()
 def pid() -> int:
     """This server's process id (a test kills it)."""
     return os.getpid()

@@ -185,6 +185,16 @@ def test_raising_tool_is_failed_error_result_with_server_text(
     assert "test__fail" in result.text()
 
 
+def test_configured_http_headers_reach_the_server(http_url: str) -> None:
+    server = McpServer.http("test", http_url, headers={"Authorization": "Bearer s3cret"})
+
+    async def body() -> ToolResult:
+        async with server:
+            return await one(await executor_for(server), "test__authorization")
+
+    assert run(body).text() == "Bearer s3cret"
+
+
 def test_invalid_arguments_are_checked_against_the_server_schema() -> None:
     async def body() -> ToolResult:
         async with stdio_server() as server:
