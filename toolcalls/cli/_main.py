@@ -48,6 +48,7 @@ from ..tools._tool import Tool
 from ._budget import add_commands as add_budget_commands
 from ._fuzz import add_commands as add_fuzz_commands
 from ._input import InputError, TextDecoder, input_name, open_input, read_input
+from ._mcp import add_commands as add_mcp_commands
 from ._openapi import add_commands as add_openapi_commands
 from ._serve import add_command as add_serve_command
 
@@ -136,6 +137,7 @@ def _parser() -> argparse.ArgumentParser:
     add_serve_command(commands)
     add_fuzz_commands(commands)
     add_openapi_commands(commands)
+    add_mcp_commands(commands)
     return parser
 
 

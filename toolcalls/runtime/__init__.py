@@ -53,6 +53,9 @@ if TYPE_CHECKING:
     from ._limits import RateLimit as RateLimit
     from ._limits import RateLimiter as RateLimiter
     from ._limits import SharedLimit as SharedLimit
+    from ._mcp import McpServer as McpServer
+    from ._mcp_errors import McpConnectError as McpConnectError
+    from ._mcp_errors import McpSetupError as McpSetupError
     from ._models import AnthropicModel as AnthropicModel
     from ._models import GeminiModel as GeminiModel
     from ._models import Model as Model
@@ -110,6 +113,8 @@ _LAZY = {
     **dict.fromkeys(["AnthropicModel", "GeminiModel", "Model", "ModelRequest",
                      "ModelSetupError", "OllamaModel", "OpenAIChatModel"], "._models"),
     **dict.fromkeys(["PromptModel", "ScriptedModel"], "._prompt_model"),
+    **dict.fromkeys(["McpServer"], "._mcp"),
+    **dict.fromkeys(["McpConnectError", "McpSetupError"], "._mcp_errors"),
     **dict.fromkeys(["CancelToken", "ToolContext"], "._context"),
     **dict.fromkeys(["DynamicTools"], "._dynamic"),
     **dict.fromkeys(["Batch", "Batched", "Executor", "ExecutorError", "Parallel", "Sequential",
