@@ -14,6 +14,11 @@ EXPECTED = {
     "stream.py": ["ToolCallEnd(index=0", "reasoning: 'The user wants the weather; I will call"],
     "read_response.py": ["openai (none): [('call_abc'", "anthropic (none): [('toolu_1'",
                          "openai (hermes): [('call_0', 'get_weather', {'city': 'Paris'}, 'text')]"],
+    "agent_loop.py": ["tool  get_capital -> London",
+                      "ask   time__get_current_time({'timezone': 'Europe/London'}): yes",
+                      'tool  time__get_current_time -> {"timezone": "Europe/London"',
+                      "model The capital of the UK is London.",
+                      "tools: ['get_capital', 'time__get_current_time', 'time__convert_time']"],
     "budget.py": ["86 tools: 15,154 tokens in full; budget 2,000: lazy mode",
                   "next request: ['tool_search', 'merge_pull_request']"],
 }

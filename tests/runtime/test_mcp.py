@@ -66,7 +66,7 @@ async def one(executor: Executor, name: str, arguments: dict[str, Any] | None = 
 
 async def executor_for(server: McpServer, **options: Any) -> Executor:
     registry = ToolRegistry()
-    await server.add_to(registry)
+    await server.install(registry)
     return Executor(registry, **options)
 
 
@@ -138,11 +138,11 @@ def test_tools_keep_the_server_input_schema_exactly() -> None:
     assert (add.origin, add.server) == ("mcp", "test")
 
 
-def test_add_to_registry_namespaces_tools_with_the_server_name() -> None:
+def test_install_namespaces_tools_with_the_server_name() -> None:
     async def body() -> ToolRegistry:
         registry = ToolRegistry()
         async with stdio_server() as server:
-            await server.add_to(registry)
+            await server.install(registry)
         return registry
 
     registry = run(body)
@@ -387,7 +387,7 @@ def test_sync_removes_vanished_tools_and_adds_new_ones() -> None:
     async def body() -> tuple[list[str], list[str], list[str]]:
         registry = ToolRegistry()
         async with stdio_server() as server:
-            await server.add_to(registry)
+            await server.install(registry)
             gone = [tool for tool in registry if tool.name == "test__add"][0]
             registry.remove("test__add")
             registry.add(_renamed(gone, "old_tool"), origin="mcp", server="test")

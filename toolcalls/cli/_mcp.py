@@ -119,7 +119,7 @@ _LAUNCHERS = {"python", "python3", "node", "npx", "uvx", "uv", "deno", "bun"}
 async def _definitions(server: Any) -> list[Tool]:
     registry = ToolRegistry()
     async with server:
-        await server.add_to(registry)
+        await server.install(registry)
     return registry.definitions()
 
 

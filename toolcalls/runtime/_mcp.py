@@ -4,7 +4,7 @@ Needs the extra: ``pip install 'toolcalls[mcp]'`` (the official ``mcp`` SDK)::
 
     async with McpServer.stdio("time", sys.executable, ["-m", "mcp_server_time"]) as time:
         registry = ToolRegistry()
-        await time.add_to(registry)          # time__get_current_time, time__convert_time
+        await time.install(registry)          # time__get_current_time, time__convert_time
         batch = await Executor(registry).run(calls)
 
 A tool keeps the server's input schema exactly (the executor checks arguments against it).
@@ -201,7 +201,7 @@ class McpServer:
             if not cursor:
                 return [self._runtime_tool(tool) for tool in listed]
 
-    async def add_to(self, registry: ToolRegistry) -> list[RuntimeTool]:
+    async def install(self, registry: ToolRegistry) -> list[RuntimeTool]:
         """Register the server's tools in ``registry`` (origin ``mcp``, server `name`); the
         registry is re-synced when the server says its tool list changed."""
         added = registry.add_all(await self.tools(), origin="mcp", server=self.name)
