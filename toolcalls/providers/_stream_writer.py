@@ -188,6 +188,11 @@ class StreamWriter:
         self._state = _ENDED
         return [self._error(message, kind)]
 
+    def on_wire(self, index: int | None) -> bool:
+        """Whether the call of event index `index` was started on the wire and not ended (a
+        live call): a failure of any other was never shown as a call."""
+        return index is not None and index in self._started
+
     @property
     def ended(self) -> bool:
         return self._state == _ENDED
