@@ -15,8 +15,8 @@ import anthropic
 import httpx
 import openai
 import pytest
-from clients import TIMEOUT, anthropic_client, openai_client
-from upstream import FakeUpstream
+from clients import TIMEOUT, anthropic_client, chat_stream_raw, openai_client
+from upstream import FakeUpstream, corpus_rows
 
 from toolcalls.serve._failed_calls import ISSUES_HEADER
 
@@ -103,6 +103,41 @@ def test_openai_a_good_call_then_a_cut_one_gets_the_good_one(start_proxy,
         assert [(c.function.name, json.loads(c.function.arguments))
                 for c in choice.message.tool_calls or []] == [("get_weather", {"city": "Oslo"})]
         assert choice.message.content == CUT and choice.finish_reason == "tool_calls"
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_openai_whole_and_streamed_agree_on_a_cut_qwen3_coder_call(
+        start_proxy, upstream: FakeUpstream, seed: int) -> None:
+    """Streamed in random pieces, the text of the cut call is the same as whole: from its
+    ``<function=`` on (the ``<tool_call>`` around it is the format's markup)."""
+    row = corpus_rows("qwen3_coder", calls=2)[0]
+    cut = row["text"][:row["text"].rindex("<parameter=") + 14]
+    upstream.script(cut, finish_reason="length", seed=seed)
+    client = openai_client(start_proxy(mode="repair"))
+    request = {"model": "qwen3_coder", "tools": row["tools"], "messages": MESSAGES}
+    whole = client.chat.completions.create(**request).choices[0]
+    with client.chat.completions.stream(**request) as stream:
+        streamed = stream.get_final_completion().choices[0]
+    first = row["expected"]["calls"][0]
+    for choice in (whole, streamed):
+        assert [(c.function.name, json.loads(c.function.arguments))
+                for c in choice.message.tool_calls or []] == [(first["name"], first["arguments"])]
+    assert whole.message.content == streamed.message.content
+    assert whole.message.content.endswith(cut[cut.rindex("<function="):])
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+def test_live_a_failed_call_was_seen_as_a_call(start_proxy, upstream: FakeUpstream,
+                                               fault: str) -> None:
+    """The risk of ``stream_calls="live"``: the call's start and arguments so far were sent
+    before it failed; it is left open (its text is not sent again as content), and the finish
+    reason is the upstream's, never "tool_calls"."""
+    _scripted(upstream, fault)
+    answer = chat_stream_raw(openai_client(start_proxy(mode="repair", stream_calls="live")),
+                             **_chat())
+    assert [name for _, name, _ in answer["calls"]] == ["get_weather"]
+    assert answer["calls"][0][2].startswith('{"city": "Par')
+    assert answer["content"] == BEFORE and answer["finish"] == FAULTS[fault][2]
 
 
 # --- the anthropic SDK ---------------------------------------------------------------------------
