@@ -28,21 +28,22 @@ _HEADER_LIMIT = 200
 def restored_content(result: ParseResult) -> str:
     """The result's content with the text of each failed text call put back where the model
     wrote it (the markup around complete calls stays out, as always)."""
-    failed = {call.span: call.raw for call in result.incomplete if call.source == "text"}
+    failed = sorted((call.span, call.raw) for call in result.incomplete
+                    if call.source == "text" and call.span is not None)
     if not failed:
         return result.content
     kept = [(kind, start, end) for kind, start, end in result.segments
             if kind in ("content", "incomplete")]
     if sum(end - start for kind, start, end in kept if kind == "content") != len(
             result.content):  # segments that do not tile the content: keep it, add the calls
-        return result.content + "".join(failed.values())
+        return result.content + "".join(raw for _, raw in failed)
     pieces, at = [], 0
     for kind, start, end in kept:
         if kind == "content":
             pieces.append(result.content[at:at + end - start])
             at += end - start
-        else:
-            pieces.append(failed.get((start, end), ""))
+        else:  # one segment may hold several failed calls side by side
+            pieces += [raw for (first, last), raw in failed if start <= first and last <= end]
     return "".join(pieces)
 
 

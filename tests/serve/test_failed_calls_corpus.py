@@ -1,0 +1,109 @@
+"""Over the corpus: a turn with a failed call (malformed, or cut at a random point inside its
+last call) reads the same whole and streamed (in random pieces, ``stream_calls`` whole): the
+same content, the failed calls' text in it, the same complete calls, never a failed one."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import run_on_own_loop
+
+from toolcalls.serve import ServeConfig
+from toolcalls.serve._proxy import answer_stream, answer_whole, plan
+from toolcalls.serve.apis import APIS
+
+CORPUS = Path(__file__).resolve().parents[2] / "fixtures" / "corpus"
+FORMATS = sorted(path.stem for path in CORPUS.glob("*.jsonl") if path.stem != "streaming")
+
+
+def _rows(fmt: str) -> list[dict[str, Any]]:
+    lines = (CORPUS / f"{fmt}.jsonl").read_text(encoding="utf-8").splitlines()
+    return [row for row in map(json.loads, filter(str.strip, lines)) if row.get("tools")]
+
+
+def _cut(row: dict[str, Any], rng: random.Random) -> str:
+    """The row's text cut at a random point after its last call's name began."""
+    text = row["text"]
+    at = max(text.rfind(call["name"]) for call in row["expected"]["calls"]) if row[
+        "expected"]["calls"] else len(text) // 2
+    return text[:rng.randint(max(at, 1), len(text))]
+
+
+def _cases(fmt: str) -> list[tuple[str, str, list[Any]]]:
+    """(text, upstream finish, tools): each row as it is (some hold malformed calls), and
+    each row with calls cut."""
+    rng = random.Random(fmt)
+    rows = _rows(fmt)
+    return [*[(row["text"], "stop", row["tools"]) for row in rows],
+            *[(_cut(row, rng), "length", row["tools"]) for row in rows
+              if row["expected"]["calls"]]]
+
+
+def _chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+    chunk = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
+             "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    return f"data: {json.dumps(chunk)}\n\n".encode()
+
+
+async def _sse(text: str, finish: str, rng: random.Random) -> AsyncIterator[bytes]:
+    at = 0
+    while at < len(text):
+        size = rng.randint(1, 12)
+        yield _chunk({"content": text[at:at + size]})
+        at += size
+    yield _chunk({}, finish)
+    yield b"data: [DONE]\n\n"
+
+
+def _whole(planned: Any, text: str, finish: str) -> dict[str, Any]:
+    async def post(body: Any) -> Any:
+        return {"id": "c", "object": "chat.completion", "created": 1, "model": "m",
+                "choices": [{"index": 0, "finish_reason": finish,
+                             "message": {"role": "assistant", "content": text}}]}
+
+    message = run_on_own_loop(answer_whole(planned, post))["choices"][0]["message"]
+    return {"content": message["content"] or "", "calls": [
+        (c["function"]["name"], json.loads(c["function"]["arguments"]))
+        for c in message.get("tool_calls") or []]}
+
+
+def _streamed(planned: Any, text: str, finish: str, seed: int) -> dict[str, Any]:
+    async def never(body: Any) -> Any:
+        raise AssertionError("no second round")
+
+    async def failed(error: Exception) -> str:
+        raise error
+
+    async def relay() -> str:
+        pieces = answer_stream(planned, _sse(text, finish, random.Random(seed)), never, failed)
+        return "".join([piece async for piece in pieces])
+
+    content, calls = "", {}
+    for line in run_on_own_loop(relay()).splitlines():
+        if line.startswith("data: {"):
+            for choice in json.loads(line[6:])["choices"]:
+                content += choice["delta"].get("content") or ""
+                for call in choice["delta"].get("tool_calls") or []:
+                    parts = calls.setdefault(call["index"], ["", ""])
+                    parts[0] += call["function"].get("name") or ""
+                    parts[1] += call["function"].get("arguments") or ""
+    return {"content": content, "calls": [(calls[index][0], json.loads(calls[index][1]))
+                                          for index in sorted(calls)]}
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_failed_call_reads_the_same_whole_and_streamed(fmt: str) -> None:
+    cases = _cases(fmt)
+    assert cases, f"no {fmt} rows with calls"
+    config = ServeConfig(upstream="http://u/v1", mode="repair", model_formats={"m": fmt})
+    for number, (text, finish, tools) in enumerate(cases):
+        request = {"model": "m", "tools": tools, "messages": [{"role": "user", "content": "go"}]}
+        whole = _whole(plan(APIS["chat"], request, config), text, finish)
+        streamed = _streamed(plan(APIS["chat"], {**request, "stream": True}, config), text,
+                             finish, number)
+        assert streamed == whole, (number, text)
