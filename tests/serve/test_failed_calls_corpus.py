@@ -66,7 +66,12 @@ def _whole(planned: Any, text: str, finish: str) -> dict[str, Any]:
                 "choices": [{"index": 0, "finish_reason": finish,
                              "message": {"role": "assistant", "content": text}}]}
 
-    message = run_on_own_loop(answer_whole(planned, post))["choices"][0]["message"]
+    answer = run_on_own_loop(answer_whole(planned, post))
+    if planned.api.name == "messages":
+        return {"content": "".join(b["text"] for b in answer["content"] if b["type"] == "text"),
+                "calls": [(b["name"], b["input"]) for b in answer["content"]
+                          if b["type"] == "tool_use"]}
+    message = answer["choices"][0]["message"]
     return {"content": message["content"] or "", "calls": [
         (c["function"]["name"], json.loads(c["function"]["arguments"]))
         for c in message.get("tool_calls") or []]}
@@ -83,10 +88,14 @@ def _streamed(planned: Any, text: str, finish: str, seed: int) -> dict[str, Any]
         pieces = answer_stream(planned, _sse(text, finish, random.Random(seed)), never, failed)
         return "".join([piece async for piece in pieces])
 
+    sent = [json.loads(line[6:]) for line in run_on_own_loop(relay()).splitlines()
+            if line.startswith("data: {")]
+    if planned.api.name == "messages":
+        return _messages_read(sent)
     content, calls = "", {}
-    for line in run_on_own_loop(relay()).splitlines():
-        if line.startswith("data: {"):
-            for choice in json.loads(line[6:])["choices"]:
+    for event in sent:
+        if event:
+            for choice in event["choices"]:
                 content += choice["delta"].get("content") or ""
                 for call in choice["delta"].get("tool_calls") or []:
                     parts = calls.setdefault(call["index"], ["", ""])
@@ -96,14 +105,41 @@ def _streamed(planned: Any, text: str, finish: str, seed: int) -> dict[str, Any]
                                           for index in sorted(calls)]}
 
 
+def _messages_read(events: list[dict[str, Any]]) -> dict[str, Any]:
+    """A Messages stream's text and its tool_use blocks (name, input)."""
+    content, calls = "", {}
+    for event in events:
+        if event["type"] == "content_block_start" and event["content_block"]["type"] == \
+                "tool_use":
+            calls[event["index"]] = [event["content_block"]["name"], ""]
+        elif event["type"] == "content_block_delta":
+            delta = event["delta"]
+            if delta["type"] == "text_delta":
+                content += delta["text"]
+            elif delta["type"] == "input_json_delta":
+                calls[event["index"]][1] += delta["partial_json"]
+    return {"content": content, "calls": [(calls[index][0], json.loads(calls[index][1] or "{}"))
+                                          for index in sorted(calls)]}
+
+
+@pytest.mark.parametrize("api", ["chat", "messages"])
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_a_failed_call_reads_the_same_whole_and_streamed(fmt: str) -> None:
+def test_a_failed_call_reads_the_same_whole_and_streamed(fmt: str, api: str) -> None:
     cases = _cases(fmt)
     assert cases, f"no {fmt} rows with calls"
     config = ServeConfig(upstream="http://u/v1", mode="repair", model_formats={"m": fmt})
     for number, (text, finish, tools) in enumerate(cases):
-        request = {"model": "m", "tools": tools, "messages": [{"role": "user", "content": "go"}]}
-        whole = _whole(plan(APIS["chat"], request, config), text, finish)
-        streamed = _streamed(plan(APIS["chat"], {**request, "stream": True}, config), text,
+        request = _request(api, tools)
+        whole = _whole(plan(APIS[api], request, config), text, finish)
+        streamed = _streamed(plan(APIS[api], {**request, "stream": True}, config), text,
                              finish, number)
         assert streamed == whole, (number, text)
+
+
+def _request(api: str, tools: list[Any]) -> dict[str, Any]:
+    messages = [{"role": "user", "content": "go"}]
+    if api == "chat":
+        return {"model": "m", "tools": tools, "messages": messages}
+    return {"model": "m", "max_tokens": 100, "messages": messages, "tools": [
+        {"name": t["function"]["name"], "input_schema": t["function"].get("parameters") or {
+            "type": "object"}} for t in tools]}
