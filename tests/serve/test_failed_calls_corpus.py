@@ -13,9 +13,11 @@ from typing import Any
 import pytest
 from helpers import run_on_own_loop
 
+from toolcalls.providers._response_reader import read_response
 from toolcalls.serve import ServeConfig
 from toolcalls.serve._proxy import answer_stream, answer_whole, plan
 from toolcalls.serve.apis import APIS
+from toolcalls.tools._importers import import_tools
 
 CORPUS = Path(__file__).resolve().parents[2] / "fixtures" / "corpus"
 FORMATS = sorted(path.stem for path in CORPUS.glob("*.jsonl") if path.stem != "streaming")
@@ -128,12 +130,25 @@ def test_a_failed_call_reads_the_same_whole_and_streamed(fmt: str, api: str) -> 
     cases = _cases(fmt)
     assert cases, f"no {fmt} rows with calls"
     config = ServeConfig(upstream="http://u/v1", mode="repair", model_formats={"m": fmt})
+    failed = 0
     for number, (text, finish, tools) in enumerate(cases):
         request = _request(api, tools)
         whole = _whole(plan(APIS[api], request, config), text, finish)
         streamed = _streamed(plan(APIS[api], {**request, "stream": True}, config), text,
                              finish, number)
         assert streamed == whole, (number, text)
+        raws = _failed_raws(text, fmt, tools)
+        assert all(raw in whole["content"] for raw in raws), (number, text)
+        failed += bool(raws)
+    assert failed, f"no {fmt} turn with a failed call"
+
+
+def _failed_raws(text: str, fmt: str, tools: list[Any]) -> list[str]:
+    """The text of each call that fails in `text`, as the library reads it."""
+    result = read_response({"model": "m", "choices": [{"index": 0, "finish_reason": "stop",
+                            "message": {"role": "assistant", "content": text}}]},
+                           "openai", format=fmt, tools=import_tools(tools))
+    return [call.raw for call in result.incomplete if call.source == "text"]
 
 
 def _request(api: str, tools: list[Any]) -> dict[str, Any]:
