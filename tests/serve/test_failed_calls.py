@@ -71,11 +71,12 @@ def test_openai_whole_gets_the_failed_call_as_text(start_proxy, upstream: FakeUp
     assert raw.headers[ISSUES_HEADER] == ISSUE[fault]
 
 
+@pytest.mark.parametrize("mode", ["repair", "prompt"])
 @pytest.mark.parametrize("fault", FAULTS)
 def test_openai_stream_helper_gets_the_failed_call_as_text(start_proxy, upstream: FakeUpstream,
-                                                           fault: str) -> None:
+                                                           fault: str, mode: str) -> None:
     _scripted(upstream, fault)
-    client = openai_client(start_proxy(mode="repair"))
+    client = openai_client(start_proxy(mode=mode))
     with client.chat.completions.stream(**_chat()) as stream:
         kinds = [event.type for event in stream]
         try:
