@@ -141,6 +141,19 @@ def test_live_a_failed_call_was_seen_as_a_call(start_proxy, upstream: FakeUpstre
     assert answer["content"] == BEFORE and answer["finish"] == FAULTS[fault][2]
 
 
+def test_a_call_said_natively_and_in_the_text_is_one_call_and_no_issue(
+        start_proxy, upstream: FakeUpstream) -> None:
+    """The native saying is the repetition (read once, not a failed call): no header."""
+    text = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>'
+    upstream.script(text, native_calls=[{"id": "x", "type": "function", "function": {
+        "name": "get_weather", "arguments": '{"city": "Oslo"}'}}])
+    raw = openai_client(start_proxy(mode="repair")).chat.completions.with_raw_response.create(
+        **_chat())
+    message = raw.parse().choices[0].message
+    assert [c.function.name for c in message.tool_calls or []] == ["get_weather"]
+    assert not message.content and ISSUES_HEADER not in raw.headers
+
+
 # --- the anthropic SDK ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("stream", [False, True])

@@ -28,7 +28,7 @@ _HEADER_LIMIT = 200
 def restored_content(result: ParseResult) -> str:
     """The result's content with the text of each failed text call put back where the model
     wrote it (the markup around complete calls stays out, as always)."""
-    failed = sorted((call.span, call.raw) for call in result.incomplete
+    failed = sorted((call.span, call.raw) for call in _failed(result)
                     if call.source == "text" and call.span is not None)
     if not failed:
         return result.content
@@ -57,13 +57,21 @@ def failed_as_text(event: ToolCallFailed) -> TextDelta | None:
 
 def issues_header(result: ParseResult) -> dict[str, str]:
     """The header that names the calls not sent as calls ({} when every call was sent)."""
-    if not result.incomplete:
+    failed = _failed(result)
+    if not failed:
         return {}
-    said = "; ".join(_said(call, result) for call in result.incomplete)
+    said = "; ".join(_said(call, result) for call in failed)
     value = said.encode("ascii", "backslashreplace").decode("ascii")
     if len(value) > _HEADER_LIMIT:
         value = value[:_HEADER_LIMIT - 3] + "..."
     return {ISSUES_HEADER: value}
+
+
+def _failed(result: ParseResult) -> list[IncompleteCall]:
+    """The result's incomplete calls but for repetitions (a call said both natively and in the
+    text is read once, and its other saying kept as incomplete: the client got the call)."""
+    repeated = {issue.span for issue in result.issues if issue.kind == "duplicate_call"}
+    return [call for call in result.incomplete if call.span not in repeated]
 
 
 def _said(call: IncompleteCall, result: ParseResult) -> str:
