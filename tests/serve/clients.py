@@ -9,6 +9,7 @@ import anthropic
 import openai
 
 from toolcalls.providers._response_reader import read_response
+from toolcalls.serve._failed_calls import restored_content
 
 TIMEOUT = 10.0
 OPEN: list[openai.OpenAI | anthropic.Anthropic] = []
@@ -74,12 +75,13 @@ def chat_streamed(client: openai.OpenAI, **request: Any) -> dict[str, Any]:
 
 
 def expected(text: str, fmt: str, tools: Any) -> tuple[str, list[tuple[str, dict[str, Any]]]]:
-    """What the proxy should answer for `text`: as `read_response` reads it, content and
-    (name, arguments) per call."""
+    """What the proxy should answer for `text`: as `read_response` reads it, content (with
+    the text of the calls that failed, which the proxy never sends as calls) and (name,
+    arguments) per call."""
     result = read_response({"model": "m", "choices": [{"index": 0, "finish_reason": "stop",
                             "message": {"role": "assistant", "content": text}}]},
                            "openai", format=fmt, tools=tools)
-    return result.content, [(call.name, call.arguments) for call in result.calls]
+    return restored_content(result), [(call.name, call.arguments) for call in result.calls]
 
 
 def named(calls: list[tuple[str, str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:

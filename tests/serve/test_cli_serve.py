@@ -102,9 +102,9 @@ def test_serve_stream_calls_flag_is_live_or_whole(capsys, monkeypatch) -> None:
 
     served = []
     monkeypatch.setattr(_server, "serve", served.append)
-    assert main(["serve", "--upstream", "http://127.0.0.1:1/v1", "--stream-calls", "whole"]) == 0
+    assert main(["serve", "--upstream", "http://127.0.0.1:1/v1", "--stream-calls", "live"]) == 0
     assert main(["serve", "--upstream", "http://127.0.0.1:1/v1"]) == 0
-    assert [config.stream_calls for config in served] == ["whole", "live"]
+    assert [config.stream_calls for config in served] == ["live", "whole"]
     with pytest.raises(SystemExit):
         main(["serve", "--upstream", "http://127.0.0.1:1/v1", "--stream-calls", "half"])
     assert "invalid choice: 'half'" in capsys.readouterr().err

@@ -30,14 +30,14 @@ def test_flags_over_environment_over_file(tmp_path) -> None:
     assert config.model_formats == {"qwen*": "hermes"}
 
 
-def test_stream_calls_live_by_default_whole_by_flag_environment_or_file(tmp_path) -> None:
-    assert load_config({"upstream": "http://u/v1"}, {}, None).stream_calls == "live"
+def test_stream_calls_whole_by_default_live_by_flag_environment_or_file(tmp_path) -> None:
+    assert load_config({"upstream": "http://u/v1"}, {}, None).stream_calls == "whole"
     toml = tmp_path / "serve.toml"
-    toml.write_text('upstream = "http://u/v1"\nstream_calls = "whole"\n')
-    assert load_config({}, {}, toml).stream_calls == "whole"
-    environ = {"TOOLCALLS_SERVE_STREAM_CALLS": "whole"}
-    assert load_config({"upstream": "http://u/v1"}, environ, None).stream_calls == "whole"
-    assert load_config({"stream_calls": "live"}, environ, toml).stream_calls == "live"
+    toml.write_text('upstream = "http://u/v1"\nstream_calls = "live"\n')
+    assert load_config({}, {}, toml).stream_calls == "live"
+    environ = {"TOOLCALLS_SERVE_STREAM_CALLS": "live"}
+    assert load_config({"upstream": "http://u/v1"}, environ, None).stream_calls == "live"
+    assert load_config({"stream_calls": "whole"}, environ, toml).stream_calls == "whole"
 
 
 def test_model_formats_from_the_environment() -> None:

@@ -188,35 +188,6 @@ def test_a_body_that_is_not_strict_json_is_400_naming_the_field(
     assert not [record for record in caplog.records if record.levelno >= 40]
 
 
-@pytest.mark.parametrize(("request_", "said"), [
-    ({"model": "m", "messages": [
-        {"role": "user", "content": "go"},
-        {"role": "assistant", "tool_calls": [{"id": "c", "type": "function", "function": {
-            "name": "f", "arguments": '{"city": NaN}'}}]},
-        {"role": "tool", "tool_call_id": "c", "content": "r"}]},
-     "messages[1].tool_calls[0].function.arguments.city: NaN is not a JSON number"),
-    ({"model": "m", "messages": [
-        {"role": "user", "content": "go"},
-        {"role": "assistant", "tool_calls": [{"id": "c", "type": "function", "function": {
-            "name": "f", "arguments": '{"city": "\\ud800"}'}}]},
-        {"role": "tool", "tool_call_id": "c", "content": "r"}]},
-     "messages[1].tool_calls[0].function.arguments.city: holds a lone surrogate"),
-    ({"model": "m", "messages": [
-        {"role": "user", "content": "go"},
-        {"role": "assistant", "tool_calls": [{"id": "c", "type": "function", "function": {
-            "name": "f", "arguments": "[" * 2000 + "]" * 2000}}]},
-        {"role": "tool", "tool_call_id": "c", "content": "r"}]},
-     "messages[1].tool_calls[0].function.arguments: JSON nested more than 128 deep"),
-])
-def test_call_arguments_in_the_history_must_be_strict_json(start_proxy, upstream: FakeUpstream,
-                                                           request_, said: str) -> None:
-    """Arguments are JSON inside a string: read, and checked, like the body."""
-    response = _post(start_proxy(), request_)
-    assert response.status_code == 400
-    assert response.json()["error"]["message"].startswith(said), response.text
-    assert upstream.requests == []
-
-
 def _strict(text: str) -> object:
     """JSON as a strict reader reads it: no NaN or Infinity."""
     def refuse(constant: str) -> None:

@@ -1,5 +1,5 @@
-"""Streamed calls through the proxy: live (the default; arguments stream as they are read) or
-whole (``stream_calls="whole"``), with the openai and anthropic SDKs as clients."""
+"""Streamed calls through the proxy: live (``stream_calls="live"``; arguments stream as they
+are read) or whole (the default), with the openai and anthropic SDKs as clients."""
 
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ def test_messages_arguments_arrive_before_the_upstream_has_sent_them_all(
         start_proxy, upstream: FakeUpstream) -> None:
     gate = threading.Event()
     upstream.script(LONG_CALL, gate=gate, seed=5)
-    client = anthropic_client(start_proxy(mode="repair"))
+    client = anthropic_client(start_proxy(mode="repair", stream_calls="live"))
     before_gate, pieces = "", 0
     with client.messages.stream(**_messages()) as stream:
         for event in stream:
@@ -147,7 +147,7 @@ def test_messages_a_call_cut_off_stays_open(start_proxy, upstream: FakeUpstream)
     upstream.script(CUT_TEXT, finish_reason="length", seed=2)
     tools = [{"name": t["function"]["name"], "input_schema": t["function"]["parameters"]}
              for t in CUT_ROW["tools"]]
-    client = anthropic_client(start_proxy(mode="repair"))
+    client = anthropic_client(start_proxy(mode="repair", stream_calls="live"))
     with client.messages.stream(model="qwen3_coder", max_tokens=256, tools=tools,
                                 messages=[{"role": "user", "content": "go"}]) as stream:
         events = list(stream)

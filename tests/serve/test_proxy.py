@@ -74,6 +74,7 @@ def test_the_relay_lets_go_of_what_it_passed_on(monkeypatch, delta: dict, mode: 
     async def upstream() -> AsyncIterator[bytes]:
         for _ in range(2000):
             yield _sse(delta)
+        yield _sse({}).replace(b'"finish_reason": null', b'"finish_reason": "stop"')
         yield b"data: [DONE]\n\n"
 
     async def relay() -> str:

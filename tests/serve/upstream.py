@@ -5,8 +5,9 @@
 model output, `corpus_rows`) as the assistant content, whole or as SSE chat chunks of random
 sizes (seeded) with usage; or native ``tool_calls``; or a fault: ``"status_500"``, ``"hang"``
 (answers nothing for `HANG_SECONDS`), ``"disconnect"`` (streams half the text, then drops the
-connection), ``"error_body"`` (an error object with status 200, or after half the stream),
-``"slow"`` (streams a chunk every 20 ms until the client goes away). A ``gate`` (a
+connection), ``"truncate"`` (streams half the text, then ends the response cleanly: no finish
+reason, no ``[DONE]``), ``"error_body"`` (an error object with status 200, or after half the
+stream), ``"slow"`` (streams a chunk every 20 ms until the client goes away). A ``gate`` (a
 `threading.Event`) stops a stream halfway until the test's client opens it (or `GATE_SECONDS`
 pass; `gate_opened` says which): what the client read by then came before the rest was sent.
 It records every request body and headers it got, and whether the last stream was closed by
@@ -129,6 +130,8 @@ class FakeUpstream:
                     self.gate_opened = await asyncio.to_thread(self.gate.wait, GATE_SECONDS)
                 if self.fault == "disconnect" and number >= len(pieces) // 2:
                     raise ConnectionAbortedError("the fake upstream drops the connection")
+                if self.fault == "truncate" and number >= len(pieces) // 2:
+                    return
                 if self.fault == "error_body" and number >= len(pieces) // 2:
                     yield f"data: {json.dumps({'error': {'message': 'out of memory'}})}\n\n"
                     yield "data: [DONE]\n\n"

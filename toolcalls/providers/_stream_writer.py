@@ -16,8 +16,10 @@ What every writer does, whatever the API:
     start and all its arguments at once): a client never sees half a call, and what it
     assembles is what `write_response` writes for the whole result. A call that fails
     (`ToolCallFailed`) is never written, as `write_response` writes no incomplete call; nor is
-    one still open at `finish` or `fail`. The price: a call's arguments do not stream (a
-    17.5K-character ``write_file`` arrives after all its text did, in one piece);
+    one still open at `finish` or `fail` (the proxy feeds a failed call's text as a `TextDelta`
+    instead, where `on_wire` says it was not started: `toolcalls.serve._failed_calls`). The
+    price: a call's arguments do not stream (a 17.5K-character ``write_file`` arrives after all
+    its text did, in one piece);
   - ``"live"``: a call is written at its `ToolCallStart` (id, name, empty arguments) and each
     `ArgumentsDelta` goes out at once (Chat Completions: ``tool_calls`` deltas; Messages: a
     ``tool_use`` block, ``input_json_delta`` events, its ``content_block_stop`` at `ToolCallEnd`).
@@ -187,6 +189,11 @@ class StreamWriter:
             return []
         self._state = _ENDED
         return [self._error(message, kind)]
+
+    def on_wire(self, index: int | None) -> bool:
+        """Whether the call of event index `index` was started on the wire and not ended (a
+        live call): a failure of any other was never shown as a call."""
+        return index is not None and index in self._started
 
     @property
     def ended(self) -> bool:

@@ -117,7 +117,7 @@ async def _proxy(request: Request, api: InboundApi, config: ServeConfig) -> Resp
         return await upstream.post_json(body, headers)
 
     if not planned.stream:
-        return _answer(await answer_whole(planned, post))
+        return _answer(await answer_whole(planned, post), planned.headers)
     opened = await upstream.open_stream(planned.body, headers)
     return _Relay(_relay(planned, opened, upstream, headers),
                   media_type="text/event-stream",
@@ -184,10 +184,10 @@ async def _relay(planned: Plan, opened: httpx.Response, upstream: Upstream,
                 await response.aclose()
 
 
-def _answer(data: Any) -> Response:
+def _answer(data: Any, headers: dict[str, str] | None = None) -> Response:
     """The upstream's answer, or what it became, as strict JSON; 502 where it cannot be."""
     try:
-        return StrictJSONResponse(data)
+        return StrictJSONResponse(data, headers=headers)
     except ValueError:
         raise ProxyError(502, "the upstream's answer holds a number JSON cannot carry (NaN "
                          "or Infinity): check the upstream") from None

@@ -54,11 +54,14 @@ class ServeConfig:
     format is configured for (`model_formats`, or a named `format`), repair for the others."""
     budget: int | None = None
     """Token budget for the tools block in prompt mode (None: no limit)."""
-    stream_calls: StreamCalls = "live"
-    """How a streamed answer's calls go out: live (each argument fragment as it is read, so
-    a long call streams) or whole (once the call is complete: a client never sees half a
-    call; a call cut off is never shown). In live mode a call that fails after it started
-    stays open on the wire and the finish reason is the upstream's (`providers._stream_writer`)."""
+    stream_calls: StreamCalls = "whole"
+    """How a streamed answer's calls go out: whole (the default: each call in one delta, once
+    its closing marker is read; a client never sees half a call, and a call that fails goes
+    out as its text) or live (each argument fragment as it is read, so a long call streams).
+    Live risks what whole cannot: a call that fails after it started (malformed, or cut by
+    the token limit) has been seen, name and arguments so far; it is left open, and the finish
+    reason is the upstream's, but a client that runs calls as they stream, or that assembles
+    calls without checking the finish reason, runs it (`providers._stream_writer`)."""
     host: str = "127.0.0.1"
     port: int = 8000
     timeout: float = 600.0

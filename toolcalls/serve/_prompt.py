@@ -10,6 +10,7 @@ A pure function of JSON-decoded values: no HTTP, no starlette.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -96,14 +97,14 @@ def _history(messages: Sequence[Mapping[str, Any]], fmt: Format) -> list[dict[st
             rewritten.append(_results_message(results, fmt))
             results = []
         if message["role"] == "assistant" and "tool_calls" in message:
-            turn = [_history_call(item, f"messages[{index}].tool_calls[{number}]")
+            turn = [_history_call(item, number)
                     for number, item in enumerate(message["tool_calls"] or [])]
-            calls.update((call.id, (call, place)) for place, call in enumerate(turn))
+            calls.update((call.id, (call, place)) for place, (call, _) in enumerate(turn))
             # An empty list or null is dropped too: the upstream is told of no tool calling.
             kept = {key: value for key, value in message.items() if key != "tool_calls"}
             if turn:
-                write = functools.partial(fmt.render_calls, turn, _text(message.get("content")))
-                kept["content"] = _rendered(write, f"messages[{index}].tool_calls", fmt)
+                kept["content"] = _rendered_turn(turn, _text(message.get("content")),
+                                                 f"messages[{index}].tool_calls", fmt)
             rewritten.append(kept)
         else:
             rewritten.append(dict(message))
@@ -120,10 +121,41 @@ def _rendered(render: Callable[[], str], field: str, fmt: Format) -> str:
         raise RequestError(field, f"cannot be written in the {fmt.name} format: {error}") from None
 
 
-def _history_call(item: Mapping[str, Any], field: str) -> ToolCall:
+_UNREAD = "toolcalls-arguments-as-written-{}"
+"""The stand-in value a call's unreadable arguments are rendered with, then replaced."""
+
+
+def _history_call(item: Mapping[str, Any], number: int) -> tuple[ToolCall, str | None]:
+    """A history call, and its arguments text when it is not a JSON object (``{``: a call
+    cut off, sent back): OpenAI takes arguments as an opaque string, and so does the proxy."""
     function = item["function"]
-    arguments = _json_object(function["arguments"], f"{field}.function.arguments")
-    return ToolCall(id=item["id"], name=function["name"], arguments=arguments, source="native")
+    try:
+        arguments = _json_object(function["arguments"], "arguments")
+    except RequestError:
+        stand_in = {"_": _UNREAD.format(number)}
+        return ToolCall(id=item["id"], name=function["name"], arguments=stand_in,
+                        source="native"), function["arguments"]
+    return ToolCall(id=item["id"], name=function["name"], arguments=arguments,
+                    source="native"), None
+
+
+def _rendered_turn(turn: Sequence[tuple[ToolCall, str | None]], content: str, field: str,
+                   fmt: Format) -> str:
+    """An assistant turn's calls as the model writes them. Arguments that are not a JSON
+    object are written as they came where the format writes arguments as JSON (Hermes,
+    Mistral, Kimi...); a format with markup per argument (Qwen3-Coder, GLM, pythonic) cannot
+    hold them, and writes that call with none."""
+    calls = [call for call, _ in turn]
+    written = _rendered(functools.partial(fmt.render_calls, calls, content), field, fmt)
+    unread = [(json.dumps(call.arguments, ensure_ascii=False), raw) for call, raw in turn
+              if raw is not None]
+    if all(stand_in in written for stand_in, _ in unread):
+        for stand_in, raw in unread:
+            written = written.replace(stand_in, raw, 1)
+        return written
+    calls = [call if raw is None else call.model_copy(update={"arguments": {}})
+             for call, raw in turn]
+    return _rendered(functools.partial(fmt.render_calls, calls, content), field, fmt)
 
 
 def _result(message: Mapping[str, Any], field: str,

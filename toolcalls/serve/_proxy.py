@@ -20,10 +20,16 @@ ids (``call_<24 hex>``, or ``toolu_<24 hex>`` for Anthropic clients): the engine
 ``call_0``... in every turn, and a client keeps ids across turns. ``parallel_tool_calls:
 false`` keeps the first call.
 
-Streamed calls go out live (``--stream-calls live``, the default: each argument fragment as
-it is read, so a long call's arguments stream as the model writes them) or whole (once the
-call is complete); see `toolcalls.providers._stream_writer` for what a call that fails after it
-started looks like in live mode (left open, the upstream's finish reason).
+Streamed calls go out whole (``--stream-calls whole``, the default: a call is one delta,
+sent when its closing marker is read) or live (each argument fragment as it is read, so a long
+call's arguments stream as the model writes them; a call that fails after it started is left
+open on the wire, with the upstream's finish reason: see `toolcalls.providers._stream_writer`).
+
+A call that fails (malformed, or cut off by the token limit) is never sent as a call: its text
+goes back as content, in its place, whole and streamed alike (`_failed_calls`), and the finish
+reason is the upstream's (``length`` for a cut; "tool calls" only when complete calls were
+sent). An upstream stream that ends without a finish reason (the connection closed early) ends
+the client's stream with the API's error event, never as a normal stop.
 """
 
 from __future__ import annotations
@@ -46,6 +52,7 @@ from ..tools._importers import import_tools
 from ._budget import MAX_SEARCH_ROUNDS, ToolBudget
 from ._config import ServeConfig
 from ._errors import strict_json
+from ._failed_calls import failed_as_text, issues_header, restored_content
 from ._prompt import prompt_request
 from ._requests import RequestError, check_strict_json, configured_format, format_for
 from ._upstream import UpstreamError
@@ -78,11 +85,13 @@ class Plan:
     body: dict[str, Any]
     """The request sent upstream."""
     budget: ToolBudget | None = None
-    stream_calls: CallsMode = "live"
-    """How streamed calls are written: live (as they are read) or whole (once complete)."""
+    stream_calls: CallsMode = "whole"
+    """How streamed calls are written: whole (once complete) or live (as they are read)."""
     calls: int = 0
     """Calls answered (for the access log)."""
     ids: dict[int, str] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+    """Headers for a whole answer (the calls not sent as calls: `_failed_calls`)."""
 
     def upstream_body(self, chat: dict[str, Any]) -> dict[str, Any]:
         """The upstream request for `chat` (the client's, or one continued after searches)."""
@@ -174,6 +183,8 @@ async def answer_whole(
     if not plan.parallel:
         calls = calls[:1]
     plan.calls = len(calls)
+    plan.headers = issues_header(result)
+    texts[-1] = restored_content(result)  # a failed call's text is content, never lost
     result = result.model_copy(update={"calls": calls, "content": "".join(texts),
                                        "usage": usage})
     return write_response(result, plan.api.provider, model=plan.model)
@@ -193,6 +204,9 @@ def add_usage(total: dict[str, Any] | None, usage: dict[str, Any] | None) -> dic
     return {**usage, **{key: int(total.get(key) or 0) + int(usage.get(key) or 0)
                         for key in keys}}
 
+
+CUT_STREAM: Final = ("the upstream's stream ended without a finish reason (its connection "
+                     "closed early): the answer is incomplete, ask again")
 
 Opener = Callable[[dict[str, Any]], Awaitable[AsyncIterator[bytes]]]
 """Opens one upstream stream for a request body: its bytes (the caller closes them)."""
@@ -236,6 +250,9 @@ async def answer_stream(
             if said := upstream_error(result):  # the upstream ended its stream with an error
                 yield _wire(plan, writer.fail(f"upstream, mid-stream: {said}"))
                 return
+            if result.finish_reason is None:  # closed early: what came may end mid-call
+                yield _wire(plan, writer.fail(CUT_STREAM))
+                return
             usage = add_usage(usage, result.usage)
             if not rounds.searches or rounds.others or round_ == MAX_SEARCH_ROUNDS:
                 _wire(plan, [{"type": "usage", "usage": usage}])  # checked while it can fail
@@ -274,7 +291,7 @@ def _write(plan: Plan, writer: StreamWriter, event: Event, round_: _Round
            ) -> list[dict[str, Any]]:
     """`event` written, its call renamed at its start (text calls), held (a ``tool_search``
     call, which the proxy answers) or dropped (a second call when ``parallel_tool_calls`` is
-    false)."""
+    false); a failed call not started on the wire goes out as its text."""
     if isinstance(event, ToolCallStart | ArgumentsDelta | ToolCallEnd | ToolCallFailed):
         if plan.budget and plan.budget.session and event.index is not None:
             if isinstance(event, ToolCallStart) and event.name == TOOL_SEARCH:
@@ -287,6 +304,9 @@ def _write(plan: Plan, writer: StreamWriter, event: Event, round_: _Round
             round_.others = True
         if not plan.parallel and plan.ids and event.index not in plan.ids:
             return []
+        if isinstance(event, ToolCallFailed) and not writer.on_wire(event.index) and (
+                text := failed_as_text(event)):  # never a call: the model's text, in place
+            return writer.feed(text) + writer.feed(event)
         if isinstance(event, ToolCallStart):
             ident = plan.api.fresh_id() if event.source == "text" else event.id
             plan.ids[event.index] = ident
