@@ -40,6 +40,10 @@ class Upstream:
         self._api_key = config.api_key
         self._forward = config.forward_credentials
         self._timeout = config.timeout
+        self.root = _root(self.url)
+        """The upstream's server root (its base URL without ``/v1``), where vLLM and llama.cpp
+        serve ``/tokenize``."""
+        self._tokenize_missing = False
         # one client serves every client of the proxy: a cookie the upstream sets for one
         # must never go out with another's requests
         self.client = httpx.AsyncClient(
@@ -88,6 +92,28 @@ class Upstream:
             await response.aclose()
             raise
         return response
+
+    async def tokenize(self, body: Mapping[str, Any], headers: Mapping[str, str]) -> int | None:
+        """The tokens of a chat request's prompt as the upstream counts them (``POST
+        /tokenize`` at its root, vLLM's chat form), or None where it cannot say: it has no
+        such route (then it is never asked again), or refuses the request (4xx)."""
+        if self._tokenize_missing:
+            return None
+        asked = {key: body[key] for key in ("model", "messages", "tools") if body.get(key)}
+        try:
+            response = await self.client.post(f"{self.root}/tokenize", headers=headers,
+                                              json={**asked, "add_generation_prompt": True})
+        except httpx.HTTPError as error:
+            raise self._failure(error) from None
+        if response.status_code in _NO_ROUTE:
+            self._tokenize_missing = True
+            return None
+        if 400 <= response.status_code < 500:  # a request its tokenizer takes no part of
+            return None
+        await self._check(response)
+        count = _token_count(self._json(response))
+        self._tokenize_missing = count is None
+        return count
 
     async def get_json(self, path: str, headers: Mapping[str, str]) -> Any:
         try:
@@ -170,6 +196,25 @@ def failure(error: httpx.HTTPError, url: str, timeout: float) -> UpstreamError:
                              "running, and is --upstream its address?)")
     return UpstreamError(502, f"the connection to the upstream at {url} failed: "
                          f"{type(error).__name__}: {error}")
+
+
+_NO_ROUTE = frozenset({404, 405, 501})
+
+
+def _root(url: str) -> str:
+    return url.removesuffix("/v1")
+
+
+def _token_count(data: Any) -> int | None:
+    """The count in a ``/tokenize`` answer (vLLM's ``count``, else its ``tokens``), or None
+    where it gives none (llama.cpp answers a chat form with no tokens: it reads ``content``)."""
+    if not isinstance(data, dict):
+        return None
+    count = data.get("count")
+    if isinstance(count, int) and not isinstance(count, bool) and count > 0:
+        return count
+    tokens = data.get("tokens")
+    return len(tokens) if isinstance(tokens, list) and tokens else None
 
 
 def _error_message(response: httpx.Response) -> str:
