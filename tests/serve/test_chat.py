@@ -50,7 +50,7 @@ def test_streamed_answer_equals_whole(start_proxy, upstream: FakeUpstream, row, 
     client = openai_client(start_proxy(mode="repair"))
     upstream.script(row["text"], seed=seed)
     whole = chat_whole(client, **_request(row))
-    streamed = chat_streamed(client, **_request(row))
+    streamed = chat_streamed(client, **_request(row), stream_options={"include_usage": True})
     assert upstream.requests[-1]["stream_options"] == {"include_usage": True}
     assert (streamed["content"], named(streamed["calls"]), streamed["finish"]) == (
         whole["content"], named(whole["calls"]), whole["finish"])

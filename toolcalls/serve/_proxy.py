@@ -83,6 +83,8 @@ class Plan:
     calls: int = 0
     """Calls answered (for the access log)."""
     ids: dict[int, str] = field(default_factory=dict)
+    usage_asked: bool = True
+    """Whether the client's stream ends with the usage (`InboundApi.usage_asked`)."""
 
     def upstream_body(self, chat: dict[str, Any]) -> dict[str, Any]:
         """The upstream request for `chat` (the client's, or one continued after searches)."""
@@ -127,6 +129,7 @@ def plan(api: InboundApi, body: object, config: ServeConfig) -> Plan:
                    chat.get("parallel_tool_calls") is not False, chat, {}, budget,
                    config.stream_calls)
     planned.body = planned.upstream_body(chat)
+    planned.usage_asked = api.usage_asked(chat)
     return planned
 
 
@@ -244,6 +247,7 @@ async def answer_stream(
         except Exception as error:  # noqa: BLE001 - whatever broke, the client gets an error
             yield _wire(plan, writer.fail(await failed(error)))
             return
+    usage = usage if plan.usage_asked else None
     yield _wire(plan, writer.finish(result.finish_reason, usage)) + wire_done(plan.api.provider)
 
 

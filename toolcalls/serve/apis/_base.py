@@ -44,6 +44,11 @@ class InboundApi(ABC):
         """One message of a streamed answer as its server-sent event, in strict JSON
         (ValueError for a NaN or an infinity in it)."""
 
+    def usage_asked(self, chat: dict[str, Any]) -> bool:
+        """Whether a streamed answer to `chat` (the client's request as Chat Completions) ends
+        with its token usage: yes, unless the API leaves it to the client."""
+        return True
+
     def fresh_id(self) -> str:
         """A new call id: the prefix and 24 hex digits."""
         return f"{self.id_prefix}{uuid.uuid4().hex[:24]}"
