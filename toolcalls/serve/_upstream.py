@@ -173,16 +173,16 @@ class _Refused(http.cookiejar.CookiePolicy):
 
 
 def credentials_in_force(config: ServeConfig) -> str:
-    """Which key the upstream gets, in words (said at start)."""
+    """Which key the upstream gets, in words (said at start; never the key itself)."""
     if config.api_key:
-        return (f"the configured api_key, with every request to {config.upstream}; clients' "
-                "own keys are never sent")
+        return ("set: the configured api_key goes with every request; clients' own keys are "
+                "never sent")
     if config.forward_credentials:
-        return (f"each client's own (its Authorization header, or x-api-key as a bearer "
-                f"token) is sent to {config.upstream} (forward_credentials is on)")
-    return (f"none: clients' own keys are not sent to {config.upstream} (forward_credentials "
-            "is off; set api_key, or turn forward_credentials on, for an upstream that "
-            "checks keys)")
+        return ("not set: each client's own (its Authorization header, or x-api-key as a "
+                "bearer token) is sent upstream (forward_credentials is on)")
+    return ("not set: none is sent, nor clients' own keys (for an upstream that checks keys: "
+            "--api-key-env NAME, TOOLCALLS_SERVE_API_KEY or api_key in the config file; or "
+            "--forward-credentials)")
 
 
 def failure(error: httpx.HTTPError, url: str, timeout: float) -> UpstreamError:
