@@ -46,6 +46,7 @@ from ..tools._importers import import_tools
 from ._budget import MAX_SEARCH_ROUNDS, ToolBudget
 from ._config import ServeConfig
 from ._errors import strict_json
+from ._format_watch import FormatWatch
 from ._prompt import prompt_request
 from ._requests import RequestError, check_strict_json, configured_format, format_for
 from ._upstream import UpstreamError
@@ -85,6 +86,8 @@ class Plan:
     ids: dict[int, str] = field(default_factory=dict)
     usage_asked: bool = True
     """Whether the client's stream ends with the usage (`InboundApi.usage_asked`)."""
+    watch: FormatWatch | None = None
+    """Watches the answer for another format's markup (`_format_watch`)."""
 
     def upstream_body(self, chat: dict[str, Any]) -> dict[str, Any]:
         """The upstream request for `chat` (the client's, or one continued after searches)."""
@@ -130,6 +133,7 @@ def plan(api: InboundApi, body: object, config: ServeConfig) -> Plan:
                    config.stream_calls)
     planned.body = planned.upstream_body(chat)
     planned.usage_asked = api.usage_asked(chat)
+    planned.watch = FormatWatch(model, parse_format)
     return planned
 
 
@@ -177,6 +181,8 @@ async def answer_whole(
     if not plan.parallel:
         calls = calls[:1]
     plan.calls = len(calls)
+    if plan.watch:
+        plan.watch.see_answer("".join(texts), len(calls))
     result = result.model_copy(update={"calls": calls, "content": "".join(texts),
                                        "usage": usage})
     return write_response(result, plan.api.provider, model=plan.model)
@@ -248,6 +254,8 @@ async def answer_stream(
             yield _wire(plan, writer.fail(await failed(error)))
             return
     usage = usage if plan.usage_asked else None
+    if plan.watch:
+        plan.watch.done()
     yield _wire(plan, writer.finish(result.finish_reason, usage)) + wire_done(plan.api.provider)
 
 
@@ -279,6 +287,8 @@ def _write(plan: Plan, writer: StreamWriter, event: Event, round_: _Round
     """`event` written, its call renamed at its start (text calls), held (a ``tool_search``
     call, which the proxy answers) or dropped (a second call when ``parallel_tool_calls`` is
     false)."""
+    if plan.watch:
+        plan.watch.see(event)
     if isinstance(event, ToolCallStart | ArgumentsDelta | ToolCallEnd | ToolCallFailed):
         if plan.budget and plan.budget.session and event.index is not None:
             if isinstance(event, ToolCallStart) and event.name == TOOL_SEARCH:
