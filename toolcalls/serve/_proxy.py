@@ -17,7 +17,9 @@ cannot run a call. A call to a tool the client did not declare is returned as a 
 OpenAI-compatible servers return what the model called (vLLM, llama.cpp): the client's
 framework answers it with its own "unknown tool" result. Calls read from the text get fresh
 ids (``call_<24 hex>``, or ``toolu_<24 hex>`` for Anthropic clients): the engine numbers them
-``call_0``... in every turn, and a client keeps ids across turns. ``parallel_tool_calls:
+``call_0``... in every turn, and a client keeps ids across turns. A call the upstream made
+natively keeps its id, but for a client of an API with its own id style (Anthropic's
+``toolu_``), where it gets one of that style (`apis.InboundApi.call_id`). ``parallel_tool_calls:
 false`` keeps the first call.
 
 Streamed calls go out live (``--stream-calls live``, the default: each argument fragment as
@@ -86,6 +88,8 @@ class Plan:
     ids: dict[int, str] = field(default_factory=dict)
     usage_asked: bool = True
     """Whether the client's stream ends with the usage (`InboundApi.usage_asked`)."""
+    renamed: dict[str, str] = field(default_factory=dict)
+    """Upstream call id -> the id the client got, where the API wants its own style."""
     watch: FormatWatch | None = None
     """Watches the answer for another format's markup (`_format_watch`)."""
 
@@ -176,8 +180,8 @@ async def answer_whole(
     calls = plan.budget.client_calls(result.calls) if plan.budget else result.calls
     for call in calls:
         _check_arguments(call)
-    calls = [call if call.source == "native" else call.model_copy(update={
-        "id": plan.api.fresh_id()}) for call in calls]
+    calls = [call.model_copy(update={"id": _client_id(plan, call.source, call.id)})
+             for call in calls]
     if not plan.parallel:
         calls = calls[:1]
     plan.calls = len(calls)
@@ -302,7 +306,7 @@ def _write(plan: Plan, writer: StreamWriter, event: Event, round_: _Round
         if not plan.parallel and plan.ids and event.index not in plan.ids:
             return []
         if isinstance(event, ToolCallStart):
-            ident = plan.api.fresh_id() if event.source == "text" else event.id
+            ident = _client_id(plan, event.source, event.id)
             plan.ids[event.index] = ident
             event = replace(event, id=ident)
         if isinstance(event, ToolCallEnd):
@@ -325,7 +329,12 @@ def _check_arguments(call: ToolCall) -> None:
                             "upstream") from None
 
 
+def _client_id(plan: Plan, source: str, upstream_id: str | None) -> str:
+    """A call's id for the client (`InboundApi.call_id`): text calls get a fresh one."""
+    return plan.api.call_id(None if source == "text" else upstream_id, plan.renamed)
+
+
 def _renamed(plan: Plan, call: ToolCall, started: str | None) -> ToolCall:
     """`call` under the id its start went out with (a fresh one for a text call)."""
-    ident = started or (call.id if call.source == "native" else plan.api.fresh_id())
+    ident = started or _client_id(plan, call.source, call.id)
     return call if ident == call.id else call.model_copy(update={"id": ident})

@@ -21,6 +21,7 @@ class Messages(InboundApi):
     path = "/v1/messages"
     provider = "anthropic"
     id_prefix = "toolu_"
+    keeps_upstream_ids = False  # toolu_ ids, as Anthropic gives, even for native calls
 
     def chat_request(self, body: object) -> dict[str, Any]:
         return chat_request_from_messages(body)
