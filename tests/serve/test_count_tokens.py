@@ -55,6 +55,20 @@ def test_an_upstream_with_tokenize_counts(start_proxy, upstream: FakeUpstream) -
     assert asked["tools"][0]["function"]["name"] == "get_weather"
 
 
+def test_a_llamacpp_upstream_counts_its_templated_prompt(start_proxy,
+                                                         upstream: FakeUpstream) -> None:
+    upstream.tokenize_count, upstream.tokenize_style = 17, "llamacpp"
+    url = start_proxy(mode="repair", timeout=598.0)  # a proxy of its own, as above
+    assert _counted(url) == (17, "upstream")
+    chat, template, text = upstream.tokenized
+    assert "messages" in chat and template == {"model": "qwen3", "messages": ASKED}
+    assert text == {"content": f"<|user|>{ASKED[0]['content']}", "add_special": True}
+    upstream.tokenized.clear()
+    assert _counted(url) == (17, "upstream")
+    assert [sorted(asked) for asked in upstream.tokenized] == [  # learnt: no chat form tried
+        ["messages", "model"], ["add_special", "content"]]
+
+
 def test_a_wrong_request_is_named_in_anthropic_shape(start_proxy, upstream) -> None:
     client = anthropic_client(start_proxy())
     with pytest.raises(anthropic.BadRequestError) as raised:

@@ -1,9 +1,11 @@
 """``POST /v1/messages/count_tokens``: the Anthropic token count of a Messages request, as the
 upstream would receive it (prompt mode: with the tools written into the system prompt).
 
-Counted by the upstream where it can (``POST /tokenize`` at its root, as vLLM serves it: the
-chat template applied, so the count is the model's own), else estimated with the tiktoken
-encoding shipped in the package (`budget`: never downloaded). The answer says which in its
+Counted by the upstream where it can, with the model's own chat template and tokenizer: vLLM's
+``POST /tokenize`` at its root takes the chat; llama.cpp's takes a text, which its
+``/apply-template`` writes from the chat. Which one the upstream speaks is learnt on the first
+count (`Upstream.tokenizer`). Else estimated with the tiktoken encoding shipped in the package
+(`budget`: never downloaded). The answer says which in its
 ``x-toolcalls-token-count`` header: ``upstream`` or ``estimate``; an Anthropic client reads
 ``input_tokens`` alike.
 """
@@ -38,10 +40,45 @@ async def count_tokens(body: object, config: ServeConfig, upstream: Upstream,
     if isinstance(body, dict):
         body = {"max_tokens": NO_MAX_TOKENS, **body, "stream": False}
     upstream_body = plan(APIS["messages"], body, config).body
-    counted = await upstream.tokenize(upstream_body, headers)
+    counted = await upstream_count(upstream, upstream_body, headers)
     how = "upstream" if counted is not None else "estimate"
     tokens = counted if counted is not None else estimate(upstream_body)
     return JSONResponse({"input_tokens": tokens}, headers={COUNT_HEADER: how})
+
+
+async def upstream_count(upstream: Upstream, body: Mapping[str, Any],
+                         headers: Mapping[str, str]) -> int | None:
+    """The upstream's own count of `body`'s prompt, or None where it has no way to give one."""
+    chat = {key: body[key] for key in ("model", "messages", "tools") if body.get(key)}
+    if upstream.tokenizer in ("unknown", "vllm"):
+        count = _token_count(await upstream.post_root(
+            "/tokenize", {**chat, "add_generation_prompt": True}, headers))
+        if count is not None or upstream.tokenizer == "vllm":
+            upstream.tokenizer = "vllm"
+            return count
+    if upstream.tokenizer in ("unknown", "llamacpp"):
+        templated = await upstream.post_root("/apply-template", chat, headers)
+        prompt = templated.get("prompt") if isinstance(templated, dict) else None
+        if isinstance(prompt, str):
+            count = _token_count(await upstream.post_root(
+                "/tokenize", {"content": prompt, "add_special": True}, headers))
+            if count is not None:
+                upstream.tokenizer = "llamacpp"
+                return count
+    upstream.tokenizer = "none"
+    return None
+
+
+def _token_count(data: Any) -> int | None:
+    """The count in a ``/tokenize`` answer (vLLM's ``count``, else the ``tokens`` listed), or
+    None where it gives none (llama.cpp answers a chat with no tokens: it reads a text)."""
+    if not isinstance(data, dict):
+        return None
+    count = data.get("count")
+    if isinstance(count, int) and not isinstance(count, bool) and count > 0:
+        return count
+    tokens = data.get("tokens")
+    return len(tokens) if isinstance(tokens, list) and tokens else None
 
 
 def estimate(body: Mapping[str, Any]) -> int:

@@ -43,7 +43,10 @@ class Upstream:
         self.root = _root(self.url)
         """The upstream's server root (its base URL without ``/v1``), where vLLM and llama.cpp
         serve ``/tokenize``."""
-        self._tokenize_missing = False
+        self.tokenizer = "unknown"
+        """How the upstream counts tokens, once `_count_tokens` learnt it: "vllm" (``/tokenize``
+        takes a chat), "llamacpp" (``/apply-template``, then ``/tokenize`` of its text), or
+        "none" (an estimate is made instead)."""
         # one client serves every client of the proxy: a cookie the upstream sets for one
         # must never go out with another's requests
         self.client = httpx.AsyncClient(
@@ -93,27 +96,19 @@ class Upstream:
             raise
         return response
 
-    async def tokenize(self, body: Mapping[str, Any], headers: Mapping[str, str]) -> int | None:
-        """The tokens of a chat request's prompt as the upstream counts them (``POST
-        /tokenize`` at its root, vLLM's chat form), or None where it cannot say: it has no
-        such route (then it is never asked again), or refuses the request (4xx)."""
-        if self._tokenize_missing:
-            return None
-        asked = {key: body[key] for key in ("model", "messages", "tools") if body.get(key)}
+    async def post_root(self, path: str, body: Mapping[str, Any],
+                        headers: Mapping[str, str]) -> Any | None:
+        """POST `body` to `path` at the upstream's root (not under ``/v1``: vLLM's and
+        llama.cpp's ``/tokenize``); its JSON answer, or None for a 4xx (no such route, or a
+        request it does not take)."""
         try:
-            response = await self.client.post(f"{self.root}/tokenize", headers=headers,
-                                              json={**asked, "add_generation_prompt": True})
+            response = await self.client.post(f"{self.root}{path}", json=body, headers=headers)
         except httpx.HTTPError as error:
             raise self._failure(error) from None
-        if response.status_code in _NO_ROUTE:
-            self._tokenize_missing = True
-            return None
-        if 400 <= response.status_code < 500:  # a request its tokenizer takes no part of
+        if 400 <= response.status_code < 500:
             return None
         await self._check(response)
-        count = _token_count(self._json(response))
-        self._tokenize_missing = count is None
-        return count
+        return self._json(response)
 
     async def get_json(self, path: str, headers: Mapping[str, str]) -> Any:
         try:
@@ -198,23 +193,8 @@ def failure(error: httpx.HTTPError, url: str, timeout: float) -> UpstreamError:
                          f"{type(error).__name__}: {error}")
 
 
-_NO_ROUTE = frozenset({404, 405, 501})
-
-
 def _root(url: str) -> str:
     return url.removesuffix("/v1")
-
-
-def _token_count(data: Any) -> int | None:
-    """The count in a ``/tokenize`` answer (vLLM's ``count``, else its ``tokens``), or None
-    where it gives none (llama.cpp answers a chat form with no tokens: it reads ``content``)."""
-    if not isinstance(data, dict):
-        return None
-    count = data.get("count")
-    if isinstance(count, int) and not isinstance(count, bool) and count > 0:
-        return count
-    tokens = data.get("tokens")
-    return len(tokens) if isinstance(tokens, list) and tokens else None
 
 
 def _error_message(response: httpx.Response) -> str:
