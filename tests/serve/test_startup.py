@@ -10,6 +10,7 @@ import re
 
 import pytest
 
+import toolcalls
 from toolcalls.cli import main
 from toolcalls.serve import ServeConfig
 from toolcalls.serve._process import announce
@@ -28,7 +29,8 @@ def test_the_block_says_every_setting_that_decides_what_happens() -> None:
                          api_key=SECRET)
     block = configuration_block(config)
     rows = _rows(block)
-    assert block.startswith("effective configuration:\n")
+    assert block.startswith(f"toolcalls {toolcalls.__version__} serve, effective "
+                            "configuration:\n")
     assert rows["upstream"] == "http://10.0.0.2:8080/v1"
     assert rows["listening on"] == "127.0.0.1:9000 (3 worker processes)"
     assert rows["mode"] == "auto: prompt for qwen*; repair for other models"

@@ -6,6 +6,7 @@ gets, the budget, workers and how streamed calls go out, and whether the upstrea
 
 from __future__ import annotations
 
+from .._version import __version__
 from ._config import ServeConfig
 from ._guard import allowed_hosts
 from ._upstream import credentials_in_force
@@ -30,7 +31,7 @@ def configuration_block(config: ServeConfig) -> str:
         ("upstream key", credentials_in_force(config)),
     ]
     width = max(len(name) for name, _ in rows)
-    return "\n".join(["effective configuration:",
+    return "\n".join([f"toolcalls {__version__} serve, effective configuration:",
                       *(f"  {name + ':':<{width + 1}} {value}" for name, value in rows)])
 
 
