@@ -28,7 +28,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 if TYPE_CHECKING:
     from ._proxy import Plan
 
-__all__ = ["AccessLog", "CLIENT_GONE", "request_id"]
+__all__ = ["REQUEST_ID", "AccessLog", "CLIENT_GONE", "request_id"]
 
 log = logging.getLogger("toolcalls.serve")
 

@@ -32,7 +32,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from ._access import AccessLog
+from ._access import REQUEST_ID, AccessLog, request_id
 from ._config import ServeConfig
 from ._count_tokens import COUNT_TOKENS_PATH, count_tokens
 from ._errors import ProxyError, utf8
@@ -144,10 +144,16 @@ async def _refused(request: Request, error: Exception) -> Response:
 
 
 async def _failed(request: Request, error: Exception) -> Response:
-    """A fault of the proxy itself: logged with its traceback, answered in the API's shape."""
-    log.error("request failed: %s %s", request.method, request.url.path, exc_info=error)
-    return error_response(api_for(request.url.path), ProxyError(
-        500, f"the proxy failed ({type(error).__name__}); its log says more"))
+    """A fault of the proxy itself: logged with its traceback and request id, answered in the
+    API's shape. Starlette answers it outside the middleware, so the id is set here."""
+    ident = getattr(request.state, "request_id", None) or request_id([])
+    log.error("request failed: %s %s (request id %s)", request.method, request.url.path, ident,
+              exc_info=error)
+    answer = error_response(api_for(request.url.path), ProxyError(
+        500, f"the proxy failed ({type(error).__name__}); its log says more (request id "
+        f"{ident})"))
+    answer.headers[REQUEST_ID] = ident
+    return answer
 
 
 async def _proxy(request: Request, api: InboundApi, config: ServeConfig) -> Response:
