@@ -121,10 +121,15 @@ def test_every_answer_has_a_request_id(start_proxy, upstream: FakeUpstream) -> N
     assert len(set(ids)) == len(ids)
 
 
-def test_a_stream_has_a_request_id_and_the_sdk_reads_it(start_proxy, upstream) -> None:
+def test_the_sdks_read_the_request_id_whole_and_streamed(start_proxy, upstream) -> None:
     client = openai_client(start_proxy())
     raw = client.chat.completions.with_raw_response.create(
         model="m", messages=[{"role": "user", "content": "hi"}],
         extra_headers={"x-request-id": "mine-1"})
     assert raw.headers["x-request-id"] == "mine-1"
     assert raw.parse()._request_id == "mine-1"
+    with anthropic_client(start_proxy()).messages.stream(
+            model="m", max_tokens=10, messages=[{"role": "user", "content": "hi"}]) as stream:
+        stream.get_final_message()
+        ident = stream.response.headers["x-request-id"]
+    assert ident.startswith("req_")
