@@ -56,6 +56,7 @@ def test_a_refused_request_is_logged_with_its_status_alone(start_proxy, upstream
         assert httpx.get(f"{url}/v1/models", timeout=10).status_code == 200
         assert httpx.get(f"{url}/healthz", timeout=10).status_code == 200  # never logged
         lines = _lines(caplog, 3)
-    assert [sorted(line) for line in lines] == [["duration_ms", "method", "path", "status"]] * 3
+    assert [sorted(line) for line in lines] == [
+        ["duration_ms", "method", "path", "request_id", "status"]] * 3
     assert [(line["path"], line["status"]) for line in lines] == [
         ("/v1/messages", 400), ("/v1/messages", 415), ("/v1/models", 200)]

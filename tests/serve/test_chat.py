@@ -50,7 +50,7 @@ def test_streamed_answer_equals_whole(start_proxy, upstream: FakeUpstream, row, 
     client = openai_client(start_proxy(mode="repair"))
     upstream.script(row["text"], seed=seed)
     whole = chat_whole(client, **_request(row))
-    streamed = chat_streamed(client, **_request(row))
+    streamed = chat_streamed(client, **_request(row), stream_options={"include_usage": True})
     assert upstream.requests[-1]["stream_options"] == {"include_usage": True}
     assert (streamed["content"], named(streamed["calls"]), streamed["finish"]) == (
         whole["content"], named(whole["calls"]), whole["finish"])
@@ -125,6 +125,9 @@ def test_a_fault_of_the_proxy_is_500_in_the_apis_shape(start_proxy, monkeypatch)
     monkeypatch.setattr(_app, "answer_whole", broken)
     for path, shape in [("/v1/chat/completions", "error"), ("/v1/messages", "type")]:
         response = httpx.post(f"{start_proxy()}{path}", timeout=10, json={
-            "model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}]})
+            "model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}]},
+            headers={"x-request-id": "fault-1"})
         assert response.status_code == 500 and shape in response.json()
         assert "RuntimeError" in str(response.json())
+        assert response.headers["x-request-id"] == "fault-1"
+        assert "request id fault-1" in str(response.json())

@@ -55,7 +55,8 @@ def test_lazy_searches_are_answered_by_the_proxy(start_proxy, upstream: FakeUpst
     upstream.script(_text("tool_search", name="tool_7"),
                     then=("Found it. " + _text("tool_7", key="AB-1"),))
     client = openai_client(start_proxy(mode="prompt", budget=budget))
-    answer = (chat_streamed if stream else chat_whole)(client, **REQUEST)
+    asked = {"stream_options": {"include_usage": True}} if stream else {}
+    answer = (chat_streamed if stream else chat_whole)(client, **REQUEST, **asked)
     assert named(answer["calls"]) == [("tool_7", {"key": "AB-1"})]
     assert answer["finish"] == "tool_calls" and answer["content"] == "Found it."
     assert answer["usage"]["completion_tokens"] == 2 * USAGE["completion_tokens"]

@@ -69,16 +69,16 @@ def test_a_cookie_the_upstream_sets_is_never_sent_back(start_proxy,
 
 
 @pytest.mark.parametrize(("settings", "said"), [
-    ({}, "none: clients' own keys are not sent"),
-    ({"forward_credentials": True}, "each client's own"),
-    ({"api_key": "sk-proxy"}, "the configured api_key"),
+    ({}, "not set: none is sent"),
+    ({"forward_credentials": True}, "not set: each client's own"),
+    ({"api_key": "sk-proxy"}, "set: the configured api_key"),
 ])
 def test_the_key_in_force_is_said_at_start(settings, said: str, caplog) -> None:
     config = ServeConfig(upstream="http://u/v1", **settings)
     assert credentials_in_force(config).startswith(said)
     with caplog.at_level(logging.INFO, logger="toolcalls.serve"):
         announce(config)
-    assert f"upstream key: {said}" in caplog.text
+    assert "upstream key:" in caplog.text and said in caplog.text
     assert "sk-proxy" not in caplog.text  # the key itself is never logged
 
 

@@ -10,9 +10,13 @@ reason, no ``[DONE]``), ``"error_body"`` (an error object with status 200, or af
 stream), ``"slow"`` (streams a chunk every 20 ms until the client goes away). A ``gate`` (a
 `threading.Event`) stops a stream halfway until the test's client opens it (or `GATE_SECONDS`
 pass; `gate_opened` says which): what the client read by then came before the rest was sent.
-It records every request body and headers it got, and whether the last stream was closed by
-its client. Every answer sets a cookie (`COOKIE`), as a server behind a login gateway does: the
-proxy must never send it back.
+It records every request body and headers it got, and whether the last stream was closed by its
+client. ``POST /tokenize`` (at the root) answers 404 unless the test set `tokenize_count`
+(reset by `script`): then as vLLM does (a chat in, ``count`` out), or with `tokenize_style`
+"llamacpp" as llama.cpp does (a ``content`` text in, ``tokens`` out; a chat gives no tokens,
+and ``/apply-template`` writes the text); it records what it was asked in `tokenized`. Every
+answer sets a cookie (`COOKIE`), as a server behind a login gateway does: the proxy must never
+send it back.
 """
 
 from __future__ import annotations
@@ -53,6 +57,8 @@ class FakeUpstream:
         self.app = Starlette(routes=[
             Route("/v1/chat/completions", self._chat, methods=["POST"]),
             Route("/v1/models", self._models, methods=["GET"]),
+            Route("/tokenize", self._tokenize, methods=["POST"]),
+            Route("/apply-template", self._apply_template, methods=["POST"]),
         ])
         self.app.add_middleware(_SetCookie)
 
@@ -68,6 +74,9 @@ class FakeUpstream:
         self.gate, self.gate_opened = gate, False
         self.then = list(then)
         self.seed, self.finish_reason = seed, finish_reason
+        self.tokenize_count: int | None = None
+        self.tokenize_style = "vllm"
+        self.tokenized: list[dict[str, Any]] = []
         self.requests.clear()
         self.headers.clear()
         self.stream_closed.clear()
@@ -76,6 +85,25 @@ class FakeUpstream:
         self.headers.append(dict(request.headers))
         return JSONResponse({"object": "list", "data": [
             {"id": "qwen3_coder", "object": "model", "created": 0, "owned_by": "fake"}]})
+
+    async def _tokenize(self, request: Request) -> Response:
+        if self.tokenize_count is None:
+            return JSONResponse({"detail": "Not Found"}, status_code=404)
+        body = await request.json()
+        self.tokenized.append(body)
+        if self.tokenize_style == "llamacpp":
+            return JSONResponse({"tokens": list(range(self.tokenize_count))
+                                 if "content" in body else []})
+        return JSONResponse({"count": self.tokenize_count, "max_model_len": 32768,
+                             "tokens": list(range(self.tokenize_count))})
+
+    async def _apply_template(self, request: Request) -> Response:
+        if self.tokenize_count is None or self.tokenize_style != "llamacpp":
+            return JSONResponse({"detail": "Not Found"}, status_code=404)
+        body = await request.json()
+        self.tokenized.append(body)
+        return JSONResponse({"prompt": "".join(f"<|{m['role']}|>{m['content']}"
+                                               for m in body["messages"])})
 
     async def _chat(self, request: Request) -> Response:
         body = await request.json()

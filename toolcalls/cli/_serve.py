@@ -1,8 +1,9 @@
 """``toolcalls serve``: run the proxy (`toolcalls.serve`) from the shell.
 
 Flags override ``TOOLCALLS_SERVE_*`` environment variables, which override the ``--config``
-TOML file. The API key for the upstream is read from ``TOOLCALLS_SERVE_API_KEY`` or the file
-only: a flag would show it in the process list.
+TOML file. The API key for the upstream is read from the environment (the variable
+``--api-key-env NAME`` names, else ``TOOLCALLS_SERVE_API_KEY``) or the file (``api_key``)
+only: a flag holding the key itself would show it in the process list.
 """
 
 from __future__ import annotations
@@ -17,6 +18,11 @@ from .._errors import ToolCallsError
 __all__ = ["add_command"]
 
 _EXTRA = ("starlette", "uvicorn", "httpx")
+_TOML_KEYS = ("upstream", "format", "model_formats (a table, MODEL = FORMAT)", "mode",
+              "budget", "stream_calls", "host", "port", "allowed_hosts", "forward_credentials",
+              "timeout", "max_body_bytes", "workers", "log_bodies",
+              "api_key (the upstream's key)")
+"""`ServeConfig`'s fields, as ``--help`` names them (a test keeps the two in step)."""
 
 
 class ServeError(ToolCallsError):
@@ -62,7 +68,12 @@ def add_command(commands: Any) -> None:
                    "one core's worth of streams (default: 1)")
     s.add_argument("--log-bodies", action="store_true", default=None,
                    help="log request bodies too (never by default)")
-    s.add_argument("--config", metavar="FILE", help="TOML file with the same settings")
+    s.add_argument("--api-key-env", metavar="NAME", help="the environment variable that holds "
+                   "the upstream's API key, e.g. VLLM_API_KEY (default: "
+                   "TOOLCALLS_SERVE_API_KEY; or api_key = \"...\" in the --config file; never "
+                   "the key itself on the command line)")
+    s.add_argument("--config", metavar="FILE", help="TOML file with the same settings, at "
+                   "the top or under [serve]; its keys: " + ", ".join(_TOML_KEYS))
     s.set_defaults(run=_serve)
 
 
@@ -85,9 +96,21 @@ def _serve(args: argparse.Namespace) -> int:
             "log_bodies": args.log_bodies, "workers": args.workers,
             "allowed_hosts": args.allowed_host,
             "forward_credentials": args.forward_credentials,
+            "api_key": _key_from(args.api_key_env),
         }
         config = load_config(values, os.environ, args.config)
     except ConfigError as error:
         raise ServeError(str(error)) from None
     serve(config)
     return 0
+
+
+def _key_from(variable: str | None) -> str | None:
+    """The upstream key in the environment variable `variable` names (None: not given)."""
+    if variable is None:
+        return None
+    key = os.environ.get(variable, "").strip()
+    if not key:
+        raise ServeError(f"--api-key-env {variable}: the environment has no {variable} (or it "
+                         f"is empty): export {variable}=<the upstream's key> first")
+    return key

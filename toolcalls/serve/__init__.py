@@ -3,16 +3,21 @@
 It speaks the OpenAI Chat Completions API (``POST /v1/chat/completions``) and the Anthropic
 Messages API (``POST /v1/messages``), streamed and whole, in front of an upstream that speaks
 OpenAI Chat Completions; calls the upstream leaves in its text are parsed out and returned as
-``tool_calls`` / ``tool_use`` blocks. Needs the extra: ``pip install 'toolcalls[serve]'``
-(starlette, uvicorn, httpx), which the rest of toolcalls never imports.
+``tool_calls`` / ``tool_use`` blocks. It also counts tokens for Anthropic clients (``POST
+/v1/messages/count_tokens``, `_count_tokens`); any other route is answered 404 (405 for a wrong
+method) in the client API's error shape, naming the routes served. Needs the extra: ``pip
+install 'toolcalls[serve]'`` (starlette, uvicorn, httpx), which the rest of toolcalls never
+imports.
 
 `ServeConfig` holds the settings (`load_config` reads flags, environment and a TOML file),
 `create_app` builds the ASGI app, `serve` runs it under uvicorn.
 
-The way through, top to bottom: `_server` (`serve`; `_workers` for several processes, `_process`
-for what each sets up) → `_app` (routes, the one error handler, `_access` and `_guard` at the
-edge) → `_proxy` (a request planned, the upstream's answer relayed) → `apis` (what each inbound
-API is) → the request checks (`_requests`, `_anthropic_request`, `_prompt`, `_budget`).
+The way through, top to bottom: `_server` (`serve`; `_workers` for several processes,
+`_process` for what each sets up) → `_app` (routes, the one error handler, `_access` and
+`_guard` at the edge) → `_proxy` (a request planned, the upstream's answer relayed) → `apis`
+(what each inbound API is) → the request checks (`_requests`, `_anthropic_request`, `_prompt`,
+`_budget`). At start, `_startup` writes the effective configuration; `_format_watch` warns when
+a model writes another format than the one configured for it.
 
 Adding an inbound API (the OpenAI Responses API, say) is one module and one row: a module in
 `apis/` with an `apis.InboundApi` subclass (its name, route, the `toolcalls.providers` name whose

@@ -25,7 +25,21 @@ from ._requests import (
     _string,
 )
 
-__all__ = ["chat_request_from_messages"]
+__all__ = ["ThreadsNotKept", "chat_request_from_messages"]
+
+
+class ThreadsNotKept(RequestError):
+    """A request with a ``thread`` (the message-threads beta: the server keeps the
+    conversation, and a turn sends only what is new). The proxy keeps no conversation, so it
+    answers as a server that cannot thread the request: the Anthropic SDK's threads and its
+    ``tool_runner`` then drop ``thread`` and send the whole history, and any other client is
+    told to."""
+
+    def __init__(self) -> None:
+        super().__init__("thread", "this server keeps no message threads: send the whole "
+                         "conversation in messages, without thread (the Anthropic SDK's "
+                         "tool_runner does so by itself on this answer)")
+        self.details = {"error_code": "thread_unsupported_request", "unsupported": ["thread"]}
 
 
 _ANTHROPIC_CHOICES = ("auto", "any", "tool", "none")
@@ -46,8 +60,8 @@ def chat_request_from_messages(body: object) -> dict[str, Any]:
     ``messages`` (roles user and assistant; blocks text, image, tool_use, tool_result,
     thinking, redacted_thinking), ``system`` (a string or text blocks), ``tools`` (with
     ``input_schema``), ``tool_choice``, ``stop_sequences``, ``temperature``, ``top_p``,
-    ``top_k``, ``stream``, ``metadata``. Other fields (``thinking``, ``service_tier``...) have
-    no Chat Completions twin and are left out.
+    ``top_k``, ``stream``, ``metadata``; a ``thread`` is refused (`ThreadsNotKept`). Other
+    fields (``thinking``, ``service_tier``...) have no Chat Completions twin and are left out.
 
     Translated: ``system`` -> a first system message; ``tool_use`` blocks -> the assistant's
     ``tool_calls`` (ids kept, ``input`` as a JSON string); ``tool_result`` blocks -> ``tool``
@@ -58,6 +72,8 @@ def chat_request_from_messages(body: object) -> dict[str, Any]:
     ``stop_sequences`` -> ``stop``; ``metadata.user_id`` -> ``user``.
     """
     request = _object(body, "")
+    if request.get("thread") is not None:
+        raise ThreadsNotKept()
     chat: dict[str, Any] = {
         "model": _string(_required(request, "model", ""), "model", empty=False),
         "messages": _system(request.get("system")),

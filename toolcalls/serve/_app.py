@@ -2,13 +2,16 @@
 its edges.
 
 Routes: each inbound API's ``POST`` route (``/v1/chat/completions``, OpenAI Chat Completions;
-``/v1/messages``, Anthropic Messages), ``GET /v1/models`` (the upstream's, passed through),
-``GET /healthz``. An error is a `ProxyError` raised where it is found and answered here, once,
-in the API's own shape (`apis.InboundApi.error_body`): 421 for a ``Host`` the proxy does not
-answer to and 415 for a body not sent as JSON (`_guard`), 400 for a body that is not JSON or a
-wrong field (named), 413 for a body over ``max_body_bytes``, 502/504 when the upstream fails
-(`_upstream`), 500 for a fault of the proxy itself. One structured access-log line per request
-to an API or ``/v1/models`` (`_access`); bodies only with ``log_bodies``.
+``/v1/messages``, Anthropic Messages), ``POST /v1/messages/count_tokens`` (`_count_tokens`),
+``GET /v1/models`` (the upstream's, passed through), ``GET /healthz``. Any other path is
+answered 404, and a route asked with another method 405, in the shape of the API at or above
+the path, naming the routes served (`not_served`). An error is a `ProxyError` raised where it
+is found and answered here, once, in the API's own shape (`apis.InboundApi.error_body`): 421
+for a ``Host`` the proxy does not answer to and 415 for a body not sent as JSON (`_guard`), 400
+for a body that is not JSON or a wrong field (named), 413 for a body over ``max_body_bytes``,
+502/504 when the upstream fails (`_upstream`), 500 for a fault of the proxy itself. Every
+answer has an ``x-request-id``, and every request but a health check one structured access-log
+line (`_access`); bodies only with ``log_bodies``.
 """
 
 from __future__ import annotations
@@ -22,14 +25,16 @@ from typing import Any
 import anyio
 import httpx
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from ._access import AccessLog
+from ._access import REQUEST_ID, AccessLog, request_id
 from ._config import ServeConfig
+from ._count_tokens import COUNT_TOKENS_PATH, count_tokens
 from ._errors import ProxyError, utf8
 from ._guard import HostGuard, allowed_hosts, is_json
 from ._proxy import Plan, answer_stream, answer_whole, plan
@@ -60,13 +65,42 @@ def create_app(
 
     routes = [*[Route(api.path, _endpoint(api, config), methods=["POST"])
                 for api in APIS.values()],
+              Route(COUNT_TOKENS_PATH, _counted(config), methods=["POST"]),
               Route("/v1/models", _models, methods=["GET"]),
               Route("/healthz", _healthz, methods=["GET"])]
-    logged = frozenset({*[api.path for api in APIS.values()], "/v1/models"})
+    # the access log outside the Host guard: a refused Host is logged, with its request id
     return Starlette(routes=routes, lifespan=lifespan,
-                     middleware=[Middleware(HostGuard, allowed=allowed_hosts(config)),
-                                 Middleware(AccessLog, paths=logged)],
-                     exception_handlers={ProxyError: _refused, Exception: _failed})
+                     middleware=[Middleware(AccessLog, quiet=frozenset({"/healthz"})),
+                                 Middleware(HostGuard, allowed=allowed_hosts(config))],
+                     exception_handlers={HTTPException: _not_served(served(routes)),
+                                         ProxyError: _refused, Exception: _failed})
+
+
+def served(routes: list[Route]) -> str:
+    """The routes in words: ``POST /v1/chat/completions, ..., GET /healthz``."""
+    return ", ".join(f"{method} {route.path}" for route in routes
+                     for method in sorted((route.methods or set()) - {"HEAD"}))
+
+
+def _not_served(routes: str) -> Callable[[Request, Exception], Awaitable[Response]]:
+    """The answer to a path the proxy does not serve (404) or a method its route does not
+    take (405, with its ``Allow``), in the shape of the API at or above the path."""
+
+    async def not_served(request: Request, error: Exception) -> Response:
+        assert isinstance(error, HTTPException)
+        asked = f"{request.method} {request.url.path}"
+        if error.status_code == 405:
+            allow = (error.headers or {}).get("Allow", "")
+            said = f"{asked}: this route takes {allow} only"
+        else:
+            said = f"{asked} is not served by this proxy"
+        answer = error_response(api_for(request.url.path), ProxyError(
+            error.status_code, f"{said}; it serves {routes}",
+            kind="not_found_error" if error.status_code == 404 else None))
+        answer.headers.update(error.headers or {})
+        return answer
+
+    return not_served
 
 
 def _endpoint(api: InboundApi, config: ServeConfig) -> Endpoint:
@@ -76,6 +110,22 @@ def _endpoint(api: InboundApi, config: ServeConfig) -> Endpoint:
         return await _proxy(request, api, config)
 
     return endpoint
+
+
+def _counted(config: ServeConfig) -> Endpoint:
+    async def endpoint(request: Request) -> Response:
+        if not is_json(request.headers.get("content-type")):
+            raise _not_json(request)
+        body = _decoded(await _body(request, config.max_body_bytes))
+        upstream: Upstream = request.app.state.upstream
+        return await count_tokens(body, config, upstream, upstream.headers(request.headers))
+
+    return endpoint
+
+
+def _not_json(request: Request) -> ProxyError:
+    return ProxyError(415, "the request body must be JSON, sent with Content-Type: "
+                      f"application/json (got {request.headers.get('content-type', 'none')!r})")
 
 
 async def _models(request: Request) -> Response:
@@ -94,16 +144,21 @@ async def _refused(request: Request, error: Exception) -> Response:
 
 
 async def _failed(request: Request, error: Exception) -> Response:
-    """A fault of the proxy itself: logged with its traceback, answered in the API's shape."""
-    log.error("request failed: %s %s", request.method, request.url.path, exc_info=error)
-    return error_response(api_for(request.url.path), ProxyError(
-        500, f"the proxy failed ({type(error).__name__}); its log says more"))
+    """A fault of the proxy itself: logged with its traceback and request id, answered in the
+    API's shape. Starlette answers it outside the middleware, so the id is set here."""
+    ident = getattr(request.state, "request_id", None) or request_id([])
+    log.error("request failed: %s %s (request id %s)", request.method, request.url.path, ident,
+              exc_info=error)
+    answer = error_response(api_for(request.url.path), ProxyError(
+        500, f"the proxy failed ({type(error).__name__}); its log says more (request id "
+        f"{ident})"))
+    answer.headers[REQUEST_ID] = ident
+    return answer
 
 
 async def _proxy(request: Request, api: InboundApi, config: ServeConfig) -> Response:
     if not is_json(request.headers.get("content-type")):
-        raise ProxyError(415, "the request body must be JSON, sent with Content-Type: "
-                         f"application/json (got {request.headers.get('content-type', 'none')!r})")
+        raise _not_json(request)
     raw = await _body(request, config.max_body_bytes)
     body = _decoded(raw)
     if config.log_bodies:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from typing import Final
+from typing import Any, Final
 
 __all__ = ["ProxyError", "strict_json", "utf8"]
 
@@ -27,6 +27,10 @@ class ProxyError(Exception):
     """A request the proxy answers with an error: `status`, what the client is told (`said`),
     the API's error type (`kind`: by default ``invalid_request_error`` under 500, ``api_error``
     from it) and the request field at fault (`param`, where one is)."""
+
+    details: dict[str, Any] | None = None
+    """Machine-readable detail an API's error body carries where it has a place for it
+    (Anthropic's ``error.details``), for a client that acts on it."""
 
     def __init__(self, status: int, message: str, *, kind: str | None = None,
                  param: str | None = None) -> None:

@@ -7,8 +7,7 @@ import logging
 from typing import Any
 
 from ._config import ServeConfig
-from ._guard import allowed_hosts
-from ._upstream import credentials_in_force
+from ._startup import configuration_block
 
 __all__ = ["announce", "configure_logging", "uvicorn_settings"]
 
@@ -25,14 +24,8 @@ def configure_logging(*, worker_ids: bool = False) -> None:
 
 
 def announce(config: ServeConfig) -> None:
-    """Say at start which key goes upstream and which Host names are answered."""
-    log.info("upstream key: %s", credentials_in_force(config))
-    allowed = allowed_hosts(config)
-    if allowed is None:
-        log.info("any Host is answered (host %s is not loopback, or allowed_hosts has *)",
-                 config.host)
-    else:
-        log.info("Host names answered: %s", ", ".join(sorted(allowed)))
+    """Say at start, in one block, what the proxy will do (`configuration_block`)."""
+    log.info("%s", configuration_block(config))
 
 
 def uvicorn_settings(config: ServeConfig) -> dict[str, Any]:

@@ -17,7 +17,9 @@ cannot run a call. A call to a tool the client did not declare is returned as a 
 OpenAI-compatible servers return what the model called (vLLM, llama.cpp): the client's
 framework answers it with its own "unknown tool" result. Calls read from the text get fresh
 ids (``call_<24 hex>``, or ``toolu_<24 hex>`` for Anthropic clients): the engine numbers them
-``call_0``... in every turn, and a client keeps ids across turns. ``parallel_tool_calls:
+``call_0``... in every turn, and a client keeps ids across turns. A call the upstream made
+natively keeps its id, but for a client of an API with its own id style (Anthropic's
+``toolu_``), where it gets one of that style (`apis.InboundApi.call_id`). ``parallel_tool_calls:
 false`` keeps the first call.
 
 Streamed calls go out whole (``--stream-calls whole``, the default: a call is one delta,
@@ -53,6 +55,7 @@ from ._budget import MAX_SEARCH_ROUNDS, ToolBudget
 from ._config import ServeConfig
 from ._errors import strict_json
 from ._failed_calls import failed_as_text, issues_header, restored_content
+from ._format_watch import FormatWatch
 from ._prompt import prompt_request
 from ._requests import RequestError, check_strict_json, configured_format, format_for
 from ._upstream import UpstreamError
@@ -92,6 +95,12 @@ class Plan:
     ids: dict[int, str] = field(default_factory=dict)
     headers: dict[str, str] = field(default_factory=dict)
     """Headers for a whole answer (the calls not sent as calls: `_failed_calls`)."""
+    usage_asked: bool = True
+    """Whether the client's stream ends with the usage (`InboundApi.usage_asked`)."""
+    renamed: dict[str, str] = field(default_factory=dict)
+    """Upstream call id -> the id the client got, where the API wants its own style."""
+    watch: FormatWatch | None = None
+    """Watches the answer for another format's markup (`_format_watch`)."""
 
     def upstream_body(self, chat: dict[str, Any]) -> dict[str, Any]:
         """The upstream request for `chat` (the client's, or one continued after searches)."""
@@ -136,6 +145,8 @@ def plan(api: InboundApi, body: object, config: ServeConfig) -> Plan:
                    chat.get("parallel_tool_calls") is not False, chat, {}, budget,
                    config.stream_calls)
     planned.body = planned.upstream_body(chat)
+    planned.usage_asked = api.usage_asked(chat)
+    planned.watch = FormatWatch(model, parse_format)
     return planned
 
 
@@ -178,13 +189,15 @@ async def answer_whole(
     calls = plan.budget.client_calls(result.calls) if plan.budget else result.calls
     for call in calls:
         _check_arguments(call)
-    calls = [call if call.source == "native" else call.model_copy(update={
-        "id": plan.api.fresh_id()}) for call in calls]
+    calls = [call.model_copy(update={"id": _client_id(plan, call.source, call.id)})
+             for call in calls]
     if not plan.parallel:
         calls = calls[:1]
     plan.calls = len(calls)
     plan.headers = issues_header(result)
     texts[-1] = restored_content(result)  # a failed call's text is content, never lost
+    if plan.watch:
+        plan.watch.see_answer("".join(texts), len(calls))
     result = result.model_copy(update={"calls": calls, "content": "".join(texts),
                                        "usage": usage})
     return write_response(result, plan.api.provider, model=plan.model)
@@ -261,6 +274,9 @@ async def answer_stream(
         except Exception as error:  # noqa: BLE001 - whatever broke, the client gets an error
             yield _wire(plan, writer.fail(await failed(error)))
             return
+    usage = usage if plan.usage_asked else None
+    if plan.watch:
+        plan.watch.done()
     yield _wire(plan, writer.finish(result.finish_reason, usage)) + wire_done(plan.api.provider)
 
 
@@ -292,6 +308,8 @@ def _write(plan: Plan, writer: StreamWriter, event: Event, round_: _Round
     """`event` written, its call renamed at its start (text calls), held (a ``tool_search``
     call, which the proxy answers) or dropped (a second call when ``parallel_tool_calls`` is
     false); a failed call not started on the wire goes out as its text."""
+    if plan.watch:
+        plan.watch.see(event)
     if isinstance(event, ToolCallStart | ArgumentsDelta | ToolCallEnd | ToolCallFailed):
         if plan.budget and plan.budget.session and event.index is not None:
             if isinstance(event, ToolCallStart) and event.name == TOOL_SEARCH:
@@ -308,7 +326,7 @@ def _write(plan: Plan, writer: StreamWriter, event: Event, round_: _Round
                 text := failed_as_text(event)):  # never a call: the model's text, in place
             return writer.feed(text) + writer.feed(event)
         if isinstance(event, ToolCallStart):
-            ident = plan.api.fresh_id() if event.source == "text" else event.id
+            ident = _client_id(plan, event.source, event.id)
             plan.ids[event.index] = ident
             event = replace(event, id=ident)
         if isinstance(event, ToolCallEnd):
@@ -331,7 +349,12 @@ def _check_arguments(call: ToolCall) -> None:
                             "upstream") from None
 
 
+def _client_id(plan: Plan, source: str, upstream_id: str | None) -> str:
+    """A call's id for the client (`InboundApi.call_id`): text calls get a fresh one."""
+    return plan.api.call_id(None if source == "text" else upstream_id, plan.renamed)
+
+
 def _renamed(plan: Plan, call: ToolCall, started: str | None) -> ToolCall:
     """`call` under the id its start went out with (a fresh one for a text call)."""
-    ident = started or (call.id if call.source == "native" else plan.api.fresh_id())
+    ident = started or _client_id(plan, call.source, call.id)
     return call if ident == call.id else call.model_copy(update={"id": ident})

@@ -40,6 +40,13 @@ class Upstream:
         self._api_key = config.api_key
         self._forward = config.forward_credentials
         self._timeout = config.timeout
+        self.root = _root(self.url)
+        """The upstream's server root (its base URL without ``/v1``), where vLLM and llama.cpp
+        serve ``/tokenize``."""
+        self.tokenizer = "unknown"
+        """How the upstream counts tokens, once `_count_tokens` learnt it: "vllm" (``/tokenize``
+        takes a chat), "llamacpp" (``/apply-template``, then ``/tokenize`` of its text), or
+        "none" (an estimate is made instead)."""
         # one client serves every client of the proxy: a cookie the upstream sets for one
         # must never go out with another's requests
         self.client = httpx.AsyncClient(
@@ -88,6 +95,20 @@ class Upstream:
             await response.aclose()
             raise
         return response
+
+    async def post_root(self, path: str, body: Mapping[str, Any],
+                        headers: Mapping[str, str]) -> Any | None:
+        """POST `body` to `path` at the upstream's root (not under ``/v1``: vLLM's and
+        llama.cpp's ``/tokenize``); its JSON answer, or None for a 4xx (no such route, or a
+        request it does not take)."""
+        try:
+            response = await self.client.post(f"{self.root}{path}", json=body, headers=headers)
+        except httpx.HTTPError as error:
+            raise self._failure(error) from None
+        if 400 <= response.status_code < 500:
+            return None
+        await self._check(response)
+        return self._json(response)
 
     async def get_json(self, path: str, headers: Mapping[str, str]) -> Any:
         try:
@@ -147,16 +168,16 @@ class _Refused(http.cookiejar.CookiePolicy):
 
 
 def credentials_in_force(config: ServeConfig) -> str:
-    """Which key the upstream gets, in words (said at start)."""
+    """Which key the upstream gets, in words (said at start; never the key itself)."""
     if config.api_key:
-        return (f"the configured api_key, with every request to {config.upstream}; clients' "
-                "own keys are never sent")
+        return ("set: the configured api_key goes with every request; clients' own keys are "
+                "never sent")
     if config.forward_credentials:
-        return (f"each client's own (its Authorization header, or x-api-key as a bearer "
-                f"token) is sent to {config.upstream} (forward_credentials is on)")
-    return (f"none: clients' own keys are not sent to {config.upstream} (forward_credentials "
-            "is off; set api_key, or turn forward_credentials on, for an upstream that "
-            "checks keys)")
+        return ("not set: each client's own (its Authorization header, or x-api-key as a "
+                "bearer token) is sent upstream (forward_credentials is on)")
+    return ("not set: none is sent, nor clients' own keys (for an upstream that checks keys: "
+            "--api-key-env NAME, TOOLCALLS_SERVE_API_KEY or api_key in the config file; or "
+            "--forward-credentials)")
 
 
 def failure(error: httpx.HTTPError, url: str, timeout: float) -> UpstreamError:
@@ -170,6 +191,10 @@ def failure(error: httpx.HTTPError, url: str, timeout: float) -> UpstreamError:
                              "running, and is --upstream its address?)")
     return UpstreamError(502, f"the connection to the upstream at {url} failed: "
                          f"{type(error).__name__}: {error}")
+
+
+def _root(url: str) -> str:
+    return url.removesuffix("/v1")
 
 
 def _error_message(response: httpx.Response) -> str:

@@ -29,6 +29,10 @@ class InboundApi(ABC):
     """The `toolcalls.providers` name whose writers write its answers, whole and streamed."""
     id_prefix: ClassVar[str]
     """What its call ids start with; a call read from the text gets a fresh one."""
+    keeps_upstream_ids: ClassVar[bool] = True
+    """Whether a call the upstream made natively keeps the upstream's id whatever its style
+    (Chat Completions: the upstream speaks it); else an id not in this API's style
+    (``chatcmpl-tool-...`` to an Anthropic client) is replaced (`call_id`)."""
 
     @abstractmethod
     def chat_request(self, body: object) -> dict[str, Any]:
@@ -43,6 +47,22 @@ class InboundApi(ABC):
     def event(self, message: dict[str, Any]) -> str:
         """One message of a streamed answer as its server-sent event, in strict JSON
         (ValueError for a NaN or an infinity in it)."""
+
+    def usage_asked(self, chat: dict[str, Any]) -> bool:
+        """Whether a streamed answer to `chat` (the client's request as Chat Completions) ends
+        with its token usage: yes, unless the API leaves it to the client."""
+        return True
+
+    def call_id(self, upstream_id: str | None, given: dict[str, str]) -> str:
+        """The id a call goes out with: a fresh one for a call read from the text (no
+        `upstream_id`), the upstream's own where this API keeps it or it is in this API's
+        style, else one in this API's style, the same for the same upstream id within an
+        answer (`given` holds those of the answer so far)."""
+        if upstream_id is None:
+            return self.fresh_id()
+        if self.keeps_upstream_ids or upstream_id.startswith(self.id_prefix):
+            return upstream_id
+        return given.setdefault(upstream_id, self.fresh_id())
 
     def fresh_id(self) -> str:
         """A new call id: the prefix and 24 hex digits."""

@@ -14,7 +14,9 @@ __all__ = ["ChatCompletions"]
 
 class ChatCompletions(InboundApi):
     """Errors ``{"error": {"message", "type", "param", "code"}}``; streamed chunks are bare
-    ``data:`` lines (the closing ``data: [DONE]`` is the writer's `wire_done`)."""
+    ``data:`` lines (the closing ``data: [DONE]`` is the writer's `wire_done`); the usage
+    chunk (``choices: []``) only when the client asked (``stream_options.include_usage``),
+    as OpenAI does: a client loop that reads ``chunk.choices[0]`` never meets it."""
 
     name = "chat"
     path = "/v1/chat/completions"
@@ -23,6 +25,10 @@ class ChatCompletions(InboundApi):
 
     def chat_request(self, body: object) -> dict[str, Any]:
         return validate_chat_request(body)
+
+    def usage_asked(self, chat: dict[str, Any]) -> bool:
+        options = chat.get("stream_options")
+        return isinstance(options, dict) and options.get("include_usage") is True
 
     def error_body(self, error: ProxyError) -> dict[str, Any]:
         return {"error": {"message": error.said, "type": error.kind, "param": error.param,
