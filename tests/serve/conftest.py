@@ -3,13 +3,21 @@ uvicorn server on 127.0.0.1, port 0 (a free one), in a background thread, stoppe
 
 from __future__ import annotations
 
+import asyncio
+import os
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 import uvicorn
+
+# Before any test module imports LiteLLM: else it fetches its model cost map from the network
+# at import, and waits (several modules use it: test_litellm, test_failed_calls)
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
 from clients import close_clients
 from upstream import FakeUpstream
 
@@ -40,6 +48,21 @@ class ServerThread:
         self.server.should_exit = True
         self.thread.join(timeout=10)
         assert not self.thread.is_alive(), "the test server did not stop"
+
+
+@pytest.fixture(scope="module")
+def no_leftover_loop() -> Iterator[None]:
+    """For modules that call LiteLLM: its sync calls leave an event loop set on the main thread
+    and never close it. Whoever sets another one later (any `asyncio.run`) drops it, and its
+    ResourceWarning then fails whatever test the garbage collector happens to run in. The
+    module's end closes it, and starts the main thread's loops afresh."""
+    yield
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        loop = asyncio.get_event_loop_policy().get_event_loop()
+    if not loop.is_running():
+        loop.close()
+    asyncio.set_event_loop_policy(None)
 
 
 @pytest.fixture(scope="session")

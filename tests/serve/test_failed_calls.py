@@ -8,7 +8,6 @@ the history is taken as OpenAI takes it.
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 import anthropic
@@ -20,9 +19,9 @@ from upstream import FakeUpstream, corpus_rows
 
 from toolcalls.serve._failed_calls import ISSUES_HEADER
 
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # before LiteLLM's import
 litellm = pytest.importorskip("litellm")
-pytestmark = pytest.mark.filterwarnings("ignore:Item.*ReadOnly. qualifier:UserWarning")
+pytestmark = [pytest.mark.filterwarnings("ignore:Item.*ReadOnly. qualifier:UserWarning"),
+              pytest.mark.usefixtures("no_leftover_loop")]
 
 WEATHER = {"type": "function", "function": {
     "name": "get_weather", "description": "The weather in a city.",

@@ -5,20 +5,18 @@ as its ``tool_calls``."""
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 import pytest
 from clients import TIMEOUT, expected
 from upstream import FakeUpstream, corpus_rows
 
-# Before the import: else LiteLLM fetches its model cost map from the network, and waits.
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 litellm = pytest.importorskip("litellm")
 
 # LiteLLM imports its providers lazily, at the first call; pydantic warns about one of their
 # TypedDicts there (LiteLLM's, nothing of the proxy's).
-pytestmark = pytest.mark.filterwarnings("ignore:Item.*ReadOnly. qualifier:UserWarning")
+pytestmark = [pytest.mark.filterwarnings("ignore:Item.*ReadOnly. qualifier:UserWarning"),
+              pytest.mark.usefixtures("no_leftover_loop")]
 
 ROWS = [row for fmt in ("qwen3_coder", "hermes", "kimi_k2")
         for row in (corpus_rows(fmt, calls=2) or corpus_rows(fmt, calls=1))[:1]]
