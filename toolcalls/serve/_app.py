@@ -2,13 +2,14 @@
 its edges.
 
 Routes: each inbound API's ``POST`` route (``/v1/chat/completions``, OpenAI Chat Completions;
-``/v1/messages``, Anthropic Messages), ``GET /v1/models`` (the upstream's, passed through),
-``GET /healthz``. An error is a `ProxyError` raised where it is found and answered here, once,
-in the API's own shape (`apis.InboundApi.error_body`): 421 for a ``Host`` the proxy does not
-answer to and 415 for a body not sent as JSON (`_guard`), 400 for a body that is not JSON or a
-wrong field (named), 413 for a body over ``max_body_bytes``, 502/504 when the upstream fails
-(`_upstream`), 500 for a fault of the proxy itself. One structured access-log line per request
-to an API or ``/v1/models`` (`_access`); bodies only with ``log_bodies``.
+``/v1/messages``, Anthropic Messages; ``/v1/responses``, OpenAI Responses), ``GET /v1/models``
+(the upstream's, passed through), ``GET /healthz``. An error is a `ProxyError` raised where it
+is found and answered here, once, in the API's own shape (`apis.InboundApi.error_body`): 421 for
+a ``Host`` the proxy does not answer to and 415 for a body not sent as JSON (`_guard`), 400 for
+a body that is not JSON or a wrong field (named), 413 for a body over ``max_body_bytes``,
+502/504 when the upstream fails (`_upstream`), 500 for a fault of the proxy itself. One
+structured access-log line per request to an API or ``/v1/models`` (`_access`); bodies only with
+``log_bodies``.
 """
 
 from __future__ import annotations
