@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -54,7 +55,11 @@ async def _run(url: str, asked: list[str], streamed: bool) -> Any:
 def test_agent_runs_a_tool_loop(start_proxy, upstream: FakeUpstream, mode, streamed) -> None:
     upstream.script(CALL, then=("It is sunny in Paris.",))
     asked: list[str] = []
-    final = asyncio.run(_run(start_proxy(mode=mode), asked, streamed))
+    # In a thread of its own: asyncio.run on the main thread would drop an event loop another
+    # test's client left set there (LiteLLM's), unclosed, to be collected at a random later
+    # point, where its ResourceWarning is an error.
+    with ThreadPoolExecutor(1) as pool:
+        final = pool.submit(asyncio.run, _run(start_proxy(mode=mode), asked, streamed)).result()
     assert final == "It is sunny in Paris."
     assert asked == ["Paris"]
     assert len(upstream.requests) == 2
