@@ -99,6 +99,20 @@ def test_a_function_tool_keeps_strict_and_may_leave_parameters_out() -> None:
         "name": "now", "parameters": {"type": "object", "properties": {}}, "strict": True}}]
 
 
+def test_a_text_format_is_the_response_format() -> None:
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}}
+    fmt = {"type": "json_schema", "name": "place", "schema": schema, "strict": True}
+    body = sent_by_openai(model="m", input="x", text={"format": fmt})
+    assert chat_request_from_responses(body)["response_format"] == {
+        "type": "json_schema", "json_schema": {"name": "place", "schema": schema,
+                                               "strict": True}}
+    as_json = chat_request_from_responses({"model": "m", "input": "x",
+                                           "text": {"format": {"type": "json_object"}}})
+    assert as_json["response_format"] == {"type": "json_object"}
+    plain = {"model": "m", "input": "x", "text": {"format": {"type": "text"}}}
+    assert "response_format" not in chat_request_from_responses(plain)
+
+
 @pytest.mark.parametrize(("body", "field", "says"), [
     ({"input": "x"}, "model", "is required"),
     ({"model": "m"}, "input", "is required"),
@@ -132,6 +146,8 @@ def test_a_function_tool_keeps_strict_and_may_leave_parameters_out() -> None:
     ({"model": "m", "input": "x", "tool_choice": "any"}, "tool_choice", "expected one of"),
     ({"model": "m", "input": "x", "max_output_tokens": 0}, "max_output_tokens", "at least 1"),
     ({"model": "m", "input": "x", "store": "no"}, "store", "true or false"),
+    ({"model": "m", "input": "x", "text": {"format": {"type": "json_schema", "name": "n"}}},
+     "text.format.schema", "is required"),
 ])
 def test_a_wrong_field_is_named(body: dict[str, Any], field: str, says: str) -> None:
     with pytest.raises(RequestError) as raised:

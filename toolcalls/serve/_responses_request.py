@@ -53,9 +53,9 @@ def chat_request_from_responses(body: object) -> dict[str, Any]:
     parts, ``function_call``, ``function_call_output``, ``reasoning``), ``instructions``,
     ``tools`` (function tools only: OpenAI's hosted tools run at OpenAI), ``tool_choice``,
     ``parallel_tool_calls``, ``max_output_tokens``, ``temperature``, ``top_p``, ``stream``,
-    ``store``, ``metadata``, ``user``. ``previous_response_id``, ``conversation`` and
-    ``background`` need state the proxy does not keep, and are refused. Other fields
-    (``include``, ``reasoning``, ``text``, ``truncation``...) have no Chat Completions twin
+    ``store``, ``metadata``, ``user``, ``text.format``. ``previous_response_id``,
+    ``conversation`` and ``background`` need state the proxy does not keep, and are refused.
+    Other fields (``include``, ``reasoning``, ``truncation``...) have no Chat Completions twin
     the proxy relies on and are left out.
 
     Translated: ``instructions`` -> a first system message (``system`` and ``developer``
@@ -64,7 +64,8 @@ def chat_request_from_responses(body: object) -> dict[str, Any]:
     ``function_call_output`` items -> ``tool`` messages (images in an output go in a user
     message right after, as tool messages take text only); ``reasoning`` items are dropped;
     ``tool_choice`` ``{"type": "function", "name"}`` -> the named function;
-    ``max_output_tokens`` -> ``max_tokens``.
+    ``max_output_tokens`` -> ``max_tokens``; ``text.format`` json_schema or json_object ->
+    ``response_format``.
     """
     request = _object(body, "")
     _refuse_state(request)
@@ -85,6 +86,8 @@ def chat_request_from_responses(body: object) -> dict[str, Any]:
         if request.get(key) is not None:
             chat[key] = request[key]
             check(request[key], key)
+    if request.get("text") is not None:
+        chat.update(_text_format(request["text"]))
     if request.get("store") is not None:
         _boolean(request["store"], "store")  # accepted: nothing is stored either way
     if request.get("metadata") is not None:
@@ -265,3 +268,24 @@ def _tool_choice(value: Any, names: Sequence[str]) -> Any:
     if name not in names:
         raise RequestError("tool_choice.name", f"no tool named {name!r} in tools")
     return {"type": "function", "function": {"name": name}}
+
+
+def _text_format(value: Any) -> dict[str, Any]:
+    """``text.format`` as Chat Completions' ``response_format`` (none for plain text)."""
+    text = _object(value, "text")
+    if text.get("format") is None:
+        return {}
+    shape = _object(text["format"], "text.format")
+    kind = _one_of(_required(shape, "type", "text.format"), "text.format.type",
+                   ("text", "json_object", "json_schema"))
+    if kind == "text":
+        return {}
+    if kind == "json_object":
+        return {"response_format": {"type": "json_object"}}
+    schema = {"name": _string(_required(shape, "name", "text.format"), "text.format.name",
+                              empty=False),
+              "schema": _object(_required(shape, "schema", "text.format"), "text.format.schema")}
+    for key, check in (("description", _string), ("strict", _boolean)):
+        if shape.get(key) is not None:
+            schema[key] = check(shape[key], f"text.format.{key}")
+    return {"response_format": {"type": "json_schema", "json_schema": schema}}
