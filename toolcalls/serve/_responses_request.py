@@ -282,9 +282,10 @@ def _text_format(value: Any) -> dict[str, Any]:
         return {}
     if kind == "json_object":
         return {"response_format": {"type": "json_object"}}
-    schema = {"name": _string(_required(shape, "name", "text.format"), "text.format.name",
-                              empty=False),
-              "schema": _object(_required(shape, "schema", "text.format"), "text.format.schema")}
+    name = _string(_required(shape, "name", "text.format"), "text.format.name", empty=False)
+    schema: dict[str, Any] = {
+        "name": name,
+        "schema": _object(_required(shape, "schema", "text.format"), "text.format.schema")}
     for key, check in (("description", _string), ("strict", _boolean)):
         if shape.get(key) is not None:
             schema[key] = check(shape[key], f"text.format.{key}")
