@@ -1,25 +1,26 @@
 """``toolcalls serve``: an HTTP proxy that gives tool calling to any model server.
 
-It speaks the OpenAI Chat Completions API (``POST /v1/chat/completions``) and the Anthropic
-Messages API (``POST /v1/messages``), streamed and whole, in front of an upstream that speaks
-OpenAI Chat Completions; calls the upstream leaves in its text are parsed out and returned as
-``tool_calls`` / ``tool_use`` blocks. It also counts tokens for Anthropic clients (``POST
-/v1/messages/count_tokens``, `_count_tokens`); any other route is answered 404 (405 for a wrong
-method) in the client API's error shape, naming the routes served. Needs the extra: ``pip
-install 'toolcalls[serve]'`` (starlette, uvicorn, httpx), which the rest of toolcalls never
-imports.
+It speaks the OpenAI Chat Completions API (``POST /v1/chat/completions``), the Anthropic
+Messages API (``POST /v1/messages``) and the OpenAI Responses API (``POST /v1/responses``,
+stateless: the client sends the whole history), streamed and whole, in front of an upstream that
+speaks OpenAI Chat Completions; calls the upstream leaves in its text are parsed out and
+returned as ``tool_calls`` / ``tool_use`` blocks / ``function_call`` items. It also counts
+tokens for Anthropic clients (``POST /v1/messages/count_tokens``, `_count_tokens`); any other
+route is answered 404 (405 for a wrong method) in the client API's error shape, naming the
+routes served. Needs the extra: ``pip install 'toolcalls[serve]'`` (starlette, uvicorn, httpx),
+which the rest of toolcalls never imports.
 
 `ServeConfig` holds the settings (`load_config` reads flags, environment and a TOML file),
 `create_app` builds the ASGI app, `serve` runs it under uvicorn.
 
-The way through, top to bottom: `_server` (`serve`; `_workers` for several processes,
-`_process` for what each sets up) → `_app` (routes, the one error handler, `_access` and
-`_guard` at the edge) → `_proxy` (a request planned, the upstream's answer relayed) → `apis`
-(what each inbound API is) → the request checks (`_requests`, `_anthropic_request`, `_prompt`,
-`_budget`). At start, `_startup` writes the effective configuration; `_format_watch` warns when
-a model writes another format than the one configured for it.
+The way through, top to bottom: `_server` (`serve`; `_workers` for several processes, `_process`
+for what each sets up) → `_app` (routes, the one error handler, `_access` and `_guard` at the
+edge) → `_proxy` (a request planned, the upstream's answer relayed) → `apis` (what each inbound
+API is) → the request checks (`_requests`, `_anthropic_request`, `_responses_request`,
+`_prompt`, `_budget`). At start, `_startup` writes the effective configuration; `_format_watch`
+warns when a model writes another format than the one configured for it.
 
-Adding an inbound API (the OpenAI Responses API, say) is one module and one row: a module in
+Adding an inbound API is one module and one row: a module in
 `apis/` with an `apis.InboundApi` subclass (its name, route, the `toolcalls.providers` name whose
 writers answer it, its call id prefix, how its request reads into a Chat Completions request,
 its error body, how its stream is framed) and an instance of it in `apis.APIS`. The app builds

@@ -2,8 +2,9 @@
 its edges.
 
 Routes: each inbound API's ``POST`` route (``/v1/chat/completions``, OpenAI Chat Completions;
-``/v1/messages``, Anthropic Messages), ``POST /v1/messages/count_tokens`` (`_count_tokens`),
-``GET /v1/models`` (the upstream's, passed through), ``GET /healthz``. Any other path is
+``/v1/messages``, Anthropic Messages; ``/v1/responses``, OpenAI Responses), ``POST
+/v1/messages/count_tokens`` (`_count_tokens`), ``GET /v1/models`` (the upstream's, passed
+through), ``GET /healthz``. Any other path is
 answered 404, and a route asked with another method 405, in the shape of the API at or above
 the path, naming the routes served (`not_served`). An error is a `ProxyError` raised where it
 is found and answered here, once, in the API's own shape (`apis.InboundApi.error_body`): 421

@@ -1,8 +1,9 @@
 """One proxied request: what goes upstream (`plan`), and what the client gets back, whole
 (`answer_whole`) or streamed (`answer_stream`).
 
-The flow: the client's request is validated (and an Anthropic one translated into the Chat
-Completions request it means); its model picks the format (`format_for`) and the mode:
+The flow: the client's request is validated (and an Anthropic or Responses one translated
+into the Chat Completions request it means); its model picks the format (`format_for`) and the
+mode:
 
 - prompt: the upstream gets no tools; they are written into the system prompt in the model's
   own format and the history's calls and results as its template writes them

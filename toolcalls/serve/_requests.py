@@ -1,6 +1,6 @@
 """What clients send the proxy, checked: OpenAI Chat Completions requests, and the format of
-a model. Anthropic Messages requests are checked and translated in `_anthropic_request`,
-prompt mode's rewriting is `_prompt`.
+a model. Anthropic Messages and OpenAI Responses requests are checked and translated in
+`_anthropic_request` and `_responses_request`, prompt mode's rewriting is `_prompt`.
 
 * `validate_chat_request`: an OpenAI Chat Completions body checked for what the proxy relies
   on; a wrong field is a `RequestError` naming it (``messages[2].content: expected ...``),

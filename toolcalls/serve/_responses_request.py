@@ -1,0 +1,292 @@
+"""OpenAI Responses requests: checked as `_requests` checks Chat Completions ones (a wrong field
+is a `RequestError` naming it) and translated into the equivalent Chat Completions request
+(`chat_request_from_responses`), so one path serves every API.
+
+The proxy keeps no state: a request must carry the whole conversation in ``input``. So
+``previous_response_id`` and ``conversation`` (a history the proxy would have to have stored)
+are refused, as is an ``item_reference`` item; ``store`` is accepted and nothing is stored.
+
+A pure function of JSON-decoded values: no HTTP, no starlette.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final
+
+from ..tools._importers import from_openai
+from ._requests import (
+    RequestError,
+    _at,
+    _boolean,
+    _integer,
+    _json_object,
+    _list,
+    _number,
+    _object,
+    _one_of,
+    _required,
+    _string,
+)
+
+__all__ = ["chat_request_from_responses"]
+
+_STATEFUL: Final = ("previous_response_id", "conversation")
+"""Fields that name a history stored at the server, which this proxy does not keep."""
+_ROLES: Final = {"user": "user", "assistant": "assistant", "system": "system",
+                 "developer": "system"}
+_TEXT_PARTS: Final = {"input_text": "text", "output_text": "text", "refusal": "refusal"}
+"""Text content parts, and the field their text is in."""
+_CHOICES: Final = ("auto", "none", "required")
+# Same name and meaning in both APIs.
+_SAMPLING: Final[Mapping[str, Callable[[Any, str], Any]]] = {
+    "temperature": _number, "top_p": _number, "parallel_tool_calls": _boolean,
+    "stream": _boolean, "user": _string,
+}
+
+
+def chat_request_from_responses(body: object) -> dict[str, Any]:
+    """A Responses request, checked, as the equivalent Chat Completions request.
+
+    Checked (`RequestError` names the field): ``model``, ``input`` (required: a string, or
+    items: messages with ``input_text``, ``output_text``, ``refusal`` and ``input_image``
+    parts, ``function_call``, ``function_call_output``, ``reasoning``), ``instructions``,
+    ``tools`` (function tools only: OpenAI's hosted tools run at OpenAI), ``tool_choice``,
+    ``parallel_tool_calls``, ``max_output_tokens``, ``temperature``, ``top_p``, ``stream``,
+    ``store``, ``metadata``, ``user``, ``text.format``. ``previous_response_id``,
+    ``conversation`` and ``background`` need state the proxy does not keep, and are refused.
+    Other fields (``include``, ``reasoning``, ``truncation``...) have no Chat Completions twin
+    the proxy relies on and are left out.
+
+    Translated: ``instructions`` -> a first system message (``system`` and ``developer``
+    messages follow it as system messages); ``function_call`` items -> the ``tool_calls``
+    of an assistant message (joined to the assistant's message just before, if any);
+    ``function_call_output`` items -> ``tool`` messages (images in an output go in a user
+    message right after, as tool messages take text only); ``reasoning`` items are dropped;
+    ``tool_choice`` ``{"type": "function", "name"}`` -> the named function;
+    ``max_output_tokens`` -> ``max_tokens``; ``text.format`` json_schema or json_object ->
+    ``response_format``.
+    """
+    request = _object(body, "")
+    _refuse_state(request)
+    chat: dict[str, Any] = {
+        "model": _string(_required(request, "model", ""), "model", empty=False),
+        "messages": _instructions(request.get("instructions")),
+    }
+    chat["messages"] += _input(_required(request, "input", ""))
+    if request.get("tools") is not None:
+        chat["tools"] = _tools(request["tools"])
+    if request.get("tool_choice") is not None:
+        names = [tool["function"]["name"] for tool in chat.get("tools", [])]
+        chat["tool_choice"] = _tool_choice(request["tool_choice"], names)
+    if request.get("max_output_tokens") is not None:
+        chat["max_tokens"] = _integer(request["max_output_tokens"], "max_output_tokens",
+                                      minimum=1)
+    for key, check in _SAMPLING.items():
+        if request.get(key) is not None:
+            chat[key] = request[key]
+            check(request[key], key)
+    if request.get("text") is not None:
+        chat.update(_text_format(request["text"]))
+    if request.get("store") is not None:
+        _boolean(request["store"], "store")  # accepted: nothing is stored either way
+    if request.get("metadata") is not None:
+        _object(request["metadata"], "metadata")
+    return chat
+
+
+def _refuse_state(request: Mapping[str, Any]) -> None:
+    for key in _STATEFUL:
+        if request.get(key) is not None:
+            raise RequestError(key, "the proxy keeps no state: send the whole conversation "
+                               "in input (each earlier message, function_call and "
+                               "function_call_output item), with store false")
+    if request.get("background") is not None and _boolean(request["background"], "background"):
+        raise RequestError("background", "the proxy keeps no state to run a response in the "
+                           "background: send it without background")
+
+
+def _instructions(value: Any) -> list[dict[str, Any]]:
+    if value is None:
+        return []
+    text = _string(value, "instructions")
+    return [{"role": "system", "content": text}] if text else []
+
+
+def _input(value: Any) -> list[dict[str, Any]]:
+    if isinstance(value, str):
+        return [{"role": "user", "content": value}]
+    messages: list[dict[str, Any]] = []
+    known: set[str] = set()  # function_call ids so far: an output must answer one
+    for index, item in enumerate(_list(value, "input", empty=False)):
+        _item(_object(item, f"input[{index}]"), f"input[{index}]", messages, known)
+    return messages
+
+
+def _item(item: Mapping[str, Any], field: str, messages: list[dict[str, Any]],
+          known: set[str]) -> None:
+    """One input item, added to `messages` as what it is in Chat Completions."""
+    kind = item.get("type", "message")  # a message may leave its type out
+    if kind == "message":
+        messages += _message(item, field)
+    elif kind == "function_call":
+        call = _function_call(item, field)
+        known.add(call["id"])
+        _assistant_calls(messages).append(call)
+    elif kind == "function_call_output":
+        messages += _function_call_output(item, field, known)
+    elif kind == "reasoning":
+        # Dropped: the text a Chat Completions request sends is the answer, not earlier
+        # reasoning (which OpenAI sends encrypted, for itself alone).
+        _optional_list(item.get("summary"), _at(field, "summary"))
+    elif kind == "item_reference":
+        raise RequestError(_at(field, "type"), "the proxy keeps no state to look an item up "
+                           "by its id: send the item itself")
+    else:
+        raise RequestError(_at(field, "type"), f"{kind!r} items are not supported by the "
+                           "proxy (it takes message, function_call, function_call_output "
+                           "and reasoning items)")
+
+
+def _optional_list(value: Any, field: str) -> None:
+    if value is not None:
+        _list(value, field)
+
+
+def _assistant_calls(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The calls of the assistant message a call joins: the last message, if it is the
+    assistant's, else a new one."""
+    if not messages or messages[-1]["role"] != "assistant":
+        messages.append({"role": "assistant", "content": ""})
+    calls: list[dict[str, Any]] = messages[-1].setdefault("tool_calls", [])
+    return calls
+
+
+def _message(item: Mapping[str, Any], field: str) -> list[dict[str, Any]]:
+    role = _ROLES[_one_of(_required(item, "role", field), _at(field, "role"), tuple(_ROLES))]
+    content = _required(item, "content", field)
+    if isinstance(content, str):
+        return [{"role": role, "content": content}]
+    parts = [_part(part, _at(_at(field, "content"), index), role)
+             for index, part in enumerate(_list(content, _at(field, "content")))]
+    if role != "user" or all(part["type"] == "text" for part in parts):
+        return [{"role": role, "content": "".join(part["text"] for part in parts)}]
+    return [{"role": role, "content": parts}]
+
+
+def _part(value: Any, field: str, role: str) -> dict[str, Any]:
+    """A content part as a Chat Completions part (images only from the user)."""
+    part = _object(value, field)
+    kinds = (*_TEXT_PARTS, "input_image") if role == "user" else tuple(_TEXT_PARTS)
+    kind = _one_of(_required(part, "type", field), _at(field, "type"), kinds)
+    if kind in _TEXT_PARTS:
+        key = _TEXT_PARTS[kind]
+        return {"type": "text", "text": _string(_required(part, key, field), _at(field, key))}
+    if part.get("image_url") is None:
+        raise RequestError(_at(field, "image_url"), "is required (the proxy keeps no files: "
+                           "send the image as a URL or a data: URL, not a file_id)")
+    image: dict[str, Any] = {"url": _string(part["image_url"], _at(field, "image_url"),
+                                            empty=False)}
+    if part.get("detail") is not None:
+        image["detail"] = _one_of(part["detail"], _at(field, "detail"), ("auto", "low", "high"))
+    return {"type": "image_url", "image_url": image}
+
+
+def _function_call(item: Mapping[str, Any], field: str) -> dict[str, Any]:
+    id_ = _string(_required(item, "call_id", field), _at(field, "call_id"), empty=False)
+    name = _string(_required(item, "name", field), _at(field, "name"), empty=False)
+    arguments = _string(_required(item, "arguments", field), _at(field, "arguments"))
+    _json_object(arguments, _at(field, "arguments"))
+    return {"id": id_, "type": "function",
+            "function": {"name": name, "arguments": arguments or "{}"}}
+
+
+def _function_call_output(item: Mapping[str, Any], field: str, known: set[str]
+                          ) -> list[dict[str, Any]]:
+    """A tool message, and a user message with the output's images, if it has any."""
+    id_ = _string(_required(item, "call_id", field), _at(field, "call_id"), empty=False)
+    if id_ not in known:
+        raise RequestError(_at(field, "call_id"), f"no earlier function_call item has call_id "
+                           f"{id_!r} (the proxy keeps no state: send the call too)")
+    output = _required(item, "output", field)
+    if isinstance(output, str):
+        return [{"role": "tool", "tool_call_id": id_, "content": output}]
+    parts = [_part(part, _at(_at(field, "output"), index), "user")
+             for index, part in enumerate(_list(output, _at(field, "output")))]
+    text = "\n".join(part["text"] for part in parts if part["type"] == "text")
+    messages: list[dict[str, Any]] = [{"role": "tool", "tool_call_id": id_, "content": text}]
+    if images := [part for part in parts if part["type"] != "text"]:
+        messages.append({"role": "user", "content": images})
+    return messages
+
+
+def _tools(value: Any) -> list[dict[str, Any]]:
+    tools = [_object(tool, f"tools[{index}]") for index, tool in enumerate(_list(value, "tools"))]
+    hosted = sorted({str(tool.get("type")) for tool in tools if tool.get("type") != "function"})
+    if hosted:
+        raise RequestError("tools", f"the proxy serves function tools only; {', '.join(hosted)} "
+                           "tools run at OpenAI, not behind this proxy: leave them out")
+    converted: list[dict[str, Any]] = []
+    for index, tool in enumerate(tools):
+        converted.append(_function_tool(tool, f"tools[{index}]"))
+        name = converted[-1]["function"]["name"]
+        if any(known["function"]["name"] == name for known in converted[:-1]):
+            raise RequestError(f"tools[{index}].name", f"two tools are named {name!r}")
+    return converted
+
+
+def _function_tool(tool: Mapping[str, Any], field: str) -> dict[str, Any]:
+    """A flat function tool as a Chat Completions one, its schema checked by `Tool`."""
+    function: dict[str, Any] = {
+        "name": _string(_required(tool, "name", field), _at(field, "name"), empty=False),
+        "parameters": {"type": "object", "properties": {}},
+    }
+    if tool.get("parameters") is not None:
+        function["parameters"] = _object(tool["parameters"], _at(field, "parameters"))
+    if tool.get("description") is not None:
+        function["description"] = _string(tool["description"], _at(field, "description"))
+    if tool.get("strict") is not None:
+        function["strict"] = _boolean(tool["strict"], _at(field, "strict"))
+    converted = {"type": "function", "function": function}
+    try:
+        from_openai(converted)
+    except ValueError as error:  # ToolDefinitionError: a schema Tool refuses
+        raise RequestError(_at(field, "parameters"),
+                           str(error).removeprefix("tool #0: ")) from None
+    return converted
+
+
+def _tool_choice(value: Any, names: Sequence[str]) -> Any:
+    if isinstance(value, str):
+        return _one_of(value, "tool_choice", _CHOICES)
+    choice = _object(value, "tool_choice")
+    kind = _required(choice, "type", "tool_choice")
+    if kind != "function":
+        raise RequestError("tool_choice.type", f"the proxy takes a function tool choice (or "
+                           f"'auto', 'none', 'required'), not {kind!r}")
+    name = _string(_required(choice, "name", "tool_choice"), "tool_choice.name", empty=False)
+    if name not in names:
+        raise RequestError("tool_choice.name", f"no tool named {name!r} in tools")
+    return {"type": "function", "function": {"name": name}}
+
+
+def _text_format(value: Any) -> dict[str, Any]:
+    """``text.format`` as Chat Completions' ``response_format`` (none for plain text)."""
+    text = _object(value, "text")
+    if text.get("format") is None:
+        return {}
+    shape = _object(text["format"], "text.format")
+    kind = _one_of(_required(shape, "type", "text.format"), "text.format.type",
+                   ("text", "json_object", "json_schema"))
+    if kind == "text":
+        return {}
+    if kind == "json_object":
+        return {"response_format": {"type": "json_object"}}
+    name = _string(_required(shape, "name", "text.format"), "text.format.name", empty=False)
+    schema: dict[str, Any] = {
+        "name": name,
+        "schema": _object(_required(shape, "schema", "text.format"), "text.format.schema")}
+    for key, check in (("description", _string), ("strict", _boolean)):
+        if shape.get(key) is not None:
+            schema[key] = check(shape[key], f"text.format.{key}")
+    return {"response_format": {"type": "json_schema", "json_schema": schema}}
