@@ -59,8 +59,11 @@ def no_leftover_loop() -> Iterator[None]:
     yield
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
-        loop = asyncio.get_event_loop_policy().get_event_loop()
-    if not loop.is_running():
+        try:
+            loop = asyncio.get_event_loop_policy().get_event_loop()
+        except RuntimeError:  # none set (an asyncio.run since has set None): nothing left
+            loop = None
+    if loop is not None and not loop.is_running():
         loop.close()
     asyncio.set_event_loop_policy(None)
 
