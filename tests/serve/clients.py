@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import anthropic
 import openai
+import pytest
 
 from toolcalls.providers._response_reader import read_response
 from toolcalls.serve._failed_calls import restored_content
@@ -86,3 +88,15 @@ def expected(text: str, fmt: str, tools: Any) -> tuple[str, list[tuple[str, dict
 
 def named(calls: list[tuple[str, str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
     return [(name, arguments) for _, name, arguments in calls]
+
+
+def access_lines(caplog: pytest.LogCaptureFixture, count: int) -> list[dict[str, Any]]:
+    """The proxy's access lines, once there are `count` (a stream's is written just after its
+    last piece went out, which its client may have read first); fewer after 10 s."""
+    deadline = time.monotonic() + 10
+    while True:
+        lines = [json.loads(record.getMessage()) for record in caplog.records
+                 if hasattr(record, "access")]
+        if len(lines) >= count or time.monotonic() > deadline:
+            return lines
+        time.sleep(0.01)

@@ -3,28 +3,14 @@
 
 from __future__ import annotations
 
-import json
 import logging
-import time
-from typing import Any
 
 import httpx
 import pytest
+from clients import access_lines
 from upstream import FakeUpstream, corpus_rows
 
 HI = [{"role": "user", "content": "hi"}]
-
-
-def _lines(caplog: pytest.LogCaptureFixture, count: int) -> list[dict[str, Any]]:
-    """The access lines, once there are `count` (a stream's is written just after its last
-    piece went out, which its client may have read first)."""
-    deadline = time.monotonic() + 10
-    while True:
-        lines = [json.loads(record.getMessage()) for record in caplog.records
-                 if hasattr(record, "access")]
-        if len(lines) >= count or time.monotonic() > deadline:
-            return lines
-        time.sleep(0.01)
 
 
 def test_a_planned_request_is_logged_with_its_plan(start_proxy, upstream: FakeUpstream,
@@ -37,7 +23,7 @@ def test_a_planned_request_is_logged_with_its_plan(start_proxy, upstream: FakeUp
             response = httpx.post(f"{url}/v1/chat/completions", timeout=10, json={
                 "model": "hermes", "tools": row["tools"], "messages": HI, "stream": stream})
             assert response.status_code == 200
-        lines = _lines(caplog, 2)
+        lines = access_lines(caplog, 2)
     assert [(line["method"], line["path"], line["status"], line["stream"], line["calls"])
             for line in lines] == [("POST", "/v1/chat/completions", 200, stream, 1)
                                    for stream in (False, True)]
@@ -55,7 +41,7 @@ def test_a_refused_request_is_logged_with_its_status_alone(start_proxy, upstream
                           headers={"content-type": "text/plain"}).status_code == 415
         assert httpx.get(f"{url}/v1/models", timeout=10).status_code == 200
         assert httpx.get(f"{url}/healthz", timeout=10).status_code == 200  # never logged
-        lines = _lines(caplog, 3)
+        lines = access_lines(caplog, 3)
     assert [sorted(line) for line in lines] == [
         ["duration_ms", "method", "path", "request_id", "status"]] * 3
     assert [(line["path"], line["status"]) for line in lines] == [

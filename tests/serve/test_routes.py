@@ -5,29 +5,16 @@ the path, naming the routes served, with an access-log line; every answer has an
 
 from __future__ import annotations
 
-import json
 import logging
-import time
-from typing import Any
 
 import anthropic
 import httpx
 import openai
 import pytest
-from clients import anthropic_client, openai_client
+from clients import access_lines, anthropic_client, openai_client
 from upstream import FakeUpstream
 
 SERVED = "POST /v1/chat/completions"
-
-
-def _access_lines(caplog: pytest.LogCaptureFixture, count: int) -> list[dict[str, Any]]:
-    deadline = time.monotonic() + 10
-    while True:
-        lines = [json.loads(record.getMessage()) for record in caplog.records
-                 if hasattr(record, "access")]
-        if len(lines) >= count or time.monotonic() > deadline:
-            return lines
-        time.sleep(0.01)
 
 
 @pytest.mark.parametrize("method,path", [
@@ -86,7 +73,7 @@ def test_routes_not_served_are_logged_with_their_request_id(
     with caplog.at_level(logging.INFO, logger="toolcalls.serve"):
         missing = httpx.post(f"{url}/v1/responses-not-here", json={}, timeout=10)
         wrong = httpx.get(f"{url}/v1/chat/completions", timeout=10)
-        lines = _access_lines(caplog, 2)
+        lines = access_lines(caplog, 2)
     assert [(line["method"], line["path"], line["status"], line["request_id"])
             for line in lines] == [
         ("POST", "/v1/responses-not-here", 404, missing.headers["x-request-id"]),

@@ -11,7 +11,6 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..tools._importers import from_openai
 from ._requests import (
     RequestError,
     _at,
@@ -23,6 +22,7 @@ from ._requests import (
     _one_of,
     _required,
     _string,
+    checked_function_tool,
 )
 
 __all__ = ["ThreadsNotKept", "chat_request_from_messages"]
@@ -246,12 +246,7 @@ def _anthropic_tools(value: Any) -> list[dict[str, Any]]:
         }
         if tool.get("description") is not None:
             function["description"] = _string(tool["description"], _at(at, "description"))
-        converted = {"type": "function", "function": function}
-        try:
-            from_openai(converted)
-        except ValueError as error:  # ToolDefinitionError: a schema Tool refuses
-            raise RequestError(_at(at, "input_schema"),
-                               str(error).removeprefix("tool #0: ")) from None
+        converted = checked_function_tool(function, _at(at, "input_schema"))
         if any(known["function"]["name"] == function["name"] for known in tools):
             raise RequestError(_at(at, "name"), f"two tools are named {function['name']!r}")
         tools.append(converted)

@@ -27,8 +27,8 @@ from ._errors import ProxyError
 if TYPE_CHECKING:
     from ..parsing.formats._base import Format
 
-__all__ = ["MAX_DEPTH", "RequestError", "check_strict_json", "configured_format", "format_for",
-           "validate_chat_request"]
+__all__ = ["MAX_DEPTH", "RequestError", "check_strict_json", "checked_function_tool",
+           "configured_format", "format_for", "validate_chat_request"]
 
 
 class RequestError(ProxyError, ValueError):
@@ -326,6 +326,18 @@ def _stream_options(value: Any, field: str) -> None:
 
 _OWN_FORMAT = "xml"
 """This project's own prompt format: for a model whose format is not known."""
+
+
+def checked_function_tool(function: dict[str, Any], schema_field: str) -> dict[str, Any]:
+    """``function`` (name, parameters, description...) as a Chat Completions tool, its schema
+    checked by `Tool` as every other tool is: a schema it refuses is a `RequestError` at
+    `schema_field` (the inbound APIs translate their own tool shapes into this one)."""
+    converted = {"type": "function", "function": function}
+    try:
+        from_openai(converted)
+    except ValueError as error:  # ToolDefinitionError: a schema Tool refuses
+        raise RequestError(schema_field, str(error).removeprefix("tool #0: ")) from None
+    return converted
 
 
 def format_for(model: str, *, format: str = "auto",

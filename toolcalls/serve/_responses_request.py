@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
-from ..tools._importers import from_openai
 from ._requests import (
     RequestError,
     _at,
@@ -27,6 +26,7 @@ from ._requests import (
     _one_of,
     _required,
     _string,
+    checked_function_tool,
 )
 
 __all__ = ["chat_request_from_responses"]
@@ -247,13 +247,7 @@ def _function_tool(tool: Mapping[str, Any], field: str) -> dict[str, Any]:
         function["description"] = _string(tool["description"], _at(field, "description"))
     if tool.get("strict") is not None:
         function["strict"] = _boolean(tool["strict"], _at(field, "strict"))
-    converted = {"type": "function", "function": function}
-    try:
-        from_openai(converted)
-    except ValueError as error:  # ToolDefinitionError: a schema Tool refuses
-        raise RequestError(_at(field, "parameters"),
-                           str(error).removeprefix("tool #0: ")) from None
-    return converted
+    return checked_function_tool(function, _at(field, "parameters"))
 
 
 def _tool_choice(value: Any, names: Sequence[str]) -> Any:
