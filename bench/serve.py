@@ -1,13 +1,17 @@
 """What `toolcalls serve` adds, per streamed chunk and per request, against talking to the
-same fake upstream directly; and the same for LiteLLM's proxy when a venv with it is given.
+same fake upstream directly and against a bare pass-through proxy on the same stack (the floor,
+`serve_stacks.py`); and the same for LiteLLM's proxy when a venv with it is given.
 
     .venv/bin/python bench/serve.py                                  # 100 clients, 30 s a phase
     .venv/bin/python bench/serve.py --clients 10 --seconds 5         # a quick run
     .venv/bin/python bench/serve.py --litellm-python /tmp/lvenv/bin/python --json out.json
     .venv/bin/python bench/serve.py --workers 2                      # the proxy in 2 processes
+    .venv/bin/python bench/serve.py --stacks     # also granian, httpx (installed in --python)
+    .venv/bin/python bench/serve.py --baseline-python /tmp/old/bin/python   # a build before
 
 Three kinds of process on 127.0.0.1, each its own (the machine's cores are shared as in use):
-the fake upstream (`serve.py upstream`, uvicorn), the proxy (`toolcalls serve`, or `litellm`)
+the fake upstream (`serve.py upstream`, uvicorn), the proxy (`toolcalls serve`, the floor, or
+`litellm`)
 and the load generator (`serve.py load`, raw asyncio streams: an HTTP client as light as
 can be, so its own cost stays out of the figures as far as possible).
 
@@ -45,6 +49,8 @@ from pathlib import Path
 from typing import Any
 
 MODEL = "bench"
+FLOOR = "pass-through (uvicorn, aiohttp)"
+"""The bare pass-through proxy on toolcalls' own stack (`serve_stacks.py`): the floor."""
 KEY = "sk-bench-" + "5f0c" * 8
 """The key clients send (LiteLLM's proxy refuses to start without a strong master key)."""
 STAMP = re.compile(rb"t=(\d+);")
@@ -321,13 +327,25 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 
 def proxies(args: argparse.Namespace, upstream: str) -> list[tuple[str, list[str], dict[str, str]]]:
     """(name, command with PORT for its port, extra environment) per proxy to measure."""
+
+    def stack(server: str, app: str) -> tuple[str, list[str], dict[str, str]]:
+        name = (f"toolcalls serve ({server})" if app == "toolcalls_app" else
+                f"{FLOOR.split(' (')[0]} ({server}, {app.removeprefix('passthrough_')})")
+        return name, [args.python, str(Path(__file__).with_name("serve_stacks.py")), server,
+                      app, "--upstream", f"{upstream}/v1", "--port", "PORT"], {}
+
     serve = [args.python, "-m", "toolcalls", "serve", "--upstream", f"{upstream}/v1",
              "--mode", "prompt", "--model-format", f"{MODEL}=hermes", "--port", "PORT"]
     name = "toolcalls serve"
     if args.workers != 1:  # not passed at 1: a build from before --workers runs too
         serve += ["--workers", str(args.workers)]
         name += f" ({args.workers} workers)"
-    found = [(name, serve, {})]
+    found = [(name, serve, {}), stack("uvicorn", "passthrough_aiohttp")]
+    if args.baseline_python:
+        found.append(("toolcalls serve (baseline)", [args.baseline_python, *serve[1:]], {}))
+    if args.stacks:
+        found += [stack("uvicorn", "passthrough_httpx"), stack("granian", "passthrough_aiohttp"),
+                  stack("granian", "toolcalls_app")]
     if args.litellm_python:
         litellm = str(Path(args.litellm_python).with_name("litellm"))
         found.append(("litellm proxy", [litellm, "--model", f"openai/{MODEL}", "--api_base",
@@ -356,7 +374,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         for name, command, env in proxies(args, upstream_url):
             proxy_port = free_port()
             command = [str(proxy_port) if part == "PORT" else part for part in command]
-            process = start(command, logs / f"{name.split()[0]}.log", env)
+            process = start(command, logs / (re.sub(r"\W+", "-", name).strip("-") + ".log"), env)
             try:
                 wait_ready(f"http://127.0.0.1:{proxy_port}", process, 180)
             except RuntimeError as error:
@@ -402,10 +420,12 @@ def table(results: dict[str, Any]) -> str:
     direct = targets["direct"]
     rows = ["| target | 1 client: added first chunk p50 | added per chunk p50 / p99 "
             f"| {results['clients']} clients: added per chunk p50 / p99 | chunks/s | errors "
-            "| proxy CPU per chunk | RSS (peak) |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+            "| proxy CPU per chunk | vs the floor | RSS (peak) |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    floor = targets.get(FLOOR, {}).get("load", {}).get("cpu_us_per_chunk")
     for name, got in sorted(targets.items(), key=lambda item: item[0] != "direct"):
         if "failed" in got:
-            rows.append(f"| {name} | could not run: {got['failed']} | | | | | | |")
+            rows.append(f"| {name} | could not run: {got['failed']} | | | | | | | |")
             continue
         s, m, ds, dm = got["single"], got["load"], direct["single"], direct["load"]
 
@@ -417,10 +437,13 @@ def table(results: dict[str, Any]) -> str:
         memory = (f"{m['rss_kb'] / 1024:.0f} MB ({m['hwm_kb'] / 1024:.0f} MB)"
                   if "rss_kb" in m else "")
         cpu = f"{m['cpu_us_per_chunk']:.0f} us" if "cpu_us_per_chunk" in m else ""
+        ratio = (f"{m['cpu_us_per_chunk'] / floor:.2f}x" if floor and "cpu_us_per_chunk" in m
+                 else "")
         rows.append(f"| {name} | {added(s, ds, 'first_p50_us')} ms | "
                     f"{added(s, ds, 'p50_us')} / {added(s, ds, 'p99_us')} ms | "
                     f"{added(m, dm, 'p50_us')} / {added(m, dm, 'p99_us')} ms | "
-                    f"{m['chunks_per_s']:.0f} | {sum(m['errors'].values())} | {cpu} | {memory} |")
+                    f"{m['chunks_per_s']:.0f} | {sum(m['errors'].values())} | {cpu} | {ratio} "
+                    f"| {memory} |")
     return "\n".join(rows)
 
 
@@ -448,6 +471,11 @@ def main() -> None:
                         help="toolcalls serve's --workers (its processes; CPU and memory are "
                         "those of the supervisor and its workers together)")
     parser.add_argument("--litellm-python", help="a venv's python with litellm[proxy] installed")
+    parser.add_argument("--baseline-python",
+                        help="another build's venv python, measured beside (before and after)")
+    parser.add_argument("--stacks", action="store_true",
+                        help="also the other stacks (serve_stacks.py: granian, aiohttp; the "
+                        "--python venv needs them installed)")
     parser.add_argument("--logs", default="/tmp/toolcalls-bench-serve", help="servers' logs")
     parser.add_argument("--json", help="write the results here")
     args = parser.parse_args()

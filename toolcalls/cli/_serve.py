@@ -17,7 +17,7 @@ from .._errors import ToolCallsError
 
 __all__ = ["add_command"]
 
-_EXTRA = ("starlette", "uvicorn", "httpx")
+_EXTRA = ("starlette", "uvicorn", "aiohttp")
 _TOML_KEYS = ("upstream", "format", "model_formats (a table, MODEL = FORMAT)", "mode",
               "budget", "stream_calls", "host", "port", "allowed_hosts", "forward_credentials",
               "timeout", "max_body_bytes", "workers", "log_bodies",
@@ -81,7 +81,7 @@ def _serve(args: argparse.Namespace) -> int:
     missing = [name for name in _EXTRA if importlib.util.find_spec(name) is None]
     if missing:
         raise ServeError(f"serve needs {', '.join(missing)}: pip install 'toolcalls[serve]'")
-    # The serve extra (starlette, uvicorn, httpx): loaded for this command only, once found.
+    # The serve extra (starlette, uvicorn, aiohttp): loaded for this command only, once found.
     from ..serve._config import ConfigError, load_config, parse_model_formats
     from ..serve._server import serve
 

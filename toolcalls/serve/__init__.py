@@ -7,7 +7,7 @@ speaks OpenAI Chat Completions; calls the upstream leaves in its text are parsed
 returned as ``tool_calls`` / ``tool_use`` blocks / ``function_call`` items. It also counts
 tokens for Anthropic clients (``POST /v1/messages/count_tokens``, `_count_tokens`); any other
 route is answered 404 (405 for a wrong method) in the client API's error shape, naming the
-routes served. Needs the extra: ``pip install 'toolcalls[serve]'`` (starlette, uvicorn, httpx),
+routes served. Needs the extra: ``pip install 'toolcalls[serve]'`` (starlette, uvicorn, aiohttp),
 which the rest of toolcalls never imports.
 
 `ServeConfig` holds the settings (`load_config` reads flags, environment and a TOML file),

@@ -24,7 +24,6 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
-import httpx
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -41,7 +40,7 @@ from ._guard import HostGuard, allowed_hosts, is_json
 from ._proxy import Plan, answer_stream, answer_whole, plan
 from ._requests import MAX_DEPTH
 from ._responses import StrictJSONResponse, error_response
-from ._upstream import Upstream, UpstreamError, failure
+from ._upstream import UPSTREAM_ERRORS, Upstream, UpstreamError, UpstreamStream, failure
 from .apis import APIS, InboundApi, api_for
 
 __all__ = ["create_app"]
@@ -51,14 +50,12 @@ log = logging.getLogger("toolcalls.serve")
 Endpoint = Callable[[Request], Awaitable[Response]]
 
 
-def create_app(
-    config: ServeConfig, *, transport: httpx.AsyncBaseTransport | None = None
-) -> Starlette:
-    """The proxy as an ASGI app; `transport` replaces the network to the upstream (tests)."""
+def create_app(config: ServeConfig) -> Starlette:
+    """The proxy as an ASGI app."""
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        app.state.upstream = Upstream(config, transport)
+        app.state.upstream = Upstream(config)
         try:
             yield
         finally:
@@ -213,7 +210,7 @@ class _Relay(StreamingResponse):
             group.cancel_scope.cancel()
 
 
-async def _relay(planned: Plan, opened: httpx.Response, upstream: Upstream,
+async def _relay(planned: Plan, opened: UpstreamStream, upstream: Upstream,
                  headers: dict[str, str]) -> AsyncIterator[bytes]:
     """The client's stream; the upstream's responses are closed however it ends (a client
     that goes away cancels this generator, and so the upstream request)."""
@@ -221,18 +218,18 @@ async def _relay(planned: Plan, opened: httpx.Response, upstream: Upstream,
 
     async def reopen(body: dict[str, Any]) -> AsyncIterator[bytes]:
         responses.append(await upstream.open_stream(body, headers))
-        return responses[-1].aiter_bytes()
+        return responses[-1].chunks()
 
     async def failed(error: Exception) -> str:
         if isinstance(error, UpstreamError):
             return error.message
-        if isinstance(error, httpx.HTTPError):
-            return failure(error, upstream.url, upstream.client.timeout.read or 0).message
+        if isinstance(error, UPSTREAM_ERRORS):
+            return failure(error, upstream.url, upstream.timeout).message
         log.exception("stream from the upstream failed")
         return f"the proxy failed reading the upstream's stream: {type(error).__name__}"
 
     try:
-        async for piece in answer_stream(planned, opened.aiter_bytes(), reopen, failed):
+        async for piece in answer_stream(planned, opened.chunks(), reopen, failed):
             yield utf8(piece)
     finally:
         with anyio.CancelScope(shield=True):  # cancelled, each close would be cancelled too

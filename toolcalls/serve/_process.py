@@ -19,8 +19,6 @@ def configure_logging(*, worker_ids: bool = False) -> None:
     process = " [%(process)d]" if worker_ids else ""
     logging.basicConfig(level=logging.INFO,
                         format=f"%(asctime)s{process} %(name)s %(message)s")
-    # httpx logs every upstream request at INFO: our access log says it once per request
-    logging.getLogger("httpx").setLevel(logging.WARNING)
 
 
 def announce(config: ServeConfig) -> None:

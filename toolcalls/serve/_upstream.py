@@ -1,5 +1,7 @@
-"""The upstream: one OpenAI-compatible server, reached with one `httpx.AsyncClient` per app.
+"""The upstream: one OpenAI-compatible server, reached with one `aiohttp.ClientSession` per app.
 
+aiohttp, not httpx: relaying a stream costs a third of the CPU per chunk (a bare pass-through
+proxy, `bench/serve_stacks.py`: 97 against 223 us per chunk, 2026-11-28, bench/README.md).
 Every way the upstream can fail becomes an `UpstreamError` with the status the proxy answers
 (502: down, refused, broke the connection, answered 5xx or not JSON; 504: too slow) and a
 message that says what to check; a 4xx answer is the client's to see, with the upstream's own
@@ -8,17 +10,19 @@ message and status (a model the upstream does not serve, a context too long...).
 
 from __future__ import annotations
 
-import http.cookiejar
 import json
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-import httpx
+import aiohttp
 
 from ._config import ServeConfig
 from ._errors import ProxyError
 
-__all__ = ["Upstream", "UpstreamError"]
+__all__ = ["UPSTREAM_ERRORS", "Upstream", "UpstreamError", "UpstreamStream", "failure"]
+
+UPSTREAM_ERRORS = (aiohttp.ClientError, TimeoutError)
+"""What talking to the upstream can raise: `failure` says each in words."""
 
 
 class UpstreamError(ProxyError):
@@ -32,14 +36,32 @@ class UpstreamError(ProxyError):
         """invalid_request_error for the upstream's own 4xx, api_error or timeout_error else."""
 
 
-class Upstream:
-    """Requests to the upstream; `config.upstream` is its base URL (with its ``/v1``)."""
+class UpstreamStream:
+    """A streamed answer, its status checked: `chunks()` its bytes as they come; `aclose()`
+    closes it (an unfinished one with its connection, which cancels the upstream request)."""
 
-    def __init__(self, config: ServeConfig, transport: httpx.AsyncBaseTransport | None) -> None:
+    def __init__(self, response: aiohttp.ClientResponse) -> None:
+        self._response = response
+
+    def chunks(self) -> AsyncIterator[bytes]:
+        return self._response.content.iter_any()
+
+    async def aclose(self) -> None:
+        if self._response.content.at_eof():
+            self._response.release()  # read to the end: its connection serves the next one
+        else:
+            self._response.close()
+
+
+class Upstream:
+    """Requests to the upstream; `config.upstream` is its base URL (with its ``/v1``). Made
+    in the app's event loop (its lifespan), as the session must be."""
+
+    def __init__(self, config: ServeConfig) -> None:
         self.url = config.upstream.rstrip("/")
+        self.timeout = config.timeout
         self._api_key = config.api_key
         self._forward = config.forward_credentials
-        self._timeout = config.timeout
         self.root = _root(self.url)
         """The upstream's server root (its base URL without ``/v1``), where vLLM and llama.cpp
         serve ``/tokenize``."""
@@ -47,14 +69,18 @@ class Upstream:
         """How the upstream counts tokens, once `_count_tokens` learnt it: "vllm" (``/tokenize``
         takes a chat), "llamacpp" (``/apply-template``, then ``/tokenize`` of its text), or
         "none" (an estimate is made instead)."""
-        # one client serves every client of the proxy: a cookie the upstream sets for one
-        # must never go out with another's requests
-        self.client = httpx.AsyncClient(
-            base_url=self.url, transport=transport, cookies=http.cookiejar.CookieJar(_Refused()),
-            timeout=httpx.Timeout(config.timeout, connect=min(config.timeout, 10.0)))
+        # One session serves every client of the proxy: a cookie the upstream sets for one
+        # must never go out with another's requests (the dummy jar keeps none). No limit on
+        # connections: each is a client's request, which the server already bounds. trust_env:
+        # HTTP(S)_PROXY and NO_PROXY are honoured, as for any HTTP client of the machine.
+        self.session = aiohttp.ClientSession(
+            cookie_jar=aiohttp.DummyCookieJar(), trust_env=True,
+            connector=aiohttp.TCPConnector(limit=0),
+            timeout=aiohttp.ClientTimeout(total=None, sock_connect=min(config.timeout, 10.0),
+                                          sock_read=config.timeout))
 
     async def aclose(self) -> None:
-        await self.client.aclose()
+        await self.session.close()
 
     def headers(self, client_headers: Mapping[str, str]) -> dict[str, str]:
         """The configured key; else, with `ServeConfig.forward_credentials` only, the client's
@@ -71,100 +97,90 @@ class Upstream:
 
     async def post_json(self, body: Mapping[str, Any], headers: Mapping[str, str]) -> Any:
         """A whole chat completion: the upstream's JSON answer."""
-        try:
-            response = await self.client.post("/chat/completions", json=body, headers=headers)
-        except httpx.HTTPError as error:
-            raise self._failure(error) from None
-        await self._check(response)
-        return self._json(response)
+        return await self._json_of("POST", f"{self.url}/chat/completions", body, headers)
 
     async def open_stream(
         self, body: Mapping[str, Any], headers: Mapping[str, str]
-    ) -> httpx.Response:
+    ) -> UpstreamStream:
         """A streamed chat completion, its status checked, its body not read yet: the caller
-        reads ``aiter_bytes()`` and must ``aclose()`` it (which cancels the upstream request)."""
-        request = self.client.build_request("POST", "/chat/completions", json=body,
-                                            headers=headers)
+        reads ``chunks()`` and must ``aclose()`` it."""
         try:
-            response = await self.client.send(request, stream=True)
-        except httpx.HTTPError as error:
+            response = await self.session.post(f"{self.url}/chat/completions",
+                                               data=_json_body(body), headers=_sent(headers))
+        except UPSTREAM_ERRORS as error:
             raise self._failure(error) from None
         try:
-            await self._check(response)
+            await self._check(response, await _error_body(response))
         except BaseException:
-            await response.aclose()
+            response.close()
             raise
-        return response
+        return UpstreamStream(response)
 
     async def post_root(self, path: str, body: Mapping[str, Any],
                         headers: Mapping[str, str]) -> Any | None:
         """POST `body` to `path` at the upstream's root (not under ``/v1``: vLLM's and
         llama.cpp's ``/tokenize``); its JSON answer, or None for a 4xx (no such route, or a
         request it does not take)."""
-        try:
-            response = await self.client.post(f"{self.root}{path}", json=body, headers=headers)
-        except httpx.HTTPError as error:
-            raise self._failure(error) from None
-        if 400 <= response.status_code < 500:
-            return None
-        await self._check(response)
-        return self._json(response)
+        return await self._json_of("POST", f"{self.root}{path}", body, headers,
+                                   none_for_4xx=True)
 
     async def get_json(self, path: str, headers: Mapping[str, str]) -> Any:
+        return await self._json_of("GET", f"{self.url}{path}", None, headers)
+
+    async def _json_of(self, method: str, url: str, body: Mapping[str, Any] | None,
+                       headers: Mapping[str, str], *, none_for_4xx: bool = False) -> Any:
+        """One request read whole: its JSON answer, the status checked."""
         try:
-            response = await self.client.get(path, headers=headers)
-        except httpx.HTTPError as error:
+            async with self.session.request(
+                method, url, data=None if body is None else _json_body(body),
+                headers=_sent(headers) if body is not None else dict(headers)) as response:
+                data = await response.read()
+        except UPSTREAM_ERRORS as error:
             raise self._failure(error) from None
-        await self._check(response)
-        return self._json(response)
-
-    def _failure(self, error: httpx.HTTPError) -> UpstreamError:
-        return failure(error, self.url, self._timeout)
-
-    async def _check(self, response: httpx.Response) -> None:
-        if response.status_code < 400:
-            return
+        if none_for_4xx and 400 <= response.status < 500:
+            return None
+        await self._check(response, data)
         try:
-            await response.aread()
-        except httpx.HTTPError as error:
-            raise self._failure(error) from None
-        said = _error_message(response)
-        if response.status_code >= 500:
-            raise UpstreamError(502, f"the upstream at {self.url} answered "
-                                f"{response.status_code}: {said} (check the upstream's logs)")
-        kind = {401: "authentication_error", 403: "permission_error", 404: "not_found_error",
-                429: "rate_limit_error"}.get(response.status_code, "invalid_request_error")
-        raise UpstreamError(response.status_code, f"the upstream answered "
-                            f"{response.status_code}: {said}", kind=kind)
-
-    def _json(self, response: httpx.Response) -> Any:
-        try:
-            return response.json()
+            return json.loads(data)
         except ValueError:
             raise UpstreamError(502, f"the upstream at {self.url} answered with something "
                                 "that is not JSON: is --upstream its OpenAI-compatible "
                                 "base URL (ending in /v1)?") from None
 
+    def _failure(self, error: BaseException) -> UpstreamError:
+        return failure(error, self.url, self.timeout)
 
-class _Refused(http.cookiejar.CookiePolicy):
-    """A cookie policy that neither keeps nor sends any cookie."""
+    async def _check(self, response: aiohttp.ClientResponse, body: bytes) -> None:
+        if response.status < 400:
+            return
+        said = _error_message(body, response.reason or "")
+        if response.status >= 500:
+            raise UpstreamError(502, f"the upstream at {self.url} answered "
+                                f"{response.status}: {said} (check the upstream's logs)")
+        kind = {401: "authentication_error", 403: "permission_error", 404: "not_found_error",
+                429: "rate_limit_error"}.get(response.status, "invalid_request_error")
+        raise UpstreamError(response.status, f"the upstream answered "
+                            f"{response.status}: {said}", kind=kind)
 
-    netscape = True
-    rfc2965 = False
-    hide_cookie2 = True
 
-    def set_ok(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
-        return False
+async def _error_body(response: aiohttp.ClientResponse) -> bytes:
+    """A failed answer's body (read whole: it is the error), or nothing for a good one."""
+    if response.status < 400:
+        return b""
+    try:
+        return await response.read()
+    except UPSTREAM_ERRORS:
+        return b""
 
-    def return_ok(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
-        return False
 
-    def domain_return_ok(self, domain: str, request: Any) -> bool:
-        return False
+def _json_body(body: Mapping[str, Any]) -> bytes:
+    # strict and compact, as the request was checked to be (no NaN reaches here)
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"),
+                      allow_nan=False).encode()
 
-    def path_return_ok(self, path: str, request: Any) -> bool:
-        return False
 
+def _sent(headers: Mapping[str, str]) -> dict[str, str]:
+    return {**headers, "content-type": "application/json"}
 
 
 def credentials_in_force(config: ServeConfig) -> str:
@@ -180,13 +196,13 @@ def credentials_in_force(config: ServeConfig) -> str:
             "--forward-credentials)")
 
 
-def failure(error: httpx.HTTPError, url: str, timeout: float) -> UpstreamError:
+def failure(error: BaseException, url: str, timeout: float) -> UpstreamError:
     """What went wrong talking to the upstream, in words that say what to check."""
-    if isinstance(error, httpx.TimeoutException):
+    if isinstance(error, TimeoutError):
         return UpstreamError(504, f"the upstream at {url} did not answer within {timeout:g} s "
                              "(is it overloaded? raise --timeout for slow models)",
                              kind="timeout_error")
-    if isinstance(error, httpx.ConnectError):
+    if isinstance(error, aiohttp.ClientConnectorError):
         return UpstreamError(502, f"cannot connect to the upstream at {url}: {error} (is it "
                              "running, and is --upstream its address?)")
     return UpstreamError(502, f"the connection to the upstream at {url} failed: "
@@ -197,12 +213,12 @@ def _root(url: str) -> str:
     return url.removesuffix("/v1")
 
 
-def _error_message(response: httpx.Response) -> str:
+def _error_message(body: bytes, reason: str) -> str:
     """The upstream's error message (OpenAI's shape, or any JSON, or the start of the text)."""
     try:
-        data = response.json()
+        data = json.loads(body)
     except ValueError:
-        return response.text[:300].strip() or response.reason_phrase
+        return body[:300].decode("utf-8", "replace").strip() or reason
     if isinstance(data, dict):
         error = data.get("error")
         if isinstance(error, dict) and isinstance(error.get("message"), str):
