@@ -2,7 +2,9 @@
 ``createOpenAI({baseURL, apiKey})(model)``, which speaks the Responses API, and
 ``.chat(model)`` (Chat Completions), each with ``generateText`` and ``streamText``, runs a whole
 tool loop (`node/tool_loop.mjs`) through the proxy in front of a model server with no tool
-calling (prompt mode, Hermes). A call the model broke or the token limit cut is never executed.
+calling (prompt mode, Hermes): the model's call alone, or after text of its own (which the SDK,
+on ``store`` true, sends back by reference: `test_responses_item_reference`). A call the model
+broke or the token limit cut is never executed: its text is the answer.
 
 The SDK's packages are pinned in `node/package-lock.json` and installed with ``npm ci`` into
 `node/node_modules` (git-ignored) on first use, or when the lock file changed since.
@@ -31,7 +33,19 @@ NODE_MAJOR = 18
 """The oldest Node the pinned AI SDK runs on (its ``engines``); CI has Node 20."""
 
 CALL = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+BEFORE = "Let me check the weather."
+REPLIES = {"call": CALL, "text_then_call": f"{BEFORE}\n{CALL}"}
+"""The model's first reply: its call alone, or after text."""
 ANSWER = "It is 21 °C in Paris."
+BROKEN = f'{BEFORE}\n<tool_call>\n{{"name": "get_weather", "arguments": {{"city": "Par'
+FAULTS = {  # name: (the model's text, the upstream's finish, what the SDK reads as content)
+    "broken": (f'{BROKEN}is"</tool_call>', "stop", f'{BEFORE}{BROKEN[len(BEFORE) + 1:]}is"'
+               "</tool_call>"),
+    "cut": (BROKEN, "length", f"{BEFORE}{BROKEN[len(BEFORE) + 1:]}"),
+}
+"""A call whose JSON is broken (its arguments never closed), and one the token limit cut;
+the SDK gets the text, then the failed call's own text from its opening marker on (as
+`test_failed_calls` says)."""
 APIS = ["responses", "chat"]
 """``responses``: the SDK's default model factory; ``chat``: ``openai.chat(model)``."""
 CALLS = ["generateText", "streamText"]
@@ -83,18 +97,14 @@ def run_loop(node: str, url: str, api: str, call: str) -> dict[str, Any]:
     return outcome
 
 
-@pytest.fixture
-def loop(start_proxy: Callable[..., str], upstream: FakeUpstream) -> str:
-    """The proxy's URL, its upstream scripted: a call, then the answer."""
-    upstream.script(CALL, then=(ANSWER,))
-    return start_proxy(mode="prompt")
-
-
+@pytest.mark.parametrize("reply", REPLIES)
 @pytest.mark.parametrize("call", CALLS)
 @pytest.mark.parametrize("api", APIS)
-def test_vercel_ai_runs_a_tool_loop(node: str, loop: str, upstream: FakeUpstream, api: str,
-                                    call: str) -> None:
-    outcome = run_loop(node, loop, api, call)
+def test_vercel_ai_runs_a_tool_loop(node: str, start_proxy: Callable[..., str],
+                                    upstream: FakeUpstream, api: str, call: str,
+                                    reply: str) -> None:
+    upstream.script(REPLIES[reply], then=(ANSWER,))
+    outcome = run_loop(node, start_proxy(mode="prompt"), api, call)
     assert outcome["error"] is None
     assert outcome["executions"] == [{"name": "get_weather", "args": {"city": "Paris"}}]
     assert outcome["text"] == ANSWER
@@ -103,3 +113,35 @@ def test_vercel_ai_runs_a_tool_loop(node: str, loop: str, upstream: FakeUpstream
     result = upstream.requests[1]["messages"][-1]
     assert result["role"] == "user"
     assert "<tool_response>" in result["content"] and "21 °C in Paris" in result["content"]
+    assistant = upstream.requests[1]["messages"][-2]
+    assert assistant == {"role": "assistant", "content": REPLIES[reply]}  # its turn, as written
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+@pytest.mark.parametrize("call", CALLS)
+@pytest.mark.parametrize("api", APIS)
+def test_vercel_ai_never_executes_a_failed_call(node: str, start_proxy: Callable[..., str],
+                                                upstream: FakeUpstream, api: str, call: str,
+                                                fault: str) -> None:
+    text, finish, seen = FAULTS[fault]
+    upstream.script(text, finish_reason=finish, seed=3)
+    outcome = run_loop(node, start_proxy(mode="prompt"), api, call)
+    assert outcome["error"] is None
+    assert outcome["executions"] == []
+    assert outcome["text"] == seen
+    assert outcome["finishReason"] == finish
+    assert outcome["steps"] == 1 and len(upstream.requests) == 1
+
+
+@pytest.mark.parametrize("end", ["truncate", "disconnect"])
+@pytest.mark.parametrize("api", APIS)
+def test_vercel_ai_stream_ended_early_is_an_error(node: str, start_proxy: Callable[..., str],
+                                                  upstream: FakeUpstream, api: str,
+                                                  end: str) -> None:
+    """The upstream's stream stops halfway through a complete-looking call (cleanly, with no
+    finish reason, or dropped): the SDK reports the proxy's error and runs nothing."""
+    upstream.script(REPLIES["text_then_call"], fault=end, seed=3)
+    outcome = run_loop(node, start_proxy(mode="prompt"), api, "streamText")
+    assert outcome["executions"] == []
+    assert outcome["error"] is not None and "upstream" in outcome["error"]
+    assert len(upstream.requests) == 1
