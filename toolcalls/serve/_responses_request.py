@@ -4,8 +4,8 @@ is a `RequestError` naming it) and translated into the equivalent Chat Completio
 
 The proxy keeps no conversation: a request must carry the whole of it in ``input``. So
 ``previous_response_id`` and ``conversation`` (a history the proxy would have to have stored)
-are refused; ``store`` is accepted and nothing is stored. An ``item_reference`` item is
-taken when it names an item the proxy wrote and still remembers (`Recall`, which
+are refused; ``store`` is accepted either way (no response is stored). An ``item_reference``
+item is taken when it names an item the proxy wrote and still remembers (`Recall`, which
 `_written_items` answers: clients on OpenAI's default ``store`` send earlier answers' text so),
 else refused with what to do.
 
@@ -34,7 +34,7 @@ from ._requests import (
 
 __all__ = ["Recall", "chat_request_from_responses"]
 
-Recall = Callable[[str], "dict[str, Any] | None"]
+Recall = Callable[[str], dict[str, Any] | None]
 """The input item an id names (an item the proxy wrote), or None if it is not remembered."""
 
 _STATEFUL: Final = ("previous_response_id", "conversation")
@@ -97,7 +97,7 @@ def chat_request_from_responses(body: object, recall: Recall | None = None
     if request.get("text") is not None:
         chat.update(_text_format(request["text"]))
     if request.get("store") is not None:
-        _boolean(request["store"], "store")  # accepted: nothing is stored either way
+        _boolean(request["store"], "store")  # accepted either way: no response is stored
     if request.get("metadata") is not None:
         _object(request["metadata"], "metadata")
     return chat
