@@ -2,9 +2,9 @@
 ``createOpenAI({baseURL, apiKey})(model)``, which speaks the Responses API, and
 ``.chat(model)`` (Chat Completions), each with ``generateText`` and ``streamText``, runs a whole
 tool loop (`node/tool_loop.mjs`) through the proxy in front of a model server with no tool
-calling (prompt mode, Hermes): the model's call alone, or after text of its own (which the SDK,
-on ``store`` true, sends back by reference: `test_responses_item_reference`). A call the model
-broke or the token limit cut is never executed: its text is the answer.
+calling (prompt mode, Hermes): the model's call alone, or after text and reasoning of its own
+(which the SDK, on ``store`` true, sends back by reference: `test_responses_item_reference`).
+A call the model broke or the token limit cut is never executed: its text is the answer.
 
 The SDK's packages are pinned in `node/package-lock.json` and installed with ``npm ci`` into
 `node/node_modules` (git-ignored) on first use, or when the lock file changed since.
@@ -34,8 +34,14 @@ NODE_MAJOR = 18
 
 CALL = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
 BEFORE = "Let me check the weather."
-REPLIES = {"call": CALL, "text_then_call": f"{BEFORE}\n{CALL}"}
-"""The model's first reply: its call alone, or after text."""
+THINKING = "<think>Paris: the tool says.</think>\n"
+REPLIES = {  # name: (the model's first reply, its turn as the upstream gets it back)
+    "call": (CALL, CALL),
+    "text_then_call": (f"{BEFORE}\n{CALL}", f"{BEFORE}\n{CALL}"),
+    "reasoning_text_then_call": (f"{THINKING}{BEFORE}\n{CALL}", f"{BEFORE}\n{CALL}"),
+}
+"""The model's first reply: its call alone, after text, or after reasoning and text (the SDK
+sends the text and reasoning items back by reference; reasoning is not sent upstream)."""
 ANSWER = "It is 21 °C in Paris."
 BROKEN = f'{BEFORE}\n<tool_call>\n{{"name": "get_weather", "arguments": {{"city": "Par'
 FAULTS = {  # name: (the model's text, the upstream's finish, what the SDK reads as content)
@@ -103,7 +109,8 @@ def run_loop(node: str, url: str, api: str, call: str) -> dict[str, Any]:
 def test_vercel_ai_runs_a_tool_loop(node: str, start_proxy: Callable[..., str],
                                     upstream: FakeUpstream, api: str, call: str,
                                     reply: str) -> None:
-    upstream.script(REPLIES[reply], then=(ANSWER,))
+    first, turn = REPLIES[reply]
+    upstream.script(first, then=(ANSWER,))
     outcome = run_loop(node, start_proxy(mode="prompt"), api, call)
     assert outcome["error"] is None
     assert outcome["executions"] == [{"name": "get_weather", "args": {"city": "Paris"}}]
@@ -114,7 +121,7 @@ def test_vercel_ai_runs_a_tool_loop(node: str, start_proxy: Callable[..., str],
     assert result["role"] == "user"
     assert "<tool_response>" in result["content"] and "21 °C in Paris" in result["content"]
     assistant = upstream.requests[1]["messages"][-2]
-    assert assistant == {"role": "assistant", "content": REPLIES[reply]}  # its turn, as written
+    assert assistant == {"role": "assistant", "content": turn}
 
 
 @pytest.mark.parametrize("fault", FAULTS)
@@ -140,7 +147,7 @@ def test_vercel_ai_stream_ended_early_is_an_error(node: str, start_proxy: Callab
                                                   end: str) -> None:
     """The upstream's stream stops halfway through a complete-looking call (cleanly, with no
     finish reason, or dropped): the SDK reports the proxy's error and runs nothing."""
-    upstream.script(REPLIES["text_then_call"], fault=end, seed=3)
+    upstream.script(REPLIES["text_then_call"][0], fault=end, seed=3)
     outcome = run_loop(node, start_proxy(mode="prompt"), api, "streamText")
     assert outcome["executions"] == []
     assert outcome["error"] is not None and "upstream" in outcome["error"]
