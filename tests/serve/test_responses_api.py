@@ -140,7 +140,7 @@ def test_hosted_tools_refused_by_name(start_proxy, upstream: FakeUpstream) -> No
 
 @pytest.mark.parametrize(("request_", "param"), [
     ({"model": "m"}, "input"),
-    ({"model": "m", "input": [{"type": "item_reference", "id": "msg_1"}]}, "input[0].type"),
+    ({"model": "m", "input": [{"type": "item_reference", "id": "msg_1"}]}, "input[0].id"),
     ({"model": "m", "input": [{"type": "function_call_output", "call_id": "c", "output": ""}]},
      "input[0].call_id"),
     ({"model": "m", "input": [{"role": "user", "content": [{"type": "input_file"}]}]},

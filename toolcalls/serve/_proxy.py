@@ -201,7 +201,7 @@ async def answer_whole(
         plan.watch.see_answer("".join(texts), len(calls))
     result = result.model_copy(update={"calls": calls, "content": "".join(texts),
                                        "usage": usage})
-    return write_response(result, plan.api.provider, model=plan.model)
+    return plan.api.answered(write_response(result, plan.api.provider, model=plan.model))
 
 
 def upstream_error(result: ParseResult) -> str | None:

@@ -2,9 +2,12 @@
 is a `RequestError` naming it) and translated into the equivalent Chat Completions request
 (`chat_request_from_responses`), so one path serves every API.
 
-The proxy keeps no state: a request must carry the whole conversation in ``input``. So
+The proxy keeps no conversation: a request must carry the whole of it in ``input``. So
 ``previous_response_id`` and ``conversation`` (a history the proxy would have to have stored)
-are refused, as is an ``item_reference`` item; ``store`` is accepted and nothing is stored.
+are refused; ``store`` is accepted either way (no response is stored). An ``item_reference``
+item is taken when it names an item the proxy wrote and still remembers (`Recall`, which
+`_written_items` answers: clients on OpenAI's default ``store`` send earlier answers' text so),
+else refused with what to do.
 
 A pure function of JSON-decoded values: no HTTP, no starlette.
 """
@@ -29,7 +32,10 @@ from ._requests import (
     checked_function_tool,
 )
 
-__all__ = ["chat_request_from_responses"]
+__all__ = ["Recall", "chat_request_from_responses"]
+
+Recall = Callable[[str], dict[str, Any] | None]
+"""The input item an id names (an item the proxy wrote), or None if it is not remembered."""
 
 _STATEFUL: Final = ("previous_response_id", "conversation")
 """Fields that name a history stored at the server, which this proxy does not keep."""
@@ -45,13 +51,15 @@ _SAMPLING: Final[Mapping[str, Callable[[Any, str], Any]]] = {
 }
 
 
-def chat_request_from_responses(body: object) -> dict[str, Any]:
+def chat_request_from_responses(body: object, recall: Recall | None = None
+                                ) -> dict[str, Any]:
     """A Responses request, checked, as the equivalent Chat Completions request.
 
     Checked (`RequestError` names the field): ``model``, ``input`` (required: a string, or
     items: messages with ``input_text``, ``output_text``, ``refusal`` and ``input_image``
     parts, ``function_call``, ``function_call_output``, ``reasoning``), ``instructions``,
-    ``tools`` (function tools only: OpenAI's hosted tools run at OpenAI), ``tool_choice``,
+    ``item_reference`` items (to the items `recall` finds), ``tools`` (function tools only:
+    OpenAI's hosted tools run at OpenAI), ``tool_choice``,
     ``parallel_tool_calls``, ``max_output_tokens``, ``temperature``, ``top_p``, ``stream``,
     ``store``, ``metadata``, ``user``, ``text.format``. ``previous_response_id``,
     ``conversation`` and ``background`` need state the proxy does not keep, and are refused.
@@ -73,7 +81,7 @@ def chat_request_from_responses(body: object) -> dict[str, Any]:
         "model": _string(_required(request, "model", ""), "model", empty=False),
         "messages": _instructions(request.get("instructions")),
     }
-    chat["messages"] += _input(_required(request, "input", ""))
+    chat["messages"] += _input(_required(request, "input", ""), recall or _nothing)
     if request.get("tools") is not None:
         chat["tools"] = _tools(request["tools"])
     if request.get("tool_choice") is not None:
@@ -89,7 +97,7 @@ def chat_request_from_responses(body: object) -> dict[str, Any]:
     if request.get("text") is not None:
         chat.update(_text_format(request["text"]))
     if request.get("store") is not None:
-        _boolean(request["store"], "store")  # accepted: nothing is stored either way
+        _boolean(request["store"], "store")  # accepted either way: no response is stored
     if request.get("metadata") is not None:
         _object(request["metadata"], "metadata")
     return chat
@@ -113,19 +121,40 @@ def _instructions(value: Any) -> list[dict[str, Any]]:
     return [{"role": "system", "content": text}] if text else []
 
 
-def _input(value: Any) -> list[dict[str, Any]]:
+def _nothing(ident: str) -> None:
+    """Recalls no item: what a request is read with when no memory is given."""
+    return None
+
+
+def _input(value: Any, recall: Recall) -> list[dict[str, Any]]:
     if isinstance(value, str):
         return [{"role": "user", "content": value}]
     messages: list[dict[str, Any]] = []
     known: set[str] = set()  # function_call ids so far: an output must answer one
     for index, item in enumerate(_list(value, "input", empty=False)):
-        _item(_object(item, f"input[{index}]"), f"input[{index}]", messages, known)
+        item = _object(item, f"input[{index}]")
+        if item.get("type") == "item_reference":
+            item = _referenced(item, f"input[{index}]", recall)
+        _item(item, f"input[{index}]", messages, known)
     return messages
+
+
+def _referenced(item: Mapping[str, Any], field: str, recall: Recall) -> dict[str, Any]:
+    """The item an ``item_reference`` names, if the proxy wrote it and remembers it."""
+    ident = _string(_required(item, "id", field), _at(field, "id"), empty=False)
+    found = recall(ident)
+    if found is None:
+        raise RequestError(_at(field, "id"), f"the proxy does not remember an item {ident!r} "
+                           "(it keeps no conversation, only the last items it wrote, in the "
+                           "process that wrote them): send the item itself, e.g. with store "
+                           "false (Vercel AI SDK: providerOptions: {openai: {store: false}})")
+    return found
 
 
 def _item(item: Mapping[str, Any], field: str, messages: list[dict[str, Any]],
           known: set[str]) -> None:
-    """One input item, added to `messages` as what it is in Chat Completions."""
+    """One input item (not a reference), added to `messages` as what it is in Chat
+    Completions."""
     kind = item.get("type", "message")  # a message may leave its type out
     if kind == "message":
         messages += _message(item, field)
@@ -139,13 +168,10 @@ def _item(item: Mapping[str, Any], field: str, messages: list[dict[str, Any]],
         # Dropped: the text a Chat Completions request sends is the answer, not earlier
         # reasoning (which OpenAI sends encrypted, for itself alone).
         _optional_list(item.get("summary"), _at(field, "summary"))
-    elif kind == "item_reference":
-        raise RequestError(_at(field, "type"), "the proxy keeps no state to look an item up "
-                           "by its id: send the item itself")
     else:
         raise RequestError(_at(field, "type"), f"{kind!r} items are not supported by the "
-                           "proxy (it takes message, function_call, function_call_output "
-                           "and reasoning items)")
+                           "proxy (it takes message, function_call, function_call_output, "
+                           "reasoning and item_reference items)")
 
 
 def _optional_list(value: Any, field: str) -> None:

@@ -48,6 +48,11 @@ class InboundApi(ABC):
         """One message of a streamed answer as its server-sent event, in strict JSON
         (ValueError for a NaN or an infinity in it)."""
 
+    def answered(self, answer: dict[str, Any]) -> dict[str, Any]:
+        """A whole answer, as it goes to the client (an API that remembers what it wrote keeps
+        it here; its streams' last event carries the same)."""
+        return answer
+
     def usage_asked(self, chat: dict[str, Any]) -> bool:
         """Whether a streamed answer to `chat` (the client's request as Chat Completions) ends
         with its token usage: yes, unless the API leaves it to the client."""
