@@ -6,14 +6,15 @@ from __future__ import annotations
 import logging
 
 import httpx
+import openai
 import pytest
 from clients import TIMEOUT, anthropic_client, chat_stream_raw, chat_whole, openai_client
 from upstream import FakeUpstream
 
-from toolcalls.serve import ServeConfig
+from toolcalls.serve import ServeConfig, create_app
 from toolcalls.serve._config import ConfigError, load_config
 from toolcalls.serve._process import announce
-from toolcalls.serve._upstream import credentials_in_force
+from toolcalls.serve._upstream import credentials_in_force, env_proxy
 
 HI = [{"role": "user", "content": "hi"}]
 
@@ -95,3 +96,59 @@ def test_forwarding_comes_from_flag_environment_and_toml(tmp_path) -> None:
 def test_a_key_and_forwarding_together_are_refused() -> None:
     with pytest.raises(ConfigError, match="^api_key and forward_credentials: "):
         ServeConfig(upstream="http://u/v1", api_key="k", forward_credentials=True)
+
+
+# --- the environment's HTTP proxy -----------------------------------------------------------
+
+UNREACHABLE = "http://127.0.0.1:1/v1"
+"""An upstream nothing listens at: reached only through the proxy the environment names."""
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+def test_the_upstream_is_reached_through_the_environment_proxy(
+        serve_app, upstream: FakeUpstream, monkeypatch: pytest.MonkeyPatch, stream: bool) -> None:
+    # the fake upstream plays the forward proxy: it answers the absolute-form request it gets
+    monkeypatch.setenv("HTTP_PROXY", upstream.url)  # type: ignore[attr-defined]
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    upstream.script("through the proxy")
+    url = serve_app(create_app(ServeConfig(upstream=UNREACHABLE)))
+    # the test's client goes to the proxy directly, not through the environment's proxy
+    client = openai_client(url, http_client=httpx.Client(trust_env=False))
+    answer = (chat_stream_raw if stream else chat_whole)(client, model="m", messages=HI)
+    assert answer["content"] == "through the proxy"
+    assert len(upstream.requests) == 1
+
+
+def test_no_proxy_leaves_the_upstream_direct(serve_app, upstream: FakeUpstream,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HTTP_PROXY", upstream.url)  # type: ignore[attr-defined]
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    url = serve_app(create_app(ServeConfig(upstream=UNREACHABLE)))
+    with pytest.raises(openai.APIStatusError) as raised:
+        chat_whole(openai_client(url, http_client=httpx.Client(trust_env=False)), model="m",
+                   messages=HI)
+    assert raised.value.status_code == 502
+    assert "cannot connect to the upstream at http://127.0.0.1:1/v1" in str(raised.value)
+    assert upstream.requests == []
+
+
+@pytest.mark.parametrize(("environment", "url", "proxy"), [
+    ({}, "http://10.0.0.5:8000/v1", None),
+    ({"HTTP_PROXY": "http://proxy:3128"}, "http://10.0.0.5:8000/v1", "http://proxy:3128"),
+    ({"HTTPS_PROXY": "http://proxy:3128"}, "http://10.0.0.5:8000/v1", None),
+    ({"HTTPS_PROXY": "http://proxy:3128"}, "https://api.example.com/v1", "http://proxy:3128"),
+    ({"HTTP_PROXY": "http://proxy:3128", "NO_PROXY": "10.0.0.5"}, "http://10.0.0.5:8000/v1",
+     None),
+    ({"HTTPS_PROXY": "http://proxy:3128", "NO_PROXY": ".example.com"},
+     "https://api.example.com/v1", None),
+])
+def test_env_proxy_is_the_one_the_environment_names_for_the_upstream(
+        monkeypatch: pytest.MonkeyPatch, environment: dict[str, str], url: str,
+        proxy: str | None) -> None:
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    assert env_proxy(url) == proxy

@@ -11,6 +11,7 @@ message and status (a model the upstream does not serve, a context too long...).
 from __future__ import annotations
 
 import json
+import urllib.request
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
@@ -19,7 +20,8 @@ import aiohttp
 from ._config import ServeConfig
 from ._errors import ProxyError
 
-__all__ = ["UPSTREAM_ERRORS", "Upstream", "UpstreamError", "UpstreamStream", "failure"]
+__all__ = ["UPSTREAM_ERRORS", "Upstream", "UpstreamError", "UpstreamStream", "env_proxy",
+           "failure"]
 
 UPSTREAM_ERRORS = (aiohttp.ClientError, TimeoutError)
 """What talking to the upstream can raise: `failure` says each in words."""
@@ -69,12 +71,15 @@ class Upstream:
         """How the upstream counts tokens, once `_count_tokens` learnt it: "vllm" (``/tokenize``
         takes a chat), "llamacpp" (``/apply-template``, then ``/tokenize`` of its text), or
         "none" (an estimate is made instead)."""
+        self.proxy = env_proxy(self.url)
+        """The HTTP proxy to the upstream that the environment names (HTTP_PROXY, HTTPS_PROXY,
+        NO_PROXY), read once: aiohttp's ``trust_env`` would read it, and ``~/.netrc`` for
+        credentials, in a thread on every request."""
         # One session serves every client of the proxy: a cookie the upstream sets for one
         # must never go out with another's requests (the dummy jar keeps none). No limit on
-        # connections: each is a client's request, which the server already bounds. trust_env:
-        # HTTP(S)_PROXY and NO_PROXY are honoured, as for any HTTP client of the machine.
+        # connections: each is a client's request, which the server already bounds.
         self.session = aiohttp.ClientSession(
-            cookie_jar=aiohttp.DummyCookieJar(), trust_env=True,
+            cookie_jar=aiohttp.DummyCookieJar(), proxy=self.proxy,
             connector=aiohttp.TCPConnector(limit=0),
             timeout=aiohttp.ClientTimeout(total=None, sock_connect=min(config.timeout, 10.0),
                                           sock_read=config.timeout))
@@ -207,6 +212,17 @@ def failure(error: BaseException, url: str, timeout: float) -> UpstreamError:
                              "running, and is --upstream its address?)")
     return UpstreamError(502, f"the connection to the upstream at {url} failed: "
                          f"{type(error).__name__}: {error}")
+
+
+def env_proxy(url: str) -> str | None:
+    """The proxy the environment names for `url`, as any HTTP client of the machine takes it;
+    None for none, or for a host NO_PROXY lists."""
+    scheme, _, rest = url.partition("://")
+    host = rest.split("/", 1)[0]
+    proxies = urllib.request.getproxies()
+    if scheme not in proxies or urllib.request.proxy_bypass(host):
+        return None
+    return proxies[scheme]
 
 
 def _root(url: str) -> str:
