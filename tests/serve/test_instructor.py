@@ -5,11 +5,11 @@ Hermes). The model writes the call; instructor returns the pydantic object, whol
 ``create_partial``'s stream. When the first call fails validation, instructor sends the error
 back as the call's result and the second call is taken.
 
-Skipped unless instructor is installed: it is not in the dev list, as every release (1.17.0
-the latest) requires ``jiter<0.15`` (``openai<3`` before 1.15), and the openai SDK the other
-clients need (>= 3.31) requires ``jiter>=0.16``; pip cannot install both. The file runs with
-``pip install --no-deps instructor`` (what it imports is there: the CLI's typer and rich are
-not needed), which passes with openai 3.57 and jiter 0.19.
+Skipped unless instructor is installed: it is not in the dev list, as each release requires
+``openai<3`` or (1.15 to 1.17.0, the latest) ``jiter<0.15``, and the openai SDK the other
+clients need (>= 3.31) requires ``jiter>=0.16``; pip cannot install both. The file runs after
+``pip install --no-deps instructor`` (all it imports is there: only its CLI needs typer), and
+passes with openai 3.57 and jiter 0.19.
 """
 
 from __future__ import annotations
