@@ -64,10 +64,15 @@ def _agent(url: str, asked: list[str], streaming: bool) -> Any:
 
 async def _run(agent: Any) -> str:
     """The agent's final answer; its stream of events read to the end, as a caller does."""
-    handler = agent.run(user_msg="Weather in Paris?")
-    async for _ in handler.stream_events():
-        pass
-    return str(await handler)
+    try:
+        handler = agent.run(user_msg="Weather in Paris?")
+        async for _ in handler.stream_events():
+            pass
+        return str(await handler)
+    finally:
+        # LiteLLM keeps the async openai client it made for this loop in its cache: closed
+        # here, in the loop its connections belong to, not collected after the loop is gone
+        await litellm.close_litellm_async_clients()
 
 
 def _answer(url: str, asked: list[str], streaming: bool) -> str:
