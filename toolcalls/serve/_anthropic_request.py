@@ -11,19 +11,9 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ._requests import (
-    RequestError,
-    _at,
-    _boolean,
-    _integer,
-    _list,
-    _number,
-    _object,
-    _one_of,
-    _required,
-    _string,
-    checked_function_tool,
-)
+from . import _checks as check
+from ._checks import RequestError
+from ._requests import checked_function_tool
 
 __all__ = ["ThreadsNotKept", "chat_request_from_messages"]
 
@@ -49,7 +39,7 @@ _RESULT_BLOCKS = ("text", "image")
 # Sampling fields with the same name and meaning in both APIs (top_k: llama.cpp and vLLM
 # take it beside the OpenAI fields).
 _SAMPLING: Mapping[str, Callable[[Any, str], Any]] = {
-    "temperature": _number, "top_p": _number, "top_k": _integer,
+    "temperature": check.number, "top_p": check.number, "top_k": check.integer,
 }
 
 
@@ -71,15 +61,16 @@ def chat_request_from_messages(body: object) -> dict[str, Any]:
     the named function, ``disable_parallel_tool_use`` -> ``parallel_tool_calls: false``;
     ``stop_sequences`` -> ``stop``; ``metadata.user_id`` -> ``user``.
     """
-    request = _object(body, "")
+    request = check.obj(body, "")
     if request.get("thread") is not None:
         raise ThreadsNotKept()
     chat: dict[str, Any] = {
-        "model": _string(_required(request, "model", ""), "model", empty=False),
+        "model": check.string(check.required(request, "model", ""), "model", empty=False),
         "messages": _system(request.get("system")),
-        "max_tokens": _integer(_required(request, "max_tokens", ""), "max_tokens", minimum=1),
+        "max_tokens": check.integer(check.required(request, "max_tokens", ""), "max_tokens",
+                                    minimum=1),
     }
-    messages = _list(_required(request, "messages", ""), "messages", empty=False)
+    messages = check.array(check.required(request, "messages", ""), "messages", empty=False)
     known: set[str] = set()  # tool_use ids so far: a tool_result must answer one
     for index, message in enumerate(messages):
         chat["messages"] += _anthropic_message(message, f"messages[{index}]", known)
@@ -89,18 +80,18 @@ def chat_request_from_messages(body: object) -> dict[str, Any]:
         names = [tool["function"]["name"] for tool in chat.get("tools", [])]
         chat.update(_anthropic_choice(request["tool_choice"], names))
     if request.get("stop_sequences") is not None:
-        stops = _list(request["stop_sequences"], "stop_sequences")
-        chat["stop"] = [_string(stop, f"stop_sequences[{i}]") for i, stop in enumerate(stops)]
-    for key, check in _SAMPLING.items():
+        stops = check.array(request["stop_sequences"], "stop_sequences")
+        chat["stop"] = [check.string(stop, f"stop_sequences[{i}]") for i, stop in enumerate(stops)]
+    for key, checker in _SAMPLING.items():
         if request.get(key) is not None:
-            check(request[key], key)
+            checker(request[key], key)
             chat[key] = request[key]
     if request.get("stream") is not None:
-        chat["stream"] = _boolean(request["stream"], "stream")
+        chat["stream"] = check.boolean(request["stream"], "stream")
     if request.get("metadata") is not None:
-        metadata = _object(request["metadata"], "metadata")
+        metadata = check.obj(request["metadata"], "metadata")
         if metadata.get("user_id") is not None:
-            chat["user"] = _string(metadata["user_id"], "metadata.user_id")
+            chat["user"] = check.string(metadata["user_id"], "metadata.user_id")
     return chat
 
 
@@ -109,45 +100,47 @@ def _system(value: Any) -> list[dict[str, Any]]:
         return []
     if isinstance(value, str):
         return [{"role": "system", "content": value}] if value else []
-    blocks = _list(value, "system")
+    blocks = check.array(value, "system")
     texts = [_text_block(block, f"system[{i}]") for i, block in enumerate(blocks)]
     return [{"role": "system", "content": "\n".join(texts)}] if texts else []
 
 
 def _text_block(value: Any, field: str) -> str:
-    block = _object(value, field)
-    _one_of(_required(block, "type", field), _at(field, "type"), ("text",))
-    return _string(_required(block, "text", field), _at(field, "text"))
+    block = check.obj(value, field)
+    check.one_of(check.required(block, "type", field), check.at(field, "type"), ("text",))
+    return check.string(check.required(block, "text", field), check.at(field, "text"))
 
 
 def _anthropic_message(value: Any, field: str, known: set[str]) -> list[dict[str, Any]]:
-    message = _object(value, field)
-    role = _one_of(_required(message, "role", field), _at(field, "role"), ("user", "assistant"))
-    content = _required(message, "content", field)
+    message = check.obj(value, field)
+    role = check.one_of(check.required(message, "role", field), check.at(field, "role"),
+                        ("user", "assistant"))
+    content = check.required(message, "content", field)
     if isinstance(content, str):
         return [{"role": role, "content": content}]
-    blocks = _list(content, _at(field, "content"))
+    blocks = check.array(content, check.at(field, "content"))
     if role == "assistant":
-        return [_assistant(blocks, _at(field, "content"), known)]
-    return _user(blocks, _at(field, "content"), known)
+        return [_assistant(blocks, check.at(field, "content"), known)]
+    return _user(blocks, check.at(field, "content"), known)
 
 
 def _assistant(blocks: list[Any], field: str, known: set[str]) -> dict[str, Any]:
     texts: list[str] = []
     calls: list[dict[str, Any]] = []
     for index, value in enumerate(blocks):
-        at = _at(field, index)
-        block = _object(value, at)
-        kind = _one_of(_required(block, "type", at), _at(at, "type"), _ASSISTANT_BLOCKS)
+        at = check.at(field, index)
+        block = check.obj(value, at)
+        kind = check.one_of(check.required(block, "type", at), check.at(at, "type"),
+                            _ASSISTANT_BLOCKS)
         if kind == "text":
-            texts.append(_string(_required(block, "text", at), _at(at, "text")))
+            texts.append(check.string(check.required(block, "text", at), check.at(at, "text")))
         elif kind == "tool_use":
             calls.append(_tool_use(block, at))
             known.add(calls[-1]["id"])
         elif kind == "thinking":
-            _string(_required(block, "thinking", at), _at(at, "thinking"))
+            check.string(check.required(block, "thinking", at), check.at(at, "thinking"))
         else:
-            _string(_required(block, "data", at), _at(at, "data"))
+            check.string(check.required(block, "data", at), check.at(at, "data"))
         # Thinking blocks are dropped: they carry Anthropic's signatures, which no upstream
         # can verify, and a Chat Completions request has no place for earlier reasoning.
     message: dict[str, Any] = {"role": "assistant", "content": "".join(texts)}
@@ -157,9 +150,9 @@ def _assistant(blocks: list[Any], field: str, known: set[str]) -> dict[str, Any]
 
 
 def _tool_use(block: Mapping[str, Any], field: str) -> dict[str, Any]:
-    id_ = _string(_required(block, "id", field), _at(field, "id"), empty=False)
-    name = _string(_required(block, "name", field), _at(field, "name"), empty=False)
-    arguments = _object(_required(block, "input", field), _at(field, "input"))
+    id_ = check.string(check.required(block, "id", field), check.at(field, "id"), empty=False)
+    name = check.string(check.required(block, "name", field), check.at(field, "name"), empty=False)
+    arguments = check.obj(check.required(block, "input", field), check.at(field, "input"))
     function = {"name": name, "arguments": json.dumps(arguments, ensure_ascii=False)}
     return {"id": id_, "type": "function", "function": function}
 
@@ -169,15 +162,16 @@ def _user(blocks: list[Any], field: str, known: set[str]) -> list[dict[str, Any]
     messages: list[dict[str, Any]] = []
     parts: list[dict[str, Any]] = []
     for index, value in enumerate(blocks):
-        at = _at(field, index)
-        block = _object(value, at)
-        kind = _one_of(_required(block, "type", at), _at(at, "type"), _USER_BLOCKS)
+        at = check.at(field, index)
+        block = check.obj(value, at)
+        kind = check.one_of(check.required(block, "type", at), check.at(at, "type"), _USER_BLOCKS)
         if kind == "tool_result":
             message, images = _tool_result(block, at, known)
             messages.append(message)
             parts += images
         elif kind == "document":
-            raise RequestError(_at(at, "type"), "document blocks are not supported by the proxy")
+            raise RequestError(check.at(at, "type"),
+                               "document blocks are not supported by the proxy")
         else:
             parts.append(_part_of(block, at))
     if parts:
@@ -189,16 +183,17 @@ def _user(blocks: list[Any], field: str, known: set[str]) -> list[dict[str, Any]
 def _part_of(block: Mapping[str, Any], field: str) -> dict[str, Any]:
     """A text or image block as a Chat Completions content part."""
     if block["type"] == "text":
-        return {"type": "text", "text": _string(_required(block, "text", field),
-                                                 _at(field, "text"))}
-    source = _object(_required(block, "source", field), _at(field, "source"))
-    at = _at(field, "source")
-    kind = _one_of(_required(source, "type", at), _at(at, "type"), ("base64", "url"))
+        return {"type": "text", "text": check.string(check.required(block, "text", field),
+                                                 check.at(field, "text"))}
+    source = check.obj(check.required(block, "source", field), check.at(field, "source"))
+    at = check.at(field, "source")
+    kind = check.one_of(check.required(source, "type", at), check.at(at, "type"), ("base64", "url"))
     if kind == "url":
-        url = _string(_required(source, "url", at), _at(at, "url"), empty=False)
+        url = check.string(check.required(source, "url", at), check.at(at, "url"), empty=False)
     else:
-        media = _string(_required(source, "media_type", at), _at(at, "media_type"), empty=False)
-        data = _string(_required(source, "data", at), _at(at, "data"), empty=False)
+        media = check.string(check.required(source, "media_type", at), check.at(at, "media_type"),
+                             empty=False)
+        data = check.string(check.required(source, "data", at), check.at(at, "data"), empty=False)
         url = f"data:{media};base64,{data}"
     return {"type": "image_url", "image_url": {"url": url}}
 
@@ -206,64 +201,69 @@ def _part_of(block: Mapping[str, Any], field: str) -> dict[str, Any]:
 def _tool_result(block: Mapping[str, Any], field: str, known: set[str]
                  ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """A tool message, and the images of the result (a tool message takes text only)."""
-    id_ = _string(_required(block, "tool_use_id", field), _at(field, "tool_use_id"), empty=False)
+    id_ = check.string(check.required(block, "tool_use_id", field), check.at(field, "tool_use_id"),
+                       empty=False)
     if id_ not in known:
-        raise RequestError(_at(field, "tool_use_id"), f"no earlier tool_use block has id {id_!r}")
+        raise RequestError(check.at(field, "tool_use_id"),
+                           f"no earlier tool_use block has id {id_!r}")
     content = block.get("content", "")
     texts: list[str] = []
     images: list[dict[str, Any]] = []
     if isinstance(content, str):
         texts.append(content)
     else:
-        for index, value in enumerate(_list(content, _at(field, "content"))):
-            at = _at(_at(field, "content"), index)
-            part = _object(value, at)
-            _one_of(_required(part, "type", at), _at(at, "type"), _RESULT_BLOCKS)
+        for index, value in enumerate(check.array(content, check.at(field, "content"))):
+            at = check.at(check.at(field, "content"), index)
+            part = check.obj(value, at)
+            check.one_of(check.required(part, "type", at), check.at(at, "type"), _RESULT_BLOCKS)
             converted = _part_of(part, at)
             if converted["type"] == "text":
                 texts.append(converted["text"])
             else:
                 images.append(converted)
     text = "\n".join(texts)
-    if block.get("is_error") is not None and _boolean(block["is_error"], _at(field, "is_error")):
+    is_error = block.get("is_error")
+    if is_error is not None and check.boolean(is_error, check.at(field, "is_error")):
         text = f"Error: {text}"
     return {"role": "tool", "tool_call_id": id_, "content": text}, images
 
 
 def _anthropic_tools(value: Any) -> list[dict[str, Any]]:
     tools: list[dict[str, Any]] = []
-    for index, item in enumerate(_list(value, "tools")):
+    for index, item in enumerate(check.array(value, "tools")):
         at = f"tools[{index}]"
-        tool = _object(item, at)
+        tool = check.obj(item, at)
         if "input_schema" not in tool:
             kind = tool.get("type", "?")
-            raise RequestError(_at(at, "input_schema"),
+            raise RequestError(check.at(at, "input_schema"),
                                f"is required (a server tool of type {kind!r} runs at "
                                "Anthropic, not behind this proxy)")
         function: dict[str, Any] = {
-            "name": _string(_required(tool, "name", at), _at(at, "name"), empty=False),
-            "parameters": _object(tool["input_schema"], _at(at, "input_schema")),
+            "name": check.string(check.required(tool, "name", at), check.at(at, "name"),
+                                 empty=False),
+            "parameters": check.obj(tool["input_schema"], check.at(at, "input_schema")),
         }
         if tool.get("description") is not None:
-            function["description"] = _string(tool["description"], _at(at, "description"))
-        converted = checked_function_tool(function, _at(at, "input_schema"))
+            function["description"] = check.string(tool["description"], check.at(at, "description"))
+        converted = checked_function_tool(function, check.at(at, "input_schema"))
         if any(known["function"]["name"] == function["name"] for known in tools):
-            raise RequestError(_at(at, "name"), f"two tools are named {function['name']!r}")
+            raise RequestError(check.at(at, "name"), f"two tools are named {function['name']!r}")
         tools.append(converted)
     return tools
 
 
 def _anthropic_choice(value: Any, names: Sequence[str]) -> dict[str, Any]:
-    choice = _object(value, "tool_choice")
-    kind = _one_of(_required(choice, "type", "tool_choice"), "tool_choice.type",
+    choice = check.obj(value, "tool_choice")
+    kind = check.one_of(check.required(choice, "type", "tool_choice"), "tool_choice.type",
                    _ANTHROPIC_CHOICES)
     fields: dict[str, Any] = {"tool_choice": {"any": "required"}.get(kind, kind)}
     if kind == "tool":
-        name = _string(_required(choice, "name", "tool_choice"), "tool_choice.name", empty=False)
+        name = check.string(check.required(choice, "name", "tool_choice"), "tool_choice.name",
+                            empty=False)
         if name not in names:
             raise RequestError("tool_choice.name", f"no tool named {name!r} in tools")
         fields["tool_choice"] = {"type": "function", "function": {"name": name}}
     flag = choice.get("disable_parallel_tool_use")
-    if flag is not None and _boolean(flag, "tool_choice.disable_parallel_tool_use"):
+    if flag is not None and check.boolean(flag, "tool_choice.disable_parallel_tool_use"):
         fields["parallel_tool_calls"] = False
     return fields

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 from ..parsing._models import ToolCall
 from ..parsing.formats.kimi_k2 import KimiK2
 from ..tools._importers import from_openai
-from ._requests import RequestError, _at, _json_object
+from . import _checks as check
+from ._checks import RequestError
 
 if TYPE_CHECKING:
     from ..parsing.formats._base import Format
@@ -130,7 +131,7 @@ def _history_call(item: Mapping[str, Any], number: int) -> tuple[ToolCall, str |
     cut off, sent back): OpenAI takes arguments as an opaque string, and so does the proxy."""
     function = item["function"]
     try:
-        arguments = _json_object(function["arguments"], "arguments")
+        arguments = check.json_object(function["arguments"], "arguments")
     except RequestError:
         stand_in = {"_": _UNREAD.format(number)}
         return ToolCall(id=item["id"], name=function["name"], arguments=stand_in,
@@ -162,7 +163,7 @@ def _result(message: Mapping[str, Any], field: str,
             calls: Mapping[str, tuple[ToolCall, int]], fmt: Format) -> str:
     found = calls.get(message["tool_call_id"])
     if found is None:
-        raise RequestError(_at(field, "tool_call_id"),
+        raise RequestError(check.at(field, "tool_call_id"),
                            f"no earlier assistant tool call has id {message['tool_call_id']!r}")
     call, place = found
     if isinstance(fmt, KimiK2):

@@ -17,20 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
-from ._requests import (
-    RequestError,
-    _at,
-    _boolean,
-    _integer,
-    _json_object,
-    _list,
-    _number,
-    _object,
-    _one_of,
-    _required,
-    _string,
-    checked_function_tool,
-)
+from . import _checks as check
+from ._checks import RequestError
+from ._requests import checked_function_tool
 
 __all__ = ["Recall", "chat_request_from_responses"]
 
@@ -46,8 +35,8 @@ _TEXT_PARTS: Final = {"input_text": "text", "output_text": "text", "refusal": "r
 _CHOICES: Final = ("auto", "none", "required")
 # Same name and meaning in both APIs.
 _SAMPLING: Final[Mapping[str, Callable[[Any, str], Any]]] = {
-    "temperature": _number, "top_p": _number, "parallel_tool_calls": _boolean,
-    "stream": _boolean, "user": _string,
+    "temperature": check.number, "top_p": check.number, "parallel_tool_calls": check.boolean,
+    "stream": check.boolean, "user": check.string,
 }
 
 
@@ -75,31 +64,31 @@ def chat_request_from_responses(body: object, recall: Recall | None = None
     ``max_output_tokens`` -> ``max_tokens``; ``text.format`` json_schema or json_object ->
     ``response_format``.
     """
-    request = _object(body, "")
+    request = check.obj(body, "")
     _refuse_state(request)
     chat: dict[str, Any] = {
-        "model": _string(_required(request, "model", ""), "model", empty=False),
+        "model": check.string(check.required(request, "model", ""), "model", empty=False),
         "messages": _instructions(request.get("instructions")),
     }
-    chat["messages"] += _input(_required(request, "input", ""), recall or _nothing)
+    chat["messages"] += _input(check.required(request, "input", ""), recall or _nothing)
     if request.get("tools") is not None:
         chat["tools"] = _tools(request["tools"])
     if request.get("tool_choice") is not None:
         names = [tool["function"]["name"] for tool in chat.get("tools", [])]
         chat["tool_choice"] = _tool_choice(request["tool_choice"], names)
     if request.get("max_output_tokens") is not None:
-        chat["max_tokens"] = _integer(request["max_output_tokens"], "max_output_tokens",
+        chat["max_tokens"] = check.integer(request["max_output_tokens"], "max_output_tokens",
                                       minimum=1)
-    for key, check in _SAMPLING.items():
+    for key, checker in _SAMPLING.items():
         if request.get(key) is not None:
             chat[key] = request[key]
-            check(request[key], key)
+            checker(request[key], key)
     if request.get("text") is not None:
         chat.update(_text_format(request["text"]))
     if request.get("store") is not None:
-        _boolean(request["store"], "store")  # accepted either way: no response is stored
+        check.boolean(request["store"], "store")  # accepted either way: no response is stored
     if request.get("metadata") is not None:
-        _object(request["metadata"], "metadata")
+        check.obj(request["metadata"], "metadata")
     return chat
 
 
@@ -109,7 +98,7 @@ def _refuse_state(request: Mapping[str, Any]) -> None:
             raise RequestError(key, "the proxy keeps no state: send the whole conversation "
                                "in input (each earlier message, function_call and "
                                "function_call_output item), with store false")
-    if request.get("background") is not None and _boolean(request["background"], "background"):
+    if request.get("background") is not None and check.boolean(request["background"], "background"):
         raise RequestError("background", "the proxy keeps no state to run a response in the "
                            "background: send it without background")
 
@@ -117,7 +106,7 @@ def _refuse_state(request: Mapping[str, Any]) -> None:
 def _instructions(value: Any) -> list[dict[str, Any]]:
     if value is None:
         return []
-    text = _string(value, "instructions")
+    text = check.string(value, "instructions")
     return [{"role": "system", "content": text}] if text else []
 
 
@@ -131,8 +120,8 @@ def _input(value: Any, recall: Recall) -> list[dict[str, Any]]:
         return [{"role": "user", "content": value}]
     messages: list[dict[str, Any]] = []
     known: set[str] = set()  # function_call ids so far: an output must answer one
-    for index, item in enumerate(_list(value, "input", empty=False)):
-        item = _object(item, f"input[{index}]")
+    for index, item in enumerate(check.array(value, "input", empty=False)):
+        item = check.obj(item, f"input[{index}]")
         if item.get("type") == "item_reference":
             item = _referenced(item, f"input[{index}]", recall)
         _item(item, f"input[{index}]", messages, known)
@@ -141,10 +130,10 @@ def _input(value: Any, recall: Recall) -> list[dict[str, Any]]:
 
 def _referenced(item: Mapping[str, Any], field: str, recall: Recall) -> dict[str, Any]:
     """The item an ``item_reference`` names, if the proxy wrote it and remembers it."""
-    ident = _string(_required(item, "id", field), _at(field, "id"), empty=False)
+    ident = check.string(check.required(item, "id", field), check.at(field, "id"), empty=False)
     found = recall(ident)
     if found is None:
-        raise RequestError(_at(field, "id"), f"the proxy does not remember an item {ident!r} "
+        raise RequestError(check.at(field, "id"), f"the proxy does not remember an item {ident!r} "
                            "(it keeps no conversation, only the last items it wrote, in the "
                            "process that wrote them): send the item itself, e.g. with store "
                            "false (Vercel AI SDK: providerOptions: {openai: {store: false}})")
@@ -167,16 +156,16 @@ def _item(item: Mapping[str, Any], field: str, messages: list[dict[str, Any]],
     elif kind == "reasoning":
         # Dropped: the text a Chat Completions request sends is the answer, not earlier
         # reasoning (which OpenAI sends encrypted, for itself alone).
-        _optional_list(item.get("summary"), _at(field, "summary"))
+        _optional_list(item.get("summary"), check.at(field, "summary"))
     else:
-        raise RequestError(_at(field, "type"), f"{kind!r} items are not supported by the "
+        raise RequestError(check.at(field, "type"), f"{kind!r} items are not supported by the "
                            "proxy (it takes message, function_call, function_call_output, "
                            "reasoning and item_reference items)")
 
 
 def _optional_list(value: Any, field: str) -> None:
     if value is not None:
-        _list(value, field)
+        check.array(value, field)
 
 
 def _assistant_calls(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -189,12 +178,13 @@ def _assistant_calls(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _message(item: Mapping[str, Any], field: str) -> list[dict[str, Any]]:
-    role = _ROLES[_one_of(_required(item, "role", field), _at(field, "role"), tuple(_ROLES))]
-    content = _required(item, "content", field)
+    role = _ROLES[check.one_of(check.required(item, "role", field), check.at(field, "role"),
+                               tuple(_ROLES))]
+    content = check.required(item, "content", field)
     if isinstance(content, str):
         return [{"role": role, "content": content}]
-    parts = [_part(part, _at(_at(field, "content"), index), role)
-             for index, part in enumerate(_list(content, _at(field, "content")))]
+    parts = [_part(part, check.at(check.at(field, "content"), index), role)
+             for index, part in enumerate(check.array(content, check.at(field, "content")))]
     if role != "user" or all(part["type"] == "text" for part in parts):
         return [{"role": role, "content": "".join(part["text"] for part in parts)}]
     return [{"role": role, "content": parts}]
@@ -202,27 +192,30 @@ def _message(item: Mapping[str, Any], field: str) -> list[dict[str, Any]]:
 
 def _part(value: Any, field: str, role: str) -> dict[str, Any]:
     """A content part as a Chat Completions part (images only from the user)."""
-    part = _object(value, field)
+    part = check.obj(value, field)
     kinds = (*_TEXT_PARTS, "input_image") if role == "user" else tuple(_TEXT_PARTS)
-    kind = _one_of(_required(part, "type", field), _at(field, "type"), kinds)
+    kind = check.one_of(check.required(part, "type", field), check.at(field, "type"), kinds)
     if kind in _TEXT_PARTS:
         key = _TEXT_PARTS[kind]
-        return {"type": "text", "text": _string(_required(part, key, field), _at(field, key))}
+        return {"type": "text", "text": check.string(check.required(part, key, field),
+                                                     check.at(field, key))}
     if part.get("image_url") is None:
-        raise RequestError(_at(field, "image_url"), "is required (the proxy keeps no files: "
+        raise RequestError(check.at(field, "image_url"), "is required (the proxy keeps no files: "
                            "send the image as a URL or a data: URL, not a file_id)")
-    image: dict[str, Any] = {"url": _string(part["image_url"], _at(field, "image_url"),
+    image: dict[str, Any] = {"url": check.string(part["image_url"], check.at(field, "image_url"),
                                             empty=False)}
     if part.get("detail") is not None:
-        image["detail"] = _one_of(part["detail"], _at(field, "detail"), ("auto", "low", "high"))
+        image["detail"] = check.one_of(part["detail"], check.at(field, "detail"),
+                                       ("auto", "low", "high"))
     return {"type": "image_url", "image_url": image}
 
 
 def _function_call(item: Mapping[str, Any], field: str) -> dict[str, Any]:
-    id_ = _string(_required(item, "call_id", field), _at(field, "call_id"), empty=False)
-    name = _string(_required(item, "name", field), _at(field, "name"), empty=False)
-    arguments = _string(_required(item, "arguments", field), _at(field, "arguments"))
-    _json_object(arguments, _at(field, "arguments"))
+    id_ = check.string(check.required(item, "call_id", field), check.at(field, "call_id"),
+                       empty=False)
+    name = check.string(check.required(item, "name", field), check.at(field, "name"), empty=False)
+    arguments = check.string(check.required(item, "arguments", field), check.at(field, "arguments"))
+    check.json_object(arguments, check.at(field, "arguments"))
     return {"id": id_, "type": "function",
             "function": {"name": name, "arguments": arguments or "{}"}}
 
@@ -230,15 +223,16 @@ def _function_call(item: Mapping[str, Any], field: str) -> dict[str, Any]:
 def _function_call_output(item: Mapping[str, Any], field: str, known: set[str]
                           ) -> list[dict[str, Any]]:
     """A tool message, and a user message with the output's images, if it has any."""
-    id_ = _string(_required(item, "call_id", field), _at(field, "call_id"), empty=False)
+    id_ = check.string(check.required(item, "call_id", field), check.at(field, "call_id"),
+                       empty=False)
     if id_ not in known:
-        raise RequestError(_at(field, "call_id"), f"no earlier function_call item has call_id "
+        raise RequestError(check.at(field, "call_id"), f"no earlier function_call item has call_id "
                            f"{id_!r} (the proxy keeps no state: send the call too)")
-    output = _required(item, "output", field)
+    output = check.required(item, "output", field)
     if isinstance(output, str):
         return [{"role": "tool", "tool_call_id": id_, "content": output}]
-    parts = [_part(part, _at(_at(field, "output"), index), "user")
-             for index, part in enumerate(_list(output, _at(field, "output")))]
+    parts = [_part(part, check.at(check.at(field, "output"), index), "user")
+             for index, part in enumerate(check.array(output, check.at(field, "output")))]
     text = "\n".join(part["text"] for part in parts if part["type"] == "text")
     messages: list[dict[str, Any]] = [{"role": "tool", "tool_call_id": id_, "content": text}]
     if images := [part for part in parts if part["type"] != "text"]:
@@ -247,7 +241,8 @@ def _function_call_output(item: Mapping[str, Any], field: str, known: set[str]
 
 
 def _tools(value: Any) -> list[dict[str, Any]]:
-    tools = [_object(tool, f"tools[{index}]") for index, tool in enumerate(_list(value, "tools"))]
+    tools = [check.obj(tool, f"tools[{index}]")
+             for index, tool in enumerate(check.array(value, "tools"))]
     hosted = sorted({str(tool.get("type")) for tool in tools if tool.get("type") != "function"})
     if hosted:
         raise RequestError("tools", f"the proxy serves function tools only; {', '.join(hosted)} "
@@ -264,27 +259,29 @@ def _tools(value: Any) -> list[dict[str, Any]]:
 def _function_tool(tool: Mapping[str, Any], field: str) -> dict[str, Any]:
     """A flat function tool as a Chat Completions one, its schema checked by `Tool`."""
     function: dict[str, Any] = {
-        "name": _string(_required(tool, "name", field), _at(field, "name"), empty=False),
+        "name": check.string(check.required(tool, "name", field), check.at(field, "name"),
+                             empty=False),
         "parameters": {"type": "object", "properties": {}},
     }
     if tool.get("parameters") is not None:
-        function["parameters"] = _object(tool["parameters"], _at(field, "parameters"))
+        function["parameters"] = check.obj(tool["parameters"], check.at(field, "parameters"))
     if tool.get("description") is not None:
-        function["description"] = _string(tool["description"], _at(field, "description"))
+        function["description"] = check.string(tool["description"], check.at(field, "description"))
     if tool.get("strict") is not None:
-        function["strict"] = _boolean(tool["strict"], _at(field, "strict"))
-    return checked_function_tool(function, _at(field, "parameters"))
+        function["strict"] = check.boolean(tool["strict"], check.at(field, "strict"))
+    return checked_function_tool(function, check.at(field, "parameters"))
 
 
 def _tool_choice(value: Any, names: Sequence[str]) -> Any:
     if isinstance(value, str):
-        return _one_of(value, "tool_choice", _CHOICES)
-    choice = _object(value, "tool_choice")
-    kind = _required(choice, "type", "tool_choice")
+        return check.one_of(value, "tool_choice", _CHOICES)
+    choice = check.obj(value, "tool_choice")
+    kind = check.required(choice, "type", "tool_choice")
     if kind != "function":
         raise RequestError("tool_choice.type", f"the proxy takes a function tool choice (or "
                            f"'auto', 'none', 'required'), not {kind!r}")
-    name = _string(_required(choice, "name", "tool_choice"), "tool_choice.name", empty=False)
+    name = check.string(check.required(choice, "name", "tool_choice"), "tool_choice.name",
+                        empty=False)
     if name not in names:
         raise RequestError("tool_choice.name", f"no tool named {name!r} in tools")
     return {"type": "function", "function": {"name": name}}
@@ -292,21 +289,22 @@ def _tool_choice(value: Any, names: Sequence[str]) -> Any:
 
 def _text_format(value: Any) -> dict[str, Any]:
     """``text.format`` as Chat Completions' ``response_format`` (none for plain text)."""
-    text = _object(value, "text")
+    text = check.obj(value, "text")
     if text.get("format") is None:
         return {}
-    shape = _object(text["format"], "text.format")
-    kind = _one_of(_required(shape, "type", "text.format"), "text.format.type",
+    shape = check.obj(text["format"], "text.format")
+    kind = check.one_of(check.required(shape, "type", "text.format"), "text.format.type",
                    ("text", "json_object", "json_schema"))
     if kind == "text":
         return {}
     if kind == "json_object":
         return {"response_format": {"type": "json_object"}}
-    name = _string(_required(shape, "name", "text.format"), "text.format.name", empty=False)
+    name = check.string(check.required(shape, "name", "text.format"), "text.format.name",
+                        empty=False)
     schema: dict[str, Any] = {
         "name": name,
-        "schema": _object(_required(shape, "schema", "text.format"), "text.format.schema")}
-    for key, check in (("description", _string), ("strict", _boolean)):
+        "schema": check.obj(check.required(shape, "schema", "text.format"), "text.format.schema")}
+    for key, checker in (("description", check.string), ("strict", check.boolean)):
         if shape.get(key) is not None:
-            schema[key] = check(shape[key], f"text.format.{key}")
+            schema[key] = checker(shape[key], f"text.format.{key}")
     return {"response_format": {"type": "json_schema", "json_schema": schema}}
