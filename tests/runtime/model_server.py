@@ -11,12 +11,9 @@ request body, so a test can check what the loop sent.
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
@@ -83,28 +80,3 @@ class ModelServer:
 def _pieces(wire: str, size: int = 17) -> Iterator[str]:
     for start in range(0, len(wire), size):
         yield wire[start:start + size]
-
-
-class ServerThread:
-    """One uvicorn server on 127.0.0.1 (a free port) in a thread; `url` once started."""
-
-    def __init__(self, app: Any) -> None:
-        config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning",
-                                lifespan="on", timeout_graceful_shutdown=1)
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def __enter__(self) -> ServerThread:
-        self.thread.start()
-        deadline = time.monotonic() + 30
-        while not self.server.started:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise RuntimeError("the test server did not start")
-            time.sleep(0.01)
-        port = self.server.servers[0].sockets[0].getsockname()[1]
-        self.url = f"http://127.0.0.1:{port}"
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=30)

@@ -16,6 +16,7 @@ import ollama
 import openai
 import pytest
 from google import genai
+from servers import ServerThread
 
 from toolcalls import TextDelta, ToolCallEnd, ToolCallStart
 from toolcalls.budget import Session
@@ -43,7 +44,7 @@ from toolcalls.runtime import (
 )
 from toolcalls.serve import ServeConfig, create_app
 
-from .model_server import ModelServer, ServerThread, Turn
+from .model_server import ModelServer, Turn
 
 PROVIDERS = Path(__file__).resolve().parents[2] / "fixtures" / "providers"
 
@@ -88,12 +89,12 @@ def serve() -> Iterator[Callable[[Any], str]]:
     running: list[ServerThread] = []
 
     def start(app: Any) -> str:
-        running.append(ServerThread(app).__enter__())
+        running.append(ServerThread(app).start())
         return running[-1].url
 
     yield start
     for server in running:
-        server.__exit__()
+        server.stop()
 
 
 def openai_model(serve: Callable[[Any], str], server: ModelServer) -> Model:

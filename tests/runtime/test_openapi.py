@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from servers import ServerThread
 
 from toolcalls import ToolCall
 from toolcalls.runtime import (
@@ -36,7 +37,6 @@ from toolcalls.runtime import (
 )
 
 from . import openapi_app
-from .model_server import ServerThread
 
 pytest.importorskip("fastapi")
 

@@ -5,49 +5,21 @@ from __future__ import annotations
 
 import asyncio
 import os
-import threading
-import time
 import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-import uvicorn
 
 # Before any test module imports LiteLLM: else it fetches its model cost map from the network
 # at import, and waits (several modules use it: test_litellm, test_failed_calls)
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from clients import close_clients
+from servers import ServerThread
 from upstream import FakeUpstream
 
 from toolcalls.serve import ServeConfig, create_app
-
-
-class ServerThread:
-    """One uvicorn server in a thread; `url` once started."""
-
-    def __init__(self, app: Any) -> None:
-        config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning",
-                                lifespan="on", timeout_graceful_shutdown=1)
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def start(self) -> ServerThread:
-        self.thread.start()
-        deadline = time.monotonic() + 10
-        while not self.server.started:
-            if time.monotonic() > deadline or not self.thread.is_alive():
-                raise RuntimeError("the test server did not start")
-            time.sleep(0.01)
-        port = self.server.servers[0].sockets[0].getsockname()[1]
-        self.url = f"http://127.0.0.1:{port}"
-        return self
-
-    def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=10)
-        assert not self.thread.is_alive(), "the test server did not stop"
 
 
 @pytest.fixture(scope="module")
