@@ -4,7 +4,9 @@ as its ``tool_calls``."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -21,6 +23,19 @@ pytestmark = [pytest.mark.filterwarnings("ignore:Item.*ReadOnly. qualifier:UserW
 ROWS = [row for fmt in ("qwen3_coder", "hermes", "kimi_k2")
         for row in (corpus_rows(fmt, calls=2) or corpus_rows(fmt, calls=1))[:1]]
 MESSAGES = [{"role": "user", "content": "go"}]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def close_cached_clients() -> Iterator[None]:
+    """LiteLLM keeps the sync clients it made in its cache, their keep-alive connections open
+    to the end of the session (an unclosed-socket warning at exit): closed after this file."""
+    yield
+    cache = litellm.in_memory_llm_clients_cache
+    for client in list(cache.cache_dict.values()):
+        if callable(getattr(client, "close", None)) and not asyncio.iscoroutinefunction(
+                client.close):
+            client.close()
+    cache.flush_cache()
 
 
 def _completion(url: str, row: dict[str, Any], **extra: Any) -> Any:
