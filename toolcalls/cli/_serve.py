@@ -49,9 +49,10 @@ def add_command(commands: Any) -> None:
     s.add_argument("--budget", help="token budget for the tools in the prompt")
     s.add_argument("--stream-calls", choices=["live", "whole"],
                    help="streamed calls: whole (each call sent once complete; a call that "
-                   "fails goes out as text) or live (arguments stream as they are read; a "
-                   "call that fails midway was already seen, and a client that does not "
-                   "check the finish reason may run it) (default: whole)")
+                   "fails goes out as text) or live (arguments stream as they are read, for Chat "
+                   "Completions and Messages clients; a call that fails midway was already "
+                   "seen, and a client that does not check the finish reason may run it) "
+                   "(default: whole)")
     s.add_argument("--host", help="address to listen on (default: 127.0.0.1, loopback only)")
     s.add_argument("--port", help="port to listen on (default: 8000)")
     s.add_argument("--allowed-host", action="append", metavar="NAME",
