@@ -51,7 +51,7 @@ def test_messages_whole_and_streamed(start_proxy, upstream: FakeUpstream, row, m
     with client.messages.stream(**_request(row)) as stream:
         streamed = stream.get_final_message()
     assert _read(streamed) == _read(whole)
-    assert streamed.usage.output_tokens == 7
+    assert (streamed.usage.input_tokens, streamed.usage.output_tokens) == (11, 7)
 
 
 def test_history_with_tool_results(start_proxy, upstream: FakeUpstream) -> None:
