@@ -24,8 +24,18 @@ FORMATS = sorted(path.stem for path in CORPUS.glob("*.jsonl") if path.stem != "s
 
 
 def _rows(fmt: str) -> list[dict[str, Any]]:
+    """The format's corpus rows that have tools or calls; a row without tools (llama.cpp's
+    tests send none) gets one per tool it calls, taking any arguments."""
     lines = (CORPUS / f"{fmt}.jsonl").read_text(encoding="utf-8").splitlines()
-    return [row for row in map(json.loads, filter(str.strip, lines)) if row.get("tools")]
+    rows = [row for row in map(json.loads, filter(str.strip, lines))
+            if row.get("tools") or row["expected"]["calls"]]
+    return [{**row, "tools": row.get("tools") or _tools_called(row)} for row in rows]
+
+
+def _tools_called(row: dict[str, Any]) -> list[dict[str, Any]]:
+    names = dict.fromkeys(call["name"] for call in row["expected"]["calls"] if call["name"])
+    return [{"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
+            for name in names]
 
 
 def _cut(row: dict[str, Any], rng: random.Random) -> str:
