@@ -32,7 +32,7 @@ from ..reader import ReaderContext, ReaderFactory, Status
 from ._base import Format
 from ._blocks import SectionClose
 from ._jsonobjects import JsonCallsReader, JsonShape
-from ._regions import NAMED_OBJECT_HEAD, JsonObjectCalls
+from ._regions import NAMED_OBJECT_HEAD, JsonListCalls
 from ._results import protect, region_openers
 from ._template_json import openai_tool, tojson
 
@@ -95,7 +95,10 @@ class Granite(Format):
         "ibm-granite/granite-3.1",
         "ibm-granite/granite-3.2",
         "ibm-granite/granite-3.3",
-        "granite3",
+        "granite-3.0",
+        "granite-3.1",
+        "granite-3.2",
+        "granite-3.3",
     )
     signatures = (TOOL_CALL, END_OF_TEXT)
     turn_ends = (END_OF_TEXT,)
@@ -105,7 +108,7 @@ class Granite(Format):
     wire = '`<|tool_call|>[{"name": …, "arguments": {…}}]`'
     body_wrapper = (TOOL_CALL, "")
     result_region_end = END_OF_TEXT
-    call_region = JsonObjectCalls(TOOL_CALL)
+    call_region = JsonListCalls(TOOL_CALL)
     structural_tag_markers = (TOOL_CALL, TOOL_CALL + NAMED_OBJECT_HEAD, "}")
     result_run = ("", "\n", "")
 
