@@ -11,7 +11,8 @@ its own call, streamed as it arrives; a list cut off after a complete call keeps
 one cut off inside a call reports it as incomplete (``truncated_call``), never as a call to run
 (llama.cpp's partial mode makes one with ``{}`` arguments). Granite 3.2/3.3 think in
 ``<think>...</think>`` and, in that mode, wrap the answer in ``<response>...</response>``: those
-two tags are markup, the answer between them content (llama.cpp ``reasoning_format``). Tool
+two tags are markup where the model writes them (after ``</think>`` or starting a line), the
+answer between them content (llama.cpp ``reasoning_format``); prose naming the tag keeps it. Tool
 results in history
 (``<|start_of_role|>tool<|end_of_role|>...<|end_of_text|>``) are data, never calls.
 
@@ -64,13 +65,14 @@ def _text_calls_reader(ctx: ReaderContext, opener: str) -> JsonCallsReader:
 
 class ResponseOpen:
     """``<response>``: the answer of a thinking turn begins; the tag is markup. Its closer,
-    ``</response>``, is then markup too (`SectionClose`)."""
+    ``</response>``, is then markup too (`SectionClose`). The model writes the tag right after
+    ``</think>`` or on a line of its own: one inside a sentence is prose naming it, content."""
 
     def __init__(self, ctx: ReaderContext, opener: str) -> None:
         self.opener = opener
 
     def read(self, ctx: ReaderContext, eof: bool) -> Status:
-        if ctx.section is not None:
+        if ctx.section is not None or not ctx.starts_line():
             return Status.REJECT
         ctx.consume("markup", ctx.pos + len(self.opener))
         ctx.section = RESPONSE_CLOSE
