@@ -1,9 +1,11 @@
 """The call regions of the formats whose arguments are one JSON object: the region builders of
-the `JsonObjectCalls`, `TaggedJsonCalls`, `BareJsonCalls` and `NameArgsCalls` shapes.
+the `JsonObjectCalls`, `JsonListCalls`, `TaggedJsonCalls`, `BareJsonCalls` and `NameArgsCalls`
+shapes.
 
 * `JsonObjectCalls`: ``{"name": ..., "arguments": {...}}`` after an opener, closed per call
   (Hermes' ``<tool_call>``, Ollama's first prefix) or one section holding every call, one
   object per line (MiniMax M1's ``<tool_calls>``; parallel calls share the block);
+* `JsonListCalls`: Granite 3.x's ``<|tool_call|>`` then a JSON list of such objects, or one;
 * `TaggedJsonCalls`: ``<name>NAME</name><arguments>{...}</arguments>`` in ``<tool_call>``;
 * `BareJsonCalls`: bare ``{"name": ..., "parameters": {...}}``, each maybe after Llama's
   ``<|python_tag|>``, the template's key or the others its reader takes;
@@ -20,6 +22,7 @@ from typing import Any
 
 from ..parsing.formats._regions import (
     BareJsonCalls,
+    JsonListCalls,
     JsonObjectCalls,
     NameArgsCalls,
     TaggedJsonCalls,
@@ -71,6 +74,13 @@ def name_args_region(shape: NameArgsCalls) -> CallRegion:
     return CallRegion(Lit(shape.opener, special=True), call, Lit(""), alternatives=_json_array)
 
 
+def json_list_region(shape: JsonListCalls) -> CallRegion:
+    def call(tool: Tool) -> Node:
+        return seq(Ws(), Json(named_object(tool, "arguments")))
+
+    return CallRegion(Lit(shape.opener, special=True), call, Ws(), alternatives=_json_array)
+
+
 def _json_array(tools: Sequence[Tool], parallel: bool) -> Node:
     """The calls as one JSON array of ``{"name", "arguments"}`` objects."""
     array = {
@@ -85,6 +95,7 @@ def _json_array(tools: Sequence[Tool], parallel: bool) -> Node:
 
 BUILDERS: dict[type[Any], Callable[[Any], CallRegion]] = {
     JsonObjectCalls: json_object_region,
+    JsonListCalls: json_list_region,
     TaggedJsonCalls: tagged_json_region,
     BareJsonCalls: bare_json_region,
     NameArgsCalls: name_args_region,

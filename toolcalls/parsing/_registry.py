@@ -31,6 +31,7 @@ FORMATS: dict[str, str] = {
     "glm45": "toolcalls.parsing.formats.glm:Glm45",
     "glm47": "toolcalls.parsing.formats.glm:Glm47",
     "gpt_oss": "toolcalls.parsing.formats.gpt_oss:GptOss",
+    "granite": "toolcalls.parsing.formats.granite:Granite",
     "hermes": "toolcalls.parsing.formats.hermes:Hermes",
     "kimi_k2": "toolcalls.parsing.formats.kimi_k2:KimiK2",
     "llama3_json": "toolcalls.parsing.formats.llama3_json:Llama3Json",

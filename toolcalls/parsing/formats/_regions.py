@@ -24,6 +24,7 @@ __all__ = [
     "DeepseekCalls",
     "DsmlCalls",
     "HarmonyCalls",
+    "JsonListCalls",
     "JsonObjectCalls",
     "KimiCalls",
     "NameArgsCalls",
@@ -48,6 +49,14 @@ class JsonObjectCalls:
     opener: str
     call_close: str | None = None
     section_close: str = ""
+
+
+@dataclass(frozen=True)
+class JsonListCalls:
+    """After ``opener`` (a special token), one JSON list of ``{"name", "arguments"}`` objects,
+    or one such object without the list (Granite 3.x's ``<|tool_call|>[...]``)."""
+
+    opener: str
 
 
 @dataclass(frozen=True)
@@ -161,7 +170,7 @@ class HarmonyCalls:
 
 
 CallShape = (
-    JsonObjectCalls | TaggedJsonCalls | BareJsonCalls | NameArgsCalls | XmlParameterCalls
-    | DeepseekCalls | DsmlCalls | KimiCalls | PythonListCalls | HarmonyCalls
+    JsonObjectCalls | JsonListCalls | TaggedJsonCalls | BareJsonCalls | NameArgsCalls
+    | XmlParameterCalls | DeepseekCalls | DsmlCalls | KimiCalls | PythonListCalls | HarmonyCalls
 )
 """Every way a format may write its calls (`Format.call_region`)."""
