@@ -9,6 +9,9 @@ stream as they arrive, a list cut off keeps its complete calls. What differs is 
   ``<|tool_call_end|>`` after it is markup; a list with no end token (the response stopped)
   keeps its calls. After the start token, an undeclared name is still a call (an
   ``unknown_tool`` issue), as the token says the model meant to call.
+* JSON in the same tokens, ``[{"name": "f", "arguments": {...}}]`` or one such object: LFM2
+  writes it when its system prompt asks for JSON (LFM2-8B-A1B's template does), and SGLang
+  reads it. The first character after the token (and its blanks) says which body it is.
 * LFM2.5 often writes the list bare (llama.cpp's LFM2.5 parser reads ``[f(a=1)]`` without
   the tokens): a bare list is read as `pythonic` reads it, a candidate until its first call
   is certain, and with tools given, only when it names a declared tool.
@@ -30,8 +33,10 @@ from typing import Any, Final
 
 from ...tools._tool import Tool
 from .._models import ToolCall
-from ..reader import ReaderContext, ReaderFactory
+from .._text import skip_blanks
+from ..reader import Reader, ReaderContext, ReaderFactory, Status
 from ._base import Format
+from ._jsonobjects import JsonCallsReader, JsonShape
 from ._regions import PythonListCalls
 from ._results import protect, region_openers
 from ._template_json import openai_tool, tojson
@@ -54,8 +59,65 @@ def _list_reader(ctx: ReaderContext, opener: str) -> PythonicReader:
     return PythonicReader(opener)
 
 
-def _wrapped_reader(ctx: ReaderContext, opener: str) -> PythonicReader:
-    return PythonicReader(opener, bare=True, closer=TOOL_CALL_END)
+JSON_BODY: Final = JsonShape(prefix=True, arrays=True, sequence=True, closer=TOOL_CALL_END,
+                             wrapped=True)
+
+
+def _body_kind(buf: str, at: int) -> str | None:
+    """What the body at `at` is: ``"json"`` (``{``, or ``[`` then ``{``), ``"empty"`` (``[]``:
+    no call) or ``"python"``; None while the text cannot tell."""
+    if at == len(buf):
+        return None
+    if buf[at] != "[":
+        return "json" if buf[at] == "{" else "python"
+    inside = skip_blanks(buf, at + 1)
+    if inside == len(buf):
+        return None
+    return {"{": "json", "]": "empty"}.get(buf[inside], "python")
+
+
+class EnvelopeReader:
+    """The body after ``<|tool_call_start|>``: JSON calls or a pythonic list, as it begins.
+    An empty list (vLLM's test: the model called no tool) is markup, tokens and all."""
+
+    def __init__(self, opener: str) -> None:
+        self.opener = opener
+        self.kind: str | None = None
+        self.inner: Reader | None = None
+        self.resume: int | None = None
+
+    def read(self, ctx: ReaderContext, eof: bool) -> Status:
+        if self.kind is None:
+            self.kind = _body_kind(ctx.buf, skip_blanks(ctx.buf, ctx.pos + len(self.opener)))
+            if self.kind is None and not eof:
+                return Status.MORE
+        if self.kind == "empty":
+            return _empty_list(ctx, eof)
+        if self.inner is None:
+            self.inner = (JsonCallsReader(JSON_BODY, self.opener) if self.kind == "json"
+                          else PythonicReader(self.opener, bare=True, closer=TOOL_CALL_END))
+        status = self.inner.read(ctx, eof)
+        self.resume = getattr(self.inner, "resume", None)
+        return status
+
+
+def _empty_list(ctx: ReaderContext, eof: bool) -> Status:
+    """``[ ]`` and the end token after it, if any, as markup."""
+    buf = ctx.buf
+    end = buf.index("]", ctx.pos) + 1
+    at = skip_blanks(buf, end)
+    ahead = buf[at : at + len(TOOL_CALL_END)]
+    if ahead == TOOL_CALL_END:
+        ctx.consume("markup", at + len(ahead))
+        return Status.DONE
+    if TOOL_CALL_END.startswith(ahead) and at + len(ahead) == len(buf) and not eof:
+        return Status.MORE
+    ctx.consume("markup", end)
+    return Status.DONE
+
+
+def _wrapped_reader(ctx: ReaderContext, opener: str) -> EnvelopeReader:
+    return EnvelopeReader(opener)
 
 
 def _quoted(value: str) -> str:
@@ -113,7 +175,8 @@ class Lfm2(Format):
     def call_openers(self) -> dict[str, ReaderFactory]:
         results = region_openers({TOOL_MESSAGE: IM_END, RESPONSE_START: RESPONSE_END},
                                  "tool_result_in_text")
-        return {"[": _list_reader, TOOL_CALL_START: _wrapped_reader} | results
+        calls: dict[str, ReaderFactory] = {"[": _list_reader, TOOL_CALL_START: _wrapped_reader}
+        return calls | results
 
     def render_tools(self, tools: Sequence[Tool]) -> str:
         if not tools:  # no tools: the template writes no list
