@@ -20,9 +20,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from jinja2 import Template
+from jinja2 import Template, nodes
 from jinja2.exceptions import TemplateError
-from jinja2.ext import loopcontrols
+from jinja2.ext import Extension, loopcontrols
+from jinja2.parser import Parser
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SandboxedEnvironment
 
 import toolcalls
@@ -88,11 +89,26 @@ def options(fmt: str) -> dict[str, Any]:
     }
 
 
+class _GenerationBlock(Extension):
+    """transformers' ``{% generation %}`` ... ``{% endgeneration %}`` (it marks the assistant's
+    own tokens for training masks; LFM2.5 uses it): rendered as its body, as transformers does."""
+
+    tags = {"generation"}  # noqa: RUF012  # jinja2 declares it a plain class attribute
+
+    def parse(self, parser: Parser) -> nodes.Node:
+        lineno = next(parser.stream).lineno
+        body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
+        return nodes.CallBlock(self.call_method("_body"), [], [], body).set_lineno(lineno)
+
+    def _body(self, caller: Any) -> str:
+        return str(caller())
+
+
 @cache
 def _environment(sandbox: str) -> SandboxedEnvironment:
     # transformers renders chat templates in the immutable sandbox; "mutable" is the exception.
     kind = ImmutableSandboxedEnvironment if sandbox == "immutable" else SandboxedEnvironment
-    env = kind(trim_blocks=True, lstrip_blocks=True, extensions=[loopcontrols])
+    env = kind(trim_blocks=True, lstrip_blocks=True, extensions=[loopcontrols, _GenerationBlock])
     env.filters["tojson"] = _tojson
     env.globals["raise_exception"] = _raise_exception
     env.globals["strftime_now"] = _NOW.strftime

@@ -2,8 +2,10 @@
 and `HarmonyCalls` shapes, every marker from the shape the format fills with its own constants.
 
 * ``pythonic``: ``[f(a=1, b='x'), g()]``, values as Python literals built from the schema's
-  types (`_python_values`); the list bare (Llama 3.2, LFM2) or in Llama 4's
-  ``<|python_start|>`` ... ``<|python_end|>`` (the close optional, as the reader takes it).
+  types (`_python_values`); the list bare (Llama 3.2) or in Llama 4's
+  ``<|python_start|>`` ... ``<|python_end|>`` or LFM2's ``<|tool_call_start|>`` ...
+  ``<|tool_call_end|>`` (the close optional, as the reader takes it); LFM2.5 writes lists and
+  dicts as JSON.
 * ``gpt_oss``: harmony messages, all markup special tokens: an optional ``analysis`` message
   (required with ``reasoning=True``: gpt-oss reasons before it answers at any effort), then a
   ``final`` message, or an optional ``commentary`` preamble and the calls, each its own message
@@ -34,13 +36,13 @@ def _token(text: str) -> Lit:
 # -- pythonic: [f(a=1, b='x'), g()] -----------------------------------------------------------
 
 
-def _pythonic_call(tool: Tool) -> Node:
-    return seq(Lit(f"{tool.name}("), python_arguments(tool), Lit(")"))
-
-
 def python_list_region(shape: PythonListCalls) -> CallRegion:
+    def call(tool: Tool) -> Node:
+        arguments = python_arguments(tool, json_containers=shape.json_containers)
+        return seq(Lit(f"{tool.name}("), arguments, Lit(")"))
+
     return CallRegion(
-        Lit("["), _pythonic_call, seq(Lit(","), Ws()), close=Lit("]"), reopen=False,
+        Lit("["), call, seq(Lit(","), Ws()), close=Lit("]"), reopen=False,
         wrapper=(_token(shape.start), _token(shape.end)),
     )
 

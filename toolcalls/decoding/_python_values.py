@@ -9,6 +9,10 @@ ones always (as the renderer writes them; the reader takes any order). Enforced:
 bounds (``%json``); a number without bounds is a finite double (`_ir.Number`: the reader
 refuses ``1e400``); string keywords (``pattern``, lengths) are not. A value of no declared type
 is any literal, nested at most `MAX_DEPTH` deep.
+
+With ``json_containers`` (LFM2.5, whose template writes lists and dicts with ``tojson``), a
+list, a dict or a ``$ref`` value is JSON valid against its schema (``true``, ``null`` inside,
+which the reader takes too), the tool's ``$defs`` copied beside it; scalars stay Python's.
 """
 
 from __future__ import annotations
@@ -34,20 +38,32 @@ _NUMBER_KEYWORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"
 def _quoted(quote: str) -> Node:
     # No NUL: Python refuses it in source, so the reader would refuse the call.
     plain = Free((quote, "\\", "\n", "\r", "\0"))
-    escape = alt(*(Lit("\\" + char) for char in ("\\", "'", '"', "n", "t")))
+    escape = alt(*(Lit("\\" + char) for char in ("\\", "'", '"', "n", "r", "t")))
     return seq(Lit(quote), Rep(alt(plain, escape)), Lit(quote))
 
 
 STRING = alt(_quoted("'"), _quoted('"'))
+_SCALARS = (STRING, Number(), Lit("True"), Lit("False"), Lit("None"))
 
 
-def python_arguments(tool: Tool) -> Node:
+def python_arguments(tool: Tool, *, json_containers: bool = False) -> Node:
     """``a=1, b='x'``: the tool's keyword arguments (nothing for a tool with none)."""
     listed, required = properties_of(tool)
+    root = _json_root(tool.parameters) if json_containers else None
     return _members([
-        (seq(Lit(f"{name}="), python_value(sub)), name in required)
+        (seq(Lit(f"{name}="), python_value(sub, json_root=root)), name in required)
         for name, sub in listed if name.isidentifier()
     ])
+
+
+def _json_root(parameters: Mapping[str, Any]) -> dict[str, Any]:
+    """The tool's shared definitions, which a value written as JSON carries beside it."""
+    return {key: parameters[key] for key in ("$defs", "definitions")
+            if isinstance(parameters.get(key), Mapping)}
+
+
+def _json(schema: Mapping[str, Any], root: Mapping[str, Any]) -> Node:
+    return Json({**root, **schema})
 
 
 _SPELLED_OUT = 8
@@ -90,10 +106,14 @@ def _chained(items: Sequence[tuple[Node, bool]], first_required: int) -> Node:
     return choice if first_required < len(items) else Opt(choice)
 
 
-def python_value(schema: Any, depth: int = 0) -> Node:
-    """A Python literal valid against ``schema``."""
+def python_value(schema: Any, depth: int = 0, *, json_root: Mapping[str, Any] | None = None,
+                 ) -> Node:
+    """A Python literal valid against ``schema``; `json_root`: lists and dicts as JSON, with
+    these shared definitions (see the module's docstring)."""
     if not isinstance(schema, Mapping):
         schema = {}
+    if json_root is not None and "$ref" in schema:
+        return _json(schema, json_root)
     choices = schema.get("enum", [schema["const"]] if "const" in schema else None)
     if isinstance(choices, list) and choices:
         written = dict.fromkeys(_literal(choice) for choice in choices)
@@ -101,10 +121,12 @@ def python_value(schema: Any, depth: int = 0) -> Node:
     for key in ("anyOf", "oneOf"):
         variants = schema.get(key)
         if isinstance(variants, list) and variants:
-            return alt(*(python_value(variant, depth) for variant in variants))
+            return alt(*(python_value(variant, depth, json_root=json_root)
+                         for variant in variants))
     kind = schema.get("type")
     if isinstance(kind, list) and kind:
-        return alt(*(python_value({**schema, "type": one}, depth) for one in kind))
+        return alt(*(python_value({**schema, "type": one}, depth, json_root=json_root)
+                     for one in kind))
     if kind == "string":
         return STRING
     if kind in ("integer", "number"):
@@ -115,11 +137,15 @@ def python_value(schema: Any, depth: int = 0) -> Node:
         return alt(Lit("True"), Lit("False"))
     if kind == "null":
         return Lit("None")
+    if json_root is not None and kind in ("array", "object"):
+        return _json(schema, json_root)
     # A list or dict is one rule: a list writes its item twice, and nested, the text doubled.
     if kind == "array":
         return Shared(_list(python_value(schema.get("items", {}), depth + 1)))
     if kind == "object":
         return Shared(_object(schema, depth))
+    if json_root is not None:
+        return alt(*_SCALARS, _json({"type": "array"}, {}), _json({"type": "object"}, {}))
     return _any(depth)
 
 
@@ -163,8 +189,7 @@ def _key(name: str) -> Node:
 
 
 def _any(depth: int) -> Node:
-    scalars = [STRING, Number(), Lit("True"), Lit("False"), Lit("None")]
     if depth >= MAX_DEPTH:
-        return alt(*scalars)
+        return alt(*_SCALARS)
     inner = _any(depth + 1)
-    return alt(*scalars, _list(inner), _dict(_entry(STRING, inner)))
+    return alt(*_SCALARS, _list(inner), _dict(_entry(STRING, inner)))

@@ -34,6 +34,7 @@ FORMATS: dict[str, str] = {
     "granite": "toolcalls.parsing.formats.granite:Granite",
     "hermes": "toolcalls.parsing.formats.hermes:Hermes",
     "kimi_k2": "toolcalls.parsing.formats.kimi_k2:KimiK2",
+    "lfm2": "toolcalls.parsing.formats.lfm2:Lfm2",
     "llama3_json": "toolcalls.parsing.formats.llama3_json:Llama3Json",
     "minimax_m1": "toolcalls.parsing.formats.minimax_m1:MinimaxM1",
     "minimax_m2": "toolcalls.parsing.formats.minimax_m2:MinimaxM2",

@@ -147,10 +147,12 @@ class KimiCalls:
 @dataclass(frozen=True)
 class PythonListCalls:
     """A Python list of calls, ``[f(a=1), g()]``, bare or between the ``start`` and ``end``
-    special tokens (Llama 4), the end optional."""
+    special tokens (Llama 4, LFM2), the end optional. ``json_containers``: lists and dicts are
+    written as JSON (LFM2.5's template writes them with ``tojson``), not as Python literals."""
 
     start: str
     end: str
+    json_containers: bool = False
 
 
 @dataclass(frozen=True)

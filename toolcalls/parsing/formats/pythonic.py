@@ -1,4 +1,4 @@
-"""Pythonic: a Python list of calls with keyword arguments (Llama 3.2, Llama 4, LFM2).
+"""Pythonic: a Python list of calls with keyword arguments (Llama 3.2, Llama 4).
 
     [get_weather(city="Paris", unit='celsius'), get_time()]
 
@@ -197,14 +197,14 @@ class Pythonic(Format):
     ``"%s" | format(value)`` writes strings without quotes, which no parser reads."""
 
     name = "pythonic"
-    aliases = ("llama4_pythonic", "python_list", "lfm2")
-    model_prefixes = ("meta-llama/Llama-4", "LiquidAI/LFM2")
+    aliases = ("llama4_pythonic", "python_list")
+    model_prefixes = ("meta-llama/Llama-4",)
     signatures = (PYTHON_START, PYTHON_END)
-    turn_ends = ("<|eot_id|>", "<|eom_id|>", "<|eot|>", "<|im_end|>")  # Llama 3.2, Llama 4, LFM2
+    turn_ends = ("<|eot_id|>", "<|eom_id|>", "<|eot|>")  # Llama 3.2, Llama 4
     example = '[get_weather(city="Paris", unit="celsius")]'
 
     bare_calls = True
-    models = "Llama 3.2/4, LFM2"
+    models = "Llama 3.2/4"
     wire = '`[f(a=1), g(b="x")]`'
     grammars = ("pythonic",)
     body_wrapper = ("", "")
