@@ -24,8 +24,19 @@ FORMATS = sorted(path.stem for path in CORPUS.glob("*.jsonl") if path.stem != "s
 
 
 def _rows(fmt: str) -> list[dict[str, Any]]:
+    """The rows with tools, and those with calls but no tools (Olmo 3's), given open tools
+    named after their calls."""
     lines = (CORPUS / f"{fmt}.jsonl").read_text(encoding="utf-8").splitlines()
-    return [row for row in map(json.loads, filter(str.strip, lines)) if row.get("tools")]
+    rows = list(map(json.loads, filter(str.strip, lines)))
+    untooled = [{**row, "tools": _open_tools(row)} for row in rows if not row.get("tools")
+                and row["expected"]["calls"] and row.get("scope") != "tool_call_body"]
+    return [row for row in rows if row.get("tools")] + untooled
+
+
+def _open_tools(row: dict[str, Any]) -> list[dict[str, Any]]:
+    names = dict.fromkeys(call["name"] for call in row["expected"]["calls"])
+    return [{"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
+            for name in names]
 
 
 def _cut(row: dict[str, Any], rng: random.Random) -> str:

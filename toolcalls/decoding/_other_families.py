@@ -1,9 +1,12 @@
-"""Call regions of pythonic and gpt-oss (harmony): the region builders of the `PythonListCalls`
-and `HarmonyCalls` shapes, every marker from the shape the format fills with its own constants.
+"""Call regions of pythonic, Olmo 3 and gpt-oss (harmony): the region builders of the
+`PythonListCalls`, `PythonLineCalls` and `HarmonyCalls` shapes, every marker from the shape
+the format fills with its own constants.
 
 * ``pythonic``: ``[f(a=1, b='x'), g()]``, values as Python literals built from the schema's
   types (`_python_values`); the list bare (Llama 3.2, LFM2) or in Llama 4's
   ``<|python_start|>`` ... ``<|python_end|>`` (the close optional, as the reader takes it).
+* ``olmo3``: ``<function_calls>`` then each call on its own line, then ``</function_calls>``,
+  the values written as pythonic's.
 * ``gpt_oss``: harmony messages, all markup special tokens: an optional ``analysis`` message
   (required with ``reasoning=True``: gpt-oss reasons before it answers at any effort), then a
   ``final`` message, or an optional ``commentary`` preamble and the calls, each its own message
@@ -17,13 +20,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..parsing.formats._regions import HarmonyCalls, PythonListCalls
+from ..parsing.formats._regions import HarmonyCalls, PythonLineCalls, PythonListCalls
 from ..tools._tool import Tool
 from ._ir import Free, Json, Lit, Node, Opt, Ws, alt, seq
 from ._python_values import python_arguments
 from ._region import CallRegion, arguments_schema
 
-__all__ = ["BUILDERS", "harmony_region", "python_list_region"]
+__all__ = ["BUILDERS", "harmony_region", "python_lines_region", "python_list_region"]
 
 
 def _token(text: str) -> Lit:
@@ -42,6 +45,15 @@ def python_list_region(shape: PythonListCalls) -> CallRegion:
     return CallRegion(
         Lit("["), _pythonic_call, seq(Lit(","), Ws()), close=Lit("]"), reopen=False,
         wrapper=(_token(shape.start), _token(shape.end)),
+    )
+
+
+def python_lines_region(shape: PythonLineCalls) -> CallRegion:
+    """One section of calls, each on its own line as Olmo 3's template writes them; any blanks
+    (or none) before each call and the close, as the reader takes them."""
+    return CallRegion(
+        Lit(shape.start), lambda tool: seq(Ws(), _pythonic_call(tool)), Lit(""),
+        close=seq(Ws(), Lit(shape.end)), reopen=False,
     )
 
 
@@ -111,6 +123,7 @@ class _Harmony:
 
 BUILDERS: dict[type[Any], Callable[[Any], CallRegion]] = {
     PythonListCalls: python_list_region,
+    PythonLineCalls: python_lines_region,
     HarmonyCalls: harmony_region,
 }
 """The region builder of each shape this module writes."""

@@ -2,7 +2,8 @@
 
 Written as the pythonic reader reads them (`format_pythonic_value` writes the same): strings in
 single or double quotes with the escapes ``\\\\ \\' \\" \\n \\t`` (no raw line break),
-numbers as JSON writes them (valid Python), ``True``/``False``/``None``, lists ``[...]`` and
+numbers as JSON writes them (valid Python), ``True``/``False``/``None`` (or JSON's
+``true``/``false``/``null``, which Olmo 3 writes), lists ``[...]`` and
 dicts ``{'key': value}``. Keyword arguments follow the schema's declared order, the required
 ones always (as the renderer writes them; the reader takes any order). Enforced: ``type``,
 ``enum``/``const``, ``anyOf``/``oneOf``, array ``items``, object ``properties`` and numeric
@@ -39,6 +40,10 @@ def _quoted(quote: str) -> Node:
 
 
 STRING = alt(_quoted("'"), _quoted('"'))
+# Python's spelling and JSON's, which the reader takes too and Olmo 3's template writes.
+TRUE = (Lit("True"), Lit("true"))
+FALSE = (Lit("False"), Lit("false"))
+NONE = (Lit("None"), Lit("null"))
 
 
 def python_arguments(tool: Tool) -> Node:
@@ -96,7 +101,7 @@ def python_value(schema: Any, depth: int = 0) -> Node:
         schema = {}
     choices = schema.get("enum", [schema["const"]] if "const" in schema else None)
     if isinstance(choices, list) and choices:
-        written = dict.fromkeys(_literal(choice) for choice in choices)
+        written = dict.fromkeys(text for choice in choices for text in _literals(choice))
         return alt(*(Lit(text) for text in written if text is not None))
     for key in ("anyOf", "oneOf"):
         variants = schema.get(key)
@@ -112,9 +117,9 @@ def python_value(schema: Any, depth: int = 0) -> Node:
         # Bounded, llguidance writes no exponent (so no infinity); unbounded, it writes any.
         return Json({"type": kind, **bounds}) if bounds else Number(integer=kind == "integer")
     if kind == "boolean":
-        return alt(Lit("True"), Lit("False"))
+        return alt(*TRUE, *FALSE)
     if kind == "null":
-        return Lit("None")
+        return alt(*NONE)
     # A list or dict is one rule: a list writes its item twice, and nested, the text doubled.
     if kind == "array":
         return Shared(_list(python_value(schema.get("items", {}), depth + 1)))
@@ -123,11 +128,13 @@ def python_value(schema: Any, depth: int = 0) -> Node:
     return _any(depth)
 
 
-def _literal(value: Any) -> str | None:
+def _literals(value: Any) -> tuple[str | None, ...]:
+    """How a constant is written: as a Python literal, and a JSON one for a bool or None."""
     try:
-        return format_pythonic_value(value)
+        python = format_pythonic_value(value)
     except (TypeError, ValueError):  # a value Python literals cannot write (NaN)
-        return None
+        return (None,)
+    return (python, json.dumps(value)) if value is None or isinstance(value, bool) else (python,)
 
 
 def _list(item: Node) -> Node:
@@ -163,7 +170,7 @@ def _key(name: str) -> Node:
 
 
 def _any(depth: int) -> Node:
-    scalars = [STRING, Number(), Lit("True"), Lit("False"), Lit("None")]
+    scalars = [STRING, Number(), *TRUE, *FALSE, *NONE]
     if depth >= MAX_DEPTH:
         return alt(*scalars)
     inner = _any(depth + 1)

@@ -27,6 +27,7 @@ __all__ = [
     "JsonObjectCalls",
     "KimiCalls",
     "NameArgsCalls",
+    "PythonLineCalls",
     "PythonListCalls",
     "TaggedJsonCalls",
     "XmlParameterCalls",
@@ -145,6 +146,15 @@ class PythonListCalls:
 
 
 @dataclass(frozen=True)
+class PythonLineCalls:
+    """Pythonic calls one a line, ``f(a=1)`` then ``g()``, in one section between the ``start``
+    and ``end`` tags, each on its own line (Olmo 3's ``<function_calls>``)."""
+
+    start: str
+    end: str
+
+
+@dataclass(frozen=True)
 class HarmonyCalls:
     """gpt-oss's harmony messages, every marker a special token: not content then calls but
     a response made of messages, each call one (``to=NAMESPACE.NAME``)."""
@@ -162,6 +172,6 @@ class HarmonyCalls:
 
 CallShape = (
     JsonObjectCalls | TaggedJsonCalls | BareJsonCalls | NameArgsCalls | XmlParameterCalls
-    | DeepseekCalls | DsmlCalls | KimiCalls | PythonListCalls | HarmonyCalls
+    | DeepseekCalls | DsmlCalls | KimiCalls | PythonListCalls | PythonLineCalls | HarmonyCalls
 )
 """Every way a format may write its calls (`Format.call_region`)."""

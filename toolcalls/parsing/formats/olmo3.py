@@ -33,6 +33,7 @@ from ..reader import ReaderContext, ReaderFactory, Status
 from ._base import Format
 from ._pythonic_body import format_pythonic_value
 from ._pythonic_scan import is_name_start
+from ._regions import PythonLineCalls
 from ._results import protect, region_openers
 from ._template_json import bare_tool, tojson
 from .pythonic import PythonicReader
@@ -182,7 +183,7 @@ class Olmo3(Format):
     grammars = ("pythonic",)
     body_wrapper = (SECTION_OPEN, SECTION_CLOSE)
     result_region_end = TURN_END
-    no_call_region_reason = "calls one a line in a section: no shape of _regions.py yet"
+    call_region = PythonLineCalls(SECTION_OPEN, SECTION_CLOSE)  # no structural tag: not JSON
     tool_name_rule = (
         "a Python dotted name (letters, digits and '_', not starting with a digit, parts "
         "joined by '.'), and parameter names Python identifiers"
