@@ -9,9 +9,10 @@ Each call is a bare Python call with keyword arguments, read by the pythonic rea
 stream as they arrive; ``true``/``false``/``null`` are read as JSON's, as the template writes
 them). Recovered: a section the text ends in keeps its complete calls and the open one is an
 incomplete call (``missing_close_tag`` when no call is open); a section whose first thing is no
-call (``use <function_calls> tags``) is content; what breaks a call after the first one fails
-that call (``malformed_call``) and the rest of the section is content. A tool result turn
-(``<|im_start|>tool`` ... ``<|im_end|>``) in the text is data, never calls.
+``name(`` (``use <function_calls> tags``) is content; a call that does not read (``f(x=b'z')``,
+``f(x=1])``) fails alone (``malformed_call``) and the next line is read, as vLLM keeps a good
+call after a bad one; a line that is no call ends the calls and the section's rest is content.
+A tool result turn (``<|im_start|>tool`` ... ``<|im_end|>``) in the text is data, never calls.
 
 Rendering follows vLLM's Olmo 3 template (``fixtures/render/olmo3/``): the tools as JSON lines
 in ``<functions>``, each call on its own line, a result as a ``tool`` turn. The template writes
@@ -32,7 +33,6 @@ from .._text import skip_blanks
 from ..reader import ReaderContext, ReaderFactory, Status
 from ._base import Format
 from ._pythonic_body import format_pythonic_value
-from ._pythonic_scan import is_name_start
 from ._regions import PythonLineCalls
 from ._results import protect, region_openers
 from ._template_json import bare_tool, tojson
@@ -57,60 +57,100 @@ TOOLS_INSTRUCTION: Final = (
     "</function_calls>"
     "\n\nHere are the available functions:\n<functions>\n"
 )
-_CALL_HEAD: Final = re.compile(r"\s*([^\W\d][\w.]*)?(\()?")
+_CALL_HEAD: Final = re.compile(r"[^\W\d][\w.]*(\()?")
 NO_TOOLS: Final = "\nYou do not currently have access to any functions."
 
 
 class Olmo3Reader:
     """Reads one ``<function_calls>`` section: bare calls separated by blanks, then the close.
 
-    The first call is read after the opener; if it is no call, the opener is content. Every
-    later call is read by a fresh `PythonicReader` at its first character.
+    A call is read (by `PythonicReader`) once its ``name(`` is seen. If the first is not there,
+    the opener is content (prose naming the tag). A call the pythonic reader refuses
+    (``f(x=b'z')``) fails up to its line's end and the next line is read; a line that is no
+    call ends the calls: the section's rest is content.
     """
 
     def __init__(self) -> None:
-        self.call: PythonicReader | None = PythonicReader(SECTION_OPEN, lists=False, bare=True)
+        self.call: PythonicReader | None = None
+        self.name = ""
         self.first = True
-        self.call_ahead = False
+        self.failing = False
         self.broken = False
-
-    def _call_ahead(self, ctx: ReaderContext, eof: bool) -> Status | None:
-        """A name and ``(`` follow the opener (else prose names the tag); None once they do."""
-        match = _CALL_HEAD.match(ctx.buf, ctx.pos + len(SECTION_OPEN))
-        if match is None or match.group(2) is None:
-            at_end = match is not None and match.end() == len(ctx.buf)
-            return Status.MORE if at_end and not eof else Status.REJECT
-        self.call_ahead = True
-        return None
 
     def read(self, ctx: ReaderContext, eof: bool) -> Status:
         if self.broken:
-            return self._not_a_call(ctx, eof)
-        if self.first and self.call is not None and not self.call_ahead:
-            status = self._call_ahead(ctx, eof)
+            return self._rest_is_content(ctx, eof)
+        while True:
+            if self.call is None:
+                status = self._between(ctx, eof)
+                if status is not None:
+                    return status
+            if self.failing:
+                if not self._fail_line(ctx, eof):
+                    return Status.MORE
+                continue
+            assert self.call is not None
+            status = self.call.read(ctx, eof)
+            if status is Status.MORE:
+                return status
+            if status is Status.REJECT:
+                self.failing = True
+                continue
+            self.call, self.first = None, False
+
+    def _between(self, ctx: ReaderContext, eof: bool) -> Status | None:
+        """Before a call: the close tag ends the section, ``name(`` starts the next call."""
+        at = skip_blanks(ctx.buf, ctx.pos + (len(SECTION_OPEN) if self.first else 0))
+        if not self.first:
+            status = self._close(ctx, at, eof)
             if status is not None:
                 return status
-        while True:
-            if self.call is not None:
-                status = self.call.read(ctx, eof)
-                if status is Status.MORE:
-                    return status
-                if status is Status.REJECT:
-                    return self._not_a_call(ctx, eof)
-                self.call, self.first = None, False
-            status_or_none = self._between(ctx, eof)
-            if status_or_none is not None:
-                return status_or_none
-
-    def _not_a_call(self, ctx: ReaderContext, eof: bool) -> Status:
-        """The first call refused: the opener is content. A later line that is no call: the
-        section's rest is content, its close tag markup."""
-        if self.first:
-            return Status.REJECT
-        if not self.broken:
+        head = _CALL_HEAD.match(ctx.buf, at)
+        if head is None or head.group(1) is None:
+            waiting = at == len(ctx.buf) or (head is not None and head.end() == len(ctx.buf))
+            if waiting and not eof:  # the name (or its "(") may still come
+                return Status.MORE
+            if self.first:
+                return Status.REJECT
             self.broken = True
+            ctx.consume("markup", at)
             ctx.issue("malformed_call", "a <function_calls> line that is no call",
                       (ctx.at(), ctx.at()))
+            return self._rest_is_content(ctx, eof)
+        ctx.consume("markup", at)
+        self.call = PythonicReader("", lists=False, bare=True)
+        self.name = head.group(0)[:-1]
+        return None
+
+    def _close(self, ctx: ReaderContext, at: int, eof: bool) -> Status | None:
+        """The close tag (markup), the text's end (``missing_close_tag``), else None."""
+        ahead = ctx.buf[at : at + len(SECTION_CLOSE)]
+        if ahead == SECTION_CLOSE:
+            ctx.consume("markup", at + len(SECTION_CLOSE))
+            return Status.DONE
+        cut_close = SECTION_CLOSE.startswith(ahead) and at + len(ahead) == len(ctx.buf)
+        if at < len(ctx.buf) and not cut_close:
+            return None
+        if not eof:
+            return Status.MORE
+        ctx.consume("markup", at)
+        ctx.issue("missing_close_tag", f"the text ended before {SECTION_CLOSE}",
+                  (ctx.at(), ctx.at()))
+        return Status.DONE
+
+    def _fail_line(self, ctx: ReaderContext, eof: bool) -> bool:
+        """A refused call fails up to its line's end (or the close tag); False to wait."""
+        ends = [i for i in (ctx.find("\n", ctx.pos), ctx.find(SECTION_CLOSE, ctx.pos)) if i >= 0]
+        if not ends and not eof:
+            return False
+        ctx.consume("call", min(ends) if ends else len(ctx.buf))
+        ctx.start_call(self.name)
+        ctx.fail_call("malformed_call", f"a pythonic call that does not read: {self.name}(...)")
+        self.call, self.first, self.failing = None, False, False
+        return True
+
+    def _rest_is_content(self, ctx: ReaderContext, eof: bool) -> Status:
+        """After a line that is no call: the section's rest is content, its close markup."""
         close = ctx.find(SECTION_CLOSE, ctx.pos)
         if close < 0:
             if not eof:
@@ -120,28 +160,6 @@ class Olmo3Reader:
         ctx.consume("content", close)
         ctx.consume("markup", close + len(SECTION_CLOSE))
         return Status.DONE
-
-    def _between(self, ctx: ReaderContext, eof: bool) -> Status | None:
-        """After a call: the close tag ends the section, a name starts the next call."""
-        at = skip_blanks(ctx.buf, ctx.pos)
-        ahead = ctx.buf[at : at + len(SECTION_CLOSE)]
-        if ahead == SECTION_CLOSE:
-            ctx.consume("markup", at + len(SECTION_CLOSE))
-            return Status.DONE
-        cut_close = SECTION_CLOSE.startswith(ahead) and at + len(ahead) == len(ctx.buf)
-        if at == len(ctx.buf) or cut_close:
-            if not eof:
-                return Status.MORE
-            ctx.consume("markup", at)
-            ctx.issue("missing_close_tag", f"the text ended before {SECTION_CLOSE}",
-                      (ctx.at(), ctx.at()))
-            return Status.DONE
-        if not is_name_start(ctx.buf[at]):
-            ctx.consume("markup", at)
-            return self._not_a_call(ctx, eof)
-        ctx.consume("markup", at)
-        self.call = PythonicReader("", lists=False, bare=True)
-        return None
 
 
 def _section_reader(ctx: ReaderContext, opener: str) -> Olmo3Reader:
