@@ -24,17 +24,16 @@ FORMATS = sorted(path.stem for path in CORPUS.glob("*.jsonl") if path.stem != "s
 
 
 def _rows(fmt: str) -> list[dict[str, Any]]:
-    """The rows with tools, and those with calls but no tools (Olmo 3's), given open tools
-    named after their calls."""
+    """The format's corpus rows that have tools or calls; a row without tools (llama.cpp's
+    tests send none) gets one per tool it calls, taking any arguments."""
     lines = (CORPUS / f"{fmt}.jsonl").read_text(encoding="utf-8").splitlines()
-    rows = list(map(json.loads, filter(str.strip, lines)))
-    untooled = [{**row, "tools": _open_tools(row)} for row in rows if not row.get("tools")
-                and row["expected"]["calls"] and row.get("scope") != "tool_call_body"]
-    return [row for row in rows if row.get("tools")] + untooled
+    rows = [row for row in map(json.loads, filter(str.strip, lines))
+            if row.get("tools") or row["expected"]["calls"]]
+    return [{**row, "tools": row.get("tools") or _tools_called(row)} for row in rows]
 
 
-def _open_tools(row: dict[str, Any]) -> list[dict[str, Any]]:
-    names = dict.fromkeys(call["name"] for call in row["expected"]["calls"])
+def _tools_called(row: dict[str, Any]) -> list[dict[str, Any]]:
+    names = dict.fromkeys(call["name"] for call in row["expected"]["calls"] if call["name"])
     return [{"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
             for name in names]
 
