@@ -72,7 +72,10 @@ def options(fmt: str) -> dict[str, Any]:
     (Seed-OSS: ``{'a': 1}``), which the reader does not read back when it holds a backslash:
     the renderer writes them as JSON, so the template is given them as JSON text;
     ``unrenderable``: case name -> why the real template raises on that case (Seed-OSS reads
-    ``parameters.properties`` of every tool, and a tool without it is an error there): skipped.
+    ``parameters.properties`` of every tool, and a tool without it is an error there): skipped;
+    ``unreadable``: case name -> why the template's calls for that case do not read back (Olmo
+    3 writes ``'`` + a string + ``'`` unescaped): the renderer writes what does, so the calls
+    of that case are not compared, and the template's are checked not to read back.
     """
     path = RENDER / fmt / "options.json"
     found = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
@@ -85,6 +88,7 @@ def options(fmt: str) -> dict[str, Any]:
         "edge_newlines": False,
         "json_containers": False,
         "unrenderable": {},
+        "unreadable": {},
         **found,
     }
 
@@ -254,6 +258,9 @@ def test_tools_block_is_the_templates(fmt: str, case: dict[str, Any]) -> None:
 @pytest.mark.parametrize(("fmt", "case"), PARAMS, ids=IDS)
 def test_assistant_calls_are_the_templates(fmt: str, case: dict[str, Any]) -> None:
     _covered(fmt, case, "calls")
+    why = options(fmt)["unreadable"].get(case["name"])
+    if why is not None:
+        pytest.skip(f"the {fmt} template writes calls that do not read back here: {why}")
     fmt_ = toolcalls.get_format(fmt)
     content = case["content"] if options(fmt)["content_with_calls"] else ""
     ours = _implemented(lambda: fmt_.render_calls(case_calls(case, fmt), content))
@@ -276,6 +283,16 @@ def test_cases_listed_unrenderable_really_fail_in_the_template(fmt: str) -> None
         if case["name"] in options(fmt)["unrenderable"]:
             with pytest.raises(TemplateError):
                 render_template(fmt, case)
+
+
+@pytest.mark.parametrize("fmt", TEMPLATE_FORMATS)
+def test_cases_listed_unreadable_really_do_not_read_back(fmt: str) -> None:
+    fmt_ = toolcalls.get_format(fmt)
+    for case in CASES:
+        if case["name"] in options(fmt)["unreadable"]:
+            output = render_template(fmt, case)
+            read = [(c.name, c.arguments) for c in fmt_.parse(output).calls]
+            assert read != [(c.name, c.arguments) for c in case_calls(case, fmt)], case["name"]
 
 
 def test_template_output_differs_when_a_value_differs() -> None:

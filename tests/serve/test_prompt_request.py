@@ -244,7 +244,7 @@ def test_prompt_mode_writes_what_the_real_template_writes(fmt: str, case: dict[s
 
     assert format_.render_calls(calls, case["content"]) in prompted
     content = case["content"] if options(fmt)["content_with_calls"] else ""
-    if "calls" in options(fmt)["compare"]:
+    if "calls" in options(fmt)["compare"] and case["name"] not in options(fmt)["unreadable"]:
         assert format_.render_calls(calls, content) in native
 
     block = format_.render_tools(load_toolset(case["toolset"]))

@@ -1,11 +1,14 @@
-"""Call regions of pythonic and gpt-oss (harmony): the region builders of the `PythonListCalls`
-and `HarmonyCalls` shapes, every marker from the shape the format fills with its own constants.
+"""Call regions of pythonic, Olmo 3 and gpt-oss (harmony): the region builders of the
+`PythonListCalls`, `PythonLineCalls` and `HarmonyCalls` shapes, every marker from the shape
+the format fills with its own constants.
 
 * ``pythonic``: ``[f(a=1, b='x'), g()]``, values as Python literals built from the schema's
   types (`_python_values`); the list bare (Llama 3.2) or in Llama 4's
   ``<|python_start|>`` ... ``<|python_end|>`` or LFM2's ``<|tool_call_start|>`` ...
   ``<|tool_call_end|>`` (the close optional, as the reader takes it); LFM2.5 writes lists and
   dicts as JSON.
+* ``olmo3``: ``<function_calls>`` then each call on its own line, then ``</function_calls>``,
+  the values written as pythonic's.
 * ``gpt_oss``: harmony messages, all markup special tokens: an optional ``analysis`` message
   (required with ``reasoning=True``: gpt-oss reasons before it answers at any effort), then a
   ``final`` message, or an optional ``commentary`` preamble and the calls, each its own message
@@ -19,13 +22,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..parsing.formats._regions import HarmonyCalls, PythonListCalls
+from ..parsing.formats._regions import HarmonyCalls, PythonLineCalls, PythonListCalls
 from ..tools._tool import Tool
 from ._ir import Free, Json, Lit, Node, Opt, Ws, alt, seq
 from ._python_values import python_arguments
 from ._region import CallRegion, arguments_schema
 
-__all__ = ["BUILDERS", "harmony_region", "python_list_region"]
+__all__ = ["BUILDERS", "harmony_region", "python_lines_region", "python_list_region"]
 
 
 def _token(text: str) -> Lit:
@@ -36,14 +39,27 @@ def _token(text: str) -> Lit:
 # -- pythonic: [f(a=1, b='x'), g()] -----------------------------------------------------------
 
 
+def _pythonic_call(tool: Tool, *, json_containers: bool = False) -> Node:
+    arguments = python_arguments(tool, json_containers=json_containers)
+    return seq(Lit(f"{tool.name}("), arguments, Lit(")"))
+
+
 def python_list_region(shape: PythonListCalls) -> CallRegion:
     def call(tool: Tool) -> Node:
-        arguments = python_arguments(tool, json_containers=shape.json_containers)
-        return seq(Lit(f"{tool.name}("), arguments, Lit(")"))
+        return _pythonic_call(tool, json_containers=shape.json_containers)
 
     return CallRegion(
         Lit("["), call, seq(Lit(","), Ws()), close=Lit("]"), reopen=False,
         wrapper=(_token(shape.start), _token(shape.end)),
+    )
+
+
+def python_lines_region(shape: PythonLineCalls) -> CallRegion:
+    """One section of calls, each on its own line as Olmo 3's template writes them; any blanks
+    (or none) before each call and the close, as the reader takes them."""
+    return CallRegion(
+        Lit(shape.start), lambda tool: seq(Ws(), _pythonic_call(tool)), Lit(""),
+        close=seq(Ws(), Lit(shape.end)), reopen=False,
     )
 
 
@@ -113,6 +129,7 @@ class _Harmony:
 
 BUILDERS: dict[type[Any], Callable[[Any], CallRegion]] = {
     PythonListCalls: python_list_region,
+    PythonLineCalls: python_lines_region,
     HarmonyCalls: harmony_region,
 }
 """The region builder of each shape this module writes."""

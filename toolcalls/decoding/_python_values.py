@@ -2,7 +2,8 @@
 
 Written as the pythonic reader reads them (`format_pythonic_value` writes the same): strings in
 single or double quotes with the escapes ``\\\\ \\' \\" \\n \\t`` (no raw line break),
-numbers as JSON writes them (valid Python), ``True``/``False``/``None``, lists ``[...]`` and
+numbers as JSON writes them (valid Python), ``True``/``False``/``None`` (or JSON's
+``true``/``false``/``null``, which Olmo 3 writes), lists ``[...]`` and
 dicts ``{'key': value}``. Keyword arguments follow the schema's declared order, the required
 ones always (as the renderer writes them; the reader takes any order). Enforced: ``type``,
 ``enum``/``const``, ``anyOf``/``oneOf``, array ``items``, object ``properties`` and numeric
@@ -43,7 +44,11 @@ def _quoted(quote: str) -> Node:
 
 
 STRING = alt(_quoted("'"), _quoted('"'))
-_SCALARS = (STRING, Number(), Lit("True"), Lit("False"), Lit("None"))
+# Python's spelling and JSON's, which the reader takes too and Olmo 3's template writes.
+TRUE = (Lit("True"), Lit("true"))
+FALSE = (Lit("False"), Lit("false"))
+NONE = (Lit("None"), Lit("null"))
+_SCALARS = (STRING, Number(), *TRUE, *FALSE, *NONE)
 
 
 def python_arguments(tool: Tool, *, json_containers: bool = False) -> Node:
@@ -116,7 +121,7 @@ def python_value(schema: Any, depth: int = 0, *, json_root: Mapping[str, Any] | 
         return _json(schema, json_root)
     choices = schema.get("enum", [schema["const"]] if "const" in schema else None)
     if isinstance(choices, list) and choices:
-        written = dict.fromkeys(_literal(choice) for choice in choices)
+        written = dict.fromkeys(text for choice in choices for text in _literals(choice))
         return alt(*(Lit(text) for text in written if text is not None))
     for key in ("anyOf", "oneOf"):
         variants = schema.get(key)
@@ -134,9 +139,9 @@ def python_value(schema: Any, depth: int = 0, *, json_root: Mapping[str, Any] | 
         # Bounded, llguidance writes no exponent (so no infinity); unbounded, it writes any.
         return Json({"type": kind, **bounds}) if bounds else Number(integer=kind == "integer")
     if kind == "boolean":
-        return alt(Lit("True"), Lit("False"))
+        return alt(*TRUE, *FALSE)
     if kind == "null":
-        return Lit("None")
+        return alt(*NONE)
     if json_root is not None and kind in ("array", "object"):
         return _json(schema, json_root)
     # A list or dict is one rule: a list writes its item twice, and nested, the text doubled.
@@ -149,11 +154,13 @@ def python_value(schema: Any, depth: int = 0, *, json_root: Mapping[str, Any] | 
     return _any(depth)
 
 
-def _literal(value: Any) -> str | None:
+def _literals(value: Any) -> tuple[str | None, ...]:
+    """How a constant is written: as a Python literal, and a JSON one for a bool or None."""
     try:
-        return format_pythonic_value(value)
+        python = format_pythonic_value(value)
     except (TypeError, ValueError):  # a value Python literals cannot write (NaN)
-        return None
+        return (None,)
+    return (python, json.dumps(value)) if value is None or isinstance(value, bool) else (python,)
 
 
 def _list(item: Node) -> Node:

@@ -40,6 +40,7 @@ FORMATS: dict[str, str] = {
     "minimax_m2": "toolcalls.parsing.formats.minimax_m2:MinimaxM2",
     "mistral": "toolcalls.parsing.formats.mistral:Mistral",
     "ollama": "toolcalls.parsing.formats.ollama:Ollama",
+    "olmo3": "toolcalls.parsing.formats.olmo3:Olmo3",
     "pythonic": "toolcalls.parsing.formats.pythonic:Pythonic",
     "qwen3_coder": "toolcalls.parsing.formats.qwen3_coder:Qwen3Coder",
     "seed_oss": "toolcalls.parsing.formats.seed_oss:SeedOss",

@@ -28,6 +28,7 @@ __all__ = [
     "JsonObjectCalls",
     "KimiCalls",
     "NameArgsCalls",
+    "PythonLineCalls",
     "PythonListCalls",
     "TaggedJsonCalls",
     "XmlParameterCalls",
@@ -156,6 +157,15 @@ class PythonListCalls:
 
 
 @dataclass(frozen=True)
+class PythonLineCalls:
+    """Pythonic calls one a line, ``f(a=1)`` then ``g()``, in one section between the ``start``
+    and ``end`` tags, each on its own line (Olmo 3's ``<function_calls>``)."""
+
+    start: str
+    end: str
+
+
+@dataclass(frozen=True)
 class HarmonyCalls:
     """gpt-oss's harmony messages, every marker a special token: not content then calls but
     a response made of messages, each call one (``to=NAMESPACE.NAME``)."""
@@ -173,6 +183,7 @@ class HarmonyCalls:
 
 CallShape = (
     JsonObjectCalls | JsonListCalls | TaggedJsonCalls | BareJsonCalls | NameArgsCalls
-    | XmlParameterCalls | DeepseekCalls | DsmlCalls | KimiCalls | PythonListCalls | HarmonyCalls
+    | XmlParameterCalls | DeepseekCalls | DsmlCalls | KimiCalls | PythonListCalls
+    | PythonLineCalls | HarmonyCalls
 )
 """Every way a format may write its calls (`Format.call_region`)."""

@@ -37,6 +37,7 @@ from .._text import skip_blanks
 from ..reader import Reader, ReaderContext, ReaderFactory, Status
 from ._base import Format
 from ._jsonobjects import JsonCallsReader, JsonShape
+from ._pythonic_body import format_pythonic_value
 from ._regions import PythonListCalls
 from ._results import protect, region_openers
 from ._template_json import openai_tool, tojson
@@ -121,6 +122,8 @@ def _wrapped_reader(ctx: ReaderContext, opener: str) -> EnvelopeReader:
 
 
 def _quoted(value: str) -> str:
+    if "\0" in value:  # the template writes it raw, which Python (and the reader) refuse
+        return format_pythonic_value(value)
     for raw, escaped in _STRING_ESCAPES:
         value = value.replace(raw, escaped)
     return f"'{value}'"
