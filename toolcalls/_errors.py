@@ -21,6 +21,7 @@ from __future__ import annotations
 
 __all__ = [
     "EncodingError",
+    "FormatSpecError",
     "IncompleteToolCallError",
     "InvalidArgumentsError",
     "ParseError",
@@ -39,6 +40,11 @@ class ToolCallsError(Exception):
 
 class UnknownFormatError(ToolCallsError, LookupError):
     """No format matches the given name, alias or model id."""
+
+
+class FormatSpecError(ToolCallsError, ValueError):
+    """A format description (`toolcalls.parsing.declare_format`) cannot be used as given (the
+    message names the field and what to write there)."""
 
 
 class UnknownProviderError(ToolCallsError, ValueError):

@@ -13,7 +13,7 @@ from ..tools._tool import Tool
 from ._names import check_tools
 from ._region import arguments_schema
 from ._response import build
-from ._table import REGIONS, TAGGED, XGRAMMAR_STYLES
+from ._table import TAGGED, region_of
 from ._xml_families import xgrammar_format
 
 __all__ = ["Dialect", "grammar", "structural_tag"]
@@ -55,9 +55,8 @@ def grammar(
     >>> print(toolcalls.grammar("hermes", tools, tool_choice="required").splitlines()[2])
     start: "<tool_call>" (call ("\\n" "<tool_call>" call)*)
     """
-    name = format if isinstance(format, str) else format.name
     return build(
-        name, to_tools(tools), tool_choice=tool_choice, reasoning=reasoning, parallel=parallel
+        format, to_tools(tools), tool_choice=tool_choice, reasoning=reasoning, parallel=parallel
     ).write(dialect, bounded_whitespace=bounded_whitespace)
 
 
@@ -90,22 +89,22 @@ def structural_tag(
     `grammar`'s content does, so a stray one cannot be read as a broken call; the legacy shape
     has no such field, and its free text is any text.
     """
-    fmt = get_format(format)
-    # By registry name, as every table here: an Ollama of other prefixes has the registered one's.
-    shape = get_format(fmt.name).call_region
-    if fmt.name in XGRAMMAR_STYLES and isinstance(shape, XmlParameterCalls) and not legacy:
+    fmt = get_format(format)  # a registered name, or a format object (one described as data)
+    shape, style = fmt.call_region, fmt.xgrammar_style
+    if style is not None and isinstance(shape, XmlParameterCalls) and not legacy:
         chosen = _chosen(fmt, to_tools(tools), tool_choice)
-        styled = xgrammar_format(shape, XGRAMMAR_STYLES[fmt.name], chosen, tool_choice)
+        styled = xgrammar_format(shape, style, chosen, tool_choice)
         styled["excludes"] = _free_text_excludes(fmt, styled["triggers"])
         return {"type": "structural_tag", "format": styled}
-    if fmt.name not in TAGGED:
+    markers = fmt.structural_tag_markers
+    if markers is None:
         raise ValueError(
             f"format {fmt.name!r} cannot be written as a structural tag (its arguments are not "
             f"one JSON object between fixed strings): use toolcalls.grammar; one of "
             f"{sorted(TAGGED)}"
         )
     chosen = _chosen(fmt, to_tools(tools), tool_choice)
-    trigger, begin, end = TAGGED[fmt.name]
+    trigger, begin, end = markers
     tags = [
         {
             "begin": begin.format(name=tool.name, name_json=json.dumps(tool.name)),
@@ -147,7 +146,7 @@ def _free_text_excludes(fmt: Format, triggers: list[str]) -> list[str]:
     but for the triggers' own pieces, which xgrammar must let through to see the trigger.
     None for a response made of messages (gpt-oss): its text before a call is itself messages
     framed by its markers."""
-    region = REGIONS.get(fmt.name)
+    region = region_of(fmt)
     if region is not None and region.response is not None:
         return []
     return sorted(

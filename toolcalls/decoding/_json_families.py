@@ -78,7 +78,15 @@ def json_list_region(shape: JsonListCalls) -> CallRegion:
     def call(tool: Tool) -> Node:
         return seq(Ws(), Json(named_object(tool, "arguments")))
 
-    return CallRegion(Lit(shape.opener, special=True), call, Ws(), alternatives=_json_array)
+    opener = Lit(shape.opener, special=shape.special)
+    if not shape.close:
+        return CallRegion(opener, call, Ws(), alternatives=_json_array)
+    close = seq(Ws(), Lit(shape.close))
+
+    def closed_array(tools: Sequence[Tool], parallel: bool) -> Node:
+        return seq(_json_array(tools, parallel), close)
+
+    return CallRegion(opener, call, Ws(), close=close, reopen=False, alternatives=closed_array)
 
 
 def _json_array(tools: Sequence[Tool], parallel: bool) -> Node:

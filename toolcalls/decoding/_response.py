@@ -15,13 +15,17 @@ between tags that readers tolerate are allowed where the template puts a line br
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ..parsing._registry import get_format
 from ..tools._tool import Tool
 from ._dialects import Grammar
 from ._ir import Free, Lit, Node, Opt, Ref, Rep, Seq, Until, Ws, alt, seq
 from ._names import check_tools
-from ._table import REGIONS
+from ._table import REGIONS, region_of
+
+if TYPE_CHECKING:
+    from ..parsing.formats._base import Format
 
 __all__ = ["build"]
 
@@ -57,7 +61,7 @@ def _content_then(
 
 
 def build(
-    format_name: str,
+    format_name: str | Format,
     tools: Sequence[Tool],
     *,
     tool_choice: str = "auto",
@@ -66,11 +70,10 @@ def build(
 ) -> Grammar:
     """The whole-response grammar of ``format_name`` for ``tools`` (see `toolcalls.grammar`)."""
     fmt = get_format(format_name)
-    region = REGIONS.get(fmt.name)
+    region = region_of(fmt)  # a registered format, or one described as data
     if region is None:
-        raise ValueError(
-            f"no whole-response grammar for format {fmt.name!r} yet: one of {sorted(REGIONS)}"
-        )
+        reason = fmt.no_call_region_reason or f"one of {sorted(REGIONS)} has one"
+        raise ValueError(f"no whole-response grammar for format {fmt.name!r}: {reason}")
     chosen = list(tools)
     if tool_choice not in ("auto", "required"):
         chosen = [tool for tool in tools if tool.name == tool_choice]

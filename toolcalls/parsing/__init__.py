@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .._errors import FormatSpecError
 from .._lazy import lazy_attributes
 from ..tools._read import to_tools
 from ._api import Parser, parse, parser, stream
@@ -26,6 +27,9 @@ from ._events import (
 from ._registry import detect, get_format, list_formats
 
 if TYPE_CHECKING:
+    from ._declare import declare_format as declare_format
+    from ._declare import register_format as register_format
+    from ._declare import unregister_format as unregister_format
     from ._models import IncompleteCall as IncompleteCall
     from ._models import ParseIssue as ParseIssue
     from ._models import ParseResult as ParseResult
@@ -33,6 +37,7 @@ if TYPE_CHECKING:
     from ._models import Span as Span
     from ._models import ToolCall as ToolCall
     from .formats._base import Format as Format
+    from .formats._spec import FormatSpec as FormatSpec
     from .stream import StreamParser as StreamParser
 
 # The models need pydantic (~150 ms to import): they load on first use (`toolcalls._lazy`).
@@ -45,6 +50,11 @@ _LAZY = {
     "Span": "._models",
     "ToolCall": "._models",
     "Format": ".formats._base",
+    # Formats as data: pydantic, loaded on first use.
+    "FormatSpec": ".formats._spec",
+    "declare_format": "._declare",
+    "register_format": "._declare",
+    "unregister_format": "._declare",
 }
 __getattr__ = lazy_attributes(__name__, _LAZY)
 
@@ -52,6 +62,8 @@ __all__ = [
     "ArgumentsDelta",
     "Event",
     "Format",
+    "FormatSpec",
+    "FormatSpecError",
     "IncompleteCall",
     "ParseIssue",
     "ParseResult",
@@ -65,11 +77,14 @@ __all__ = [
     "ToolCallEnd",
     "ToolCallFailed",
     "ToolCallStart",
+    "declare_format",
     "detect",
     "get_format",
     "list_formats",
     "parse",
     "parser",
+    "register_format",
     "stream",
     "to_tools",
+    "unregister_format",
 ]

@@ -21,7 +21,10 @@ if TYPE_CHECKING:
     from ._models import ParseResult
     from .formats._base import Format
 
-__all__ = ["FORMATS", "detect", "detect_parsed", "get_format", "list_formats"]
+__all__ = [
+    "DECLARED", "FORMATS", "add_format", "detect", "detect_parsed", "get_format", "list_formats",
+    "remove_format",
+]
 
 # name -> "module:Class", alphabetical. Module names match the fixture folders.
 FORMATS: dict[str, str] = {
@@ -48,13 +51,48 @@ FORMATS: dict[str, str] = {
 }
 
 
+DECLARED: dict[str, Format] = {}
+"""Formats registered at run time (`toolcalls.parsing.register_format`), by name."""
+
+
 def list_formats() -> list[str]:
     """The registered format names, sorted."""
-    return sorted(FORMATS)
+    return sorted({*FORMATS, *DECLARED})
+
+
+def add_format(fmt: Format, *, replace: bool = False) -> None:
+    """Register `fmt` under its name, aliases and model ids (see `register_format`)."""
+    taken = fmt.name in FORMATS or (fmt.name in DECLARED and not replace)
+    if taken:
+        hint = "" if fmt.name in FORMATS else " (pass replace=True to replace it)"
+        raise ValueError(f"a format named {fmt.name!r} is already registered{hint}")
+    owners = _aliases()
+    for alias in fmt.aliases:
+        owner = owners.get(_normalize(alias))
+        if owner is not None and owner != fmt.name:
+            raise ValueError(f"the alias {alias!r} already names the format {owner!r}")
+    DECLARED[fmt.name] = fmt
+    _forget()
+
+
+def remove_format(name: str) -> None:
+    """Unregister a format registered at run time (built-in ones stay)."""
+    if name not in DECLARED:
+        raise UnknownFormatError(f"no format named {name!r} was registered at run time")
+    del DECLARED[name]
+    _forget()
+
+
+def _forget() -> None:
+    """Drop what was derived from the registry, after it changed."""
+    for cached in (_load, _aliases, _model_prefixes):
+        cached.cache_clear()
 
 
 @functools.cache
 def _load(name: str) -> Format:
+    if name in DECLARED:
+        return DECLARED[name]
     module, _, cls = FORMATS[name].partition(":")
     return getattr(importlib.import_module(module), cls)()  # type: ignore[no-any-return]
 
@@ -66,7 +104,7 @@ def _normalize(key: str) -> str:
 @functools.cache
 def _aliases() -> dict[str, str]:
     table: dict[str, str] = {}
-    for name in FORMATS:
+    for name in list_formats():
         for alias in _load(name).aliases:
             table[_normalize(alias)] = name
     return table
@@ -74,7 +112,7 @@ def _aliases() -> dict[str, str]:
 
 @functools.cache
 def _model_prefixes() -> list[tuple[str, str]]:
-    pairs = [(p.lower(), name) for name in FORMATS for p in _load(name).model_prefixes]
+    pairs = [(p.lower(), name) for name in list_formats() for p in _load(name).model_prefixes]
     return sorted(pairs, key=lambda pair: len(pair[0]), reverse=True)
 
 
@@ -86,10 +124,10 @@ def get_format(key: str | Format) -> Format:
     """
     if not isinstance(key, str):
         return key
-    if key in FORMATS:
+    if key in FORMATS or key in DECLARED:
         return _load(key)
     normalized = _normalize(key)
-    if normalized in FORMATS:
+    if normalized in FORMATS or normalized in DECLARED:
         return _load(normalized)
     if normalized in _aliases():
         return _load(_aliases()[normalized])
@@ -101,7 +139,7 @@ def get_format(key: str | Format) -> Format:
 
 
 def _unknown_message(key: str) -> str:
-    candidates = list(FORMATS) + list(_aliases())
+    candidates = list_formats() + list(_aliases())
     close = difflib.get_close_matches(_normalize(key), candidates, n=3, cutoff=0.5)
     hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
     return (
@@ -160,13 +198,14 @@ def detect_parsed(text: str, declared: Sequence[Tool]) -> tuple[str | None, Pars
         found = shortlist[0] if shortlist else None
         return found, parses.result(found) if found is not None else None
 
-    def fit(name: str) -> tuple[int, bool, int, int, float]:
+    def fit(name: str) -> tuple[int, bool, int, int, bool, float]:
         # With as many calls, a format that read a call it could not complete (a <tool_call>
         # holding broken JSON: Hermes, with the JSON issue) beats one that read nothing there
         # (xml, whose <tool_call> needs a <name>): the markup was its call, written wrong.
+        # Then markup of its own beats signs any JSON has (llama3_json's "parameters").
         result = parses.result(name)
         return (len(result.calls), _reads_a_call(result), -len(result.incomplete),
-                -len(result.issues), scores[name])
+                -len(result.issues), _has_markup(name, text), scores[name])
 
     best = max(shortlist, key=fit)  # the first of equals: the higher marker score
     return best, parses.result(best)

@@ -55,9 +55,12 @@ class JsonObjectCalls:
 @dataclass(frozen=True)
 class JsonListCalls:
     """After ``opener`` (a special token), one JSON list of ``{"name", "arguments"}`` objects,
-    or one such object without the list (Granite 3.x's ``<|tool_call|>[...]``)."""
+    or one such object without the list (Granite 3.x's ``<|tool_call|>[...]``), then
+    ``close`` (none for Granite). ``special``: the opener is one token of the tokenizer."""
 
     opener: str
+    close: str = ""
+    special: bool = True
 
 
 @dataclass(frozen=True)

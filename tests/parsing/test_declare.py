@@ -1,0 +1,208 @@
+"""Formats as data (`toolcalls.parsing.declare_format`, `register_format`).
+
+The proof that a description is a format: three built-in formats described in
+``fixtures/declared/`` read their own corpus rows as their modules do (the few rows where
+they differ are listed with the reason), and a described format of every body kind passes the
+same properties as the built-in ones (round trips, results never read as calls, streaming
+equal to batch), registered by name.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from corpus import load_cases
+from helpers import assert_lossless, split_at, stream_chunks
+from test_roundtrip import (
+    test_a_rendered_result_is_never_read_as_a_call,
+    test_parsing_rendered_calls_gives_them_back,
+)
+
+import toolcalls
+from toolcalls.parsing import (
+    FormatSpecError,
+    declare_format,
+    register_format,
+    unregister_format,
+)
+from toolcalls.parsing.formats._base import Format
+
+ROOT = Path(__file__).resolve().parents[2]
+DECLARED = ROOT / "fixtures" / "declared"
+TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {
+    "type": "object", "properties": {"city": {"type": "string"}}}}}]
+
+# Rows the module reads as its source expects and the description does not: what only the
+# module knows, each a reason a description stays smaller than a module.
+MODULE_ONLY = {
+    "hermes-llamacpp-v1-006": "<function=NAME>{...}: a second body kind (name_json) in the "
+                              "same format; a description has one",
+    "hermes-llamacpp-v1-007": '<function name="NAME">: the same second body kind',
+    "granite-llamacpp-v1-005": "Granite's <response> answer tag is markup only to the module",
+    "granite-llamacpp-v1-006": "the same <response> tag, closed",
+}
+
+# One description per body kind, each with its results written as tags or as tokens.
+BODIES = {
+    "json": {"start": "<call>\n", "end": "\n</call>"},
+    "json_list": {"start": "<TOOLCALL>", "end": "</TOOLCALL>", "arguments_key": "parameters"},
+    "name_json": {"start": "<|fn|>", "name_end": "<|args|>", "end": "<|end_fn|>",
+                  "separator": ""},
+    "pythonic": {"start": "<|py|>", "end": "<|/py|>", "bare": True},
+}
+
+
+def _description(body: str) -> dict[str, object]:
+    tokens = body in ("name_json", "pythonic")
+    return {
+        "name": f"test_{body}",
+        "aliases": [f"test-{body}-alias"],
+        "model_ids": [f"acme/Test-{body}"],
+        "turn_ends": ["<|eot|>"],
+        "calls": {"body": body, **BODIES[body]},
+        "results": {"start": "<|result|>" if tokens else "<result>\n",
+                    "end": "<|/result|>" if tokens else "\n</result>", "tokens": tokens},
+        "tools": {"start": "<tools>\n", "end": "\n</tools>"},
+    }
+
+
+@pytest.fixture
+def registered(request: pytest.FixtureRequest) -> Iterator[Format]:
+    fmt = register_format(_description(request.param))
+    try:
+        yield fmt
+    finally:
+        unregister_format(fmt.name)
+
+
+@pytest.mark.parametrize("name", ["hermes", "granite", "lfm2"])
+def test_a_described_builtin_reads_its_corpus_as_its_module_does(name: str) -> None:
+    fmt = declare_format(DECLARED / f"{name}.toml")
+    module_only = []
+    for case in load_cases([name]):
+        module_agrees = not case.mismatches(case.run())
+        declared = toolcalls.parse(case.text, fmt, **case.options())
+        assert_lossless(case.text, declared)
+        if module_agrees and case.mismatches(declared):
+            module_only.append(case.id)
+    assert module_only == [row for row in MODULE_ONLY if row.startswith(f"{name}-")]
+
+
+@pytest.mark.parametrize("registered", list(BODIES), indirect=True)
+def test_a_described_format_round_trips_its_calls(registered: Format) -> None:
+    test_parsing_rendered_calls_gives_them_back(registered.name)
+
+
+@pytest.mark.parametrize("registered", list(BODIES), indirect=True)
+def test_a_described_format_reads_results_as_data(registered: Format) -> None:
+    test_a_rendered_result_is_never_read_as_a_call(registered.name)
+
+
+@pytest.mark.parametrize("registered", list(BODIES), indirect=True)
+def test_a_registered_format_is_found_everywhere(registered: Format) -> None:
+    body = registered.name.removeprefix("test_")
+    assert registered.name in toolcalls.list_formats()
+    for key in (registered.name, f"test-{body}-alias", f"acme/Test-{body}-7B-Instruct"):
+        assert toolcalls.get_format(key) is registered
+    text = f"Looking it up.\n{registered.example}<|eot|>"
+    assert toolcalls.detect(text, TOOLS) == registered.name
+    result = toolcalls.parse(text, "auto", tools=TOOLS)
+    assert [(c.name, c.arguments) for c in result.calls] == [("get_weather", {"city": "Paris"})]
+    assert result.content == "Looking it up."
+
+
+@pytest.mark.parametrize("registered", list(BODIES), indirect=True)
+def test_a_described_format_streams_as_it_parses(registered: Format) -> None:
+    text = "Sure." + registered.render_calls(
+        [toolcalls.parse(registered.example, registered).calls[0]] * 2) + " Done."
+    whole = toolcalls.parse(text, registered.name)
+    assert len(whole.calls) == 2
+    for size in range(1, 8):
+        _, streamed = stream_chunks(registered.name, split_at(text, range(size, len(text), size)))
+        assert streamed == whole
+
+
+@pytest.mark.parametrize("registered", list(BODIES), indirect=True)
+def test_a_described_format_has_a_grammar_that_its_reader_reads(registered: Format) -> None:
+    grammar = toolcalls.grammar(registered.name, TOOLS, dialect="lark")
+    assert registered.spec.calls.start.strip() in grammar  # type: ignore[attr-defined]
+    prompt = registered.render_tools(toolcalls.to_tools(TOOLS))
+    assert prompt.startswith("<tools>\n") and '"get_weather"' in prompt
+
+
+def test_a_name_under_another_key_is_read_and_has_no_grammar() -> None:
+    fmt = declare_format({"name": "acme", "calls": {
+        "body": "json_list", "start": "<|START_ACTION|>", "end": "<|END_ACTION|>",
+        "name_key": "tool_name", "arguments_key": "parameters"}})
+    assert fmt.example == ('<|START_ACTION|>[{"tool_name": "get_weather", "parameters": '
+                           '{"city": "Paris"}}]<|END_ACTION|>')
+    assert [c.name for c in toolcalls.parse(fmt.example, fmt).calls] == ["get_weather"]
+    with pytest.raises(ValueError, match="the tool's name is under 'tool_name'"):
+        toolcalls.grammar(fmt, TOOLS)
+
+
+def test_a_cut_off_call_is_incomplete_never_content() -> None:
+    fmt = declare_format(DECLARED / "hermes.toml")
+    result = toolcalls.parse('Checking.\n<tool_call>\n{"name": "get_weather", "argum', fmt)
+    assert result.calls == [] and [c.name for c in result.incomplete] == ["get_weather"]
+    assert result.content == "Checking."
+
+
+def test_descriptions_read_from_toml_json_and_paths(tmp_path: Path) -> None:
+    toml_text = (DECLARED / "lfm2.toml").read_text()
+    as_json = json.dumps({"name": "lfm2_declared",
+                          "calls": {"body": "pythonic", "start": "<|tool_call_start|>",
+                                    "end": "<|tool_call_end|>"}})
+    (tmp_path / "f.json").write_text(as_json)
+    examples = {declare_format(source).example for source in (
+        toml_text, as_json, str(DECLARED / "lfm2.toml"), tmp_path / "f.json")}
+    assert examples == {"<|tool_call_start|>[get_weather(city='Paris')]<|tool_call_end|>"}
+
+
+@pytest.mark.parametrize(("description", "message"), [
+    ({"name": "Acme", "calls": {"body": "json", "start": "<c>"}}, "name: 'Acme' is no registry"),
+    ({"name": "acme", "calls": {"body": "xml", "start": "<c>"}}, "calls.body: Input should be"),
+    ({"name": "acme", "calls": {"body": "json", "start": " \n"}}, "start must hold a marker"),
+    ({"name": "acme", "calls": {"body": "name_json", "start": "<c>"}}, "needs name_end"),
+    ({"name": "acme", "calls": {"body": "json", "start": "<c>"}, "colour": 1},
+     "colour: Extra inputs are not permitted"),
+    ({"name": "acme"}, "calls: Field required"),
+    ('name = "acme"\ncalls = [', "the text is not a TOML format description"),
+    ("/nowhere/acme.toml", "cannot read the format description '/nowhere/acme.toml'"),
+])
+def test_a_wrong_description_says_what_to_fix(description: object, message: str) -> None:
+    with pytest.raises(FormatSpecError, match=message.replace("[", r"\[").replace(".", r"\.")):
+        declare_format(description)  # type: ignore[arg-type]
+
+
+def test_registering_never_takes_a_name_or_alias_already_in_use() -> None:
+    calls = {"body": "json", "start": "<c>", "end": "</c>"}
+    with pytest.raises(FormatSpecError, match="'hermes' is already registered"):
+        register_format({"name": "hermes", "calls": calls})
+    with pytest.raises(FormatSpecError, match="alias 'qwen3' already names the format 'hermes'"):
+        register_format({"name": "acme", "aliases": ["qwen3"], "calls": calls})
+    first = register_format({"name": "acme", "calls": calls})
+    try:
+        with pytest.raises(FormatSpecError, match="pass replace=True"):
+            register_format({"name": "acme", "calls": calls})
+        second = register_format({"name": "acme", "calls": calls}, replace=True)
+        assert toolcalls.get_format("acme") is second is not first
+    finally:
+        unregister_format("acme")
+    assert "acme" not in toolcalls.list_formats()
+    with pytest.raises(toolcalls.UnknownFormatError):
+        toolcalls.get_format("acme")
+
+
+def test_importing_toolcalls_loads_no_description_machinery() -> None:
+    import subprocess
+
+    code = ("import sys, toolcalls; toolcalls.parse('x', 'hermes'); "
+            "print(any(m.endswith(('_declare', '_spec')) for m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "False"

@@ -1,0 +1,244 @@
+"""Formats built from a description (`_spec.FormatSpec`): the same readers, renderers and
+grammar shapes as the hand-written modules, chosen by the body kind.
+
+| body | reader | grammar shape |
+|---|---|---|
+| ``json`` | `JsonCallsReader`, one object after the start marker | `JsonObjectCalls` |
+| ``json_list`` | `JsonCallsReader`, a list (or one object) | `JsonListCalls` |
+| ``name_json`` | `JsonCallReader`, the name as a header | `TaggedJsonCalls` |
+| ``pythonic`` | `PythonicReader`, a list (or one call) | `PythonListCalls` |
+
+Markers are written as the description gives them and read with the blanks around them
+optional (``"<tool_call>\\n"`` is read as ``<tool_call>``), as models vary those blanks. After
+the start marker any name makes a call (an undeclared one gets an ``unknown_tool`` issue):
+the marker says the model meant to call.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from ...tools._tool import Tool
+from .._models import ToolCall
+from ..reader import ReaderFactory
+from ._base import Format
+from ._jsoncall import Header, JsonCall, JsonCallReader
+from ._jsonobjects import JsonCallsReader, JsonShape
+from ._pythonic_body import format_pythonic_call
+from ._regions import (
+    NAMED_OBJECT_HEAD,
+    CallShape,
+    JsonListCalls,
+    JsonObjectCalls,
+    PythonListCalls,
+    TaggedJsonCalls,
+)
+from ._results import protect, region_openers, result_block, wrap_result
+from ._spec import CallsSpec, FormatSpec
+from ._template_json import openai_tool, tojson
+from .pythonic import PythonicReader
+
+__all__ = ["Declared", "build_format"]
+
+_PYTHON_NAME = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
+_MAX_NAME = 200
+
+
+class Declared(Format):
+    """A format built from a `FormatSpec`; `build_format` makes one subclass per description."""
+
+    name = "declared"
+    spec: ClassVar[FormatSpec]
+
+    def call_openers(self) -> dict[str, ReaderFactory]:
+        calls = self.spec.calls
+        table = {start.strip(): _call_reader(calls, start, end)
+                 for start, end in ((calls.start, calls.end), *calls.other_markers)}
+        if calls.bare:
+            table |= _bare_openers(calls)
+        results = self.spec.results
+        if results is None:
+            return table
+        start, end = results.start.strip(), results.end.strip()
+        if results.tokens:
+            return table | region_openers({start: end}, "tool_result_in_text")
+        return table | {start: result_block(end)}
+
+    def render_tools(self, tools: Sequence[Tool]) -> str:
+        spec = self.spec.tools
+        if spec is None:
+            raise NotImplementedError(f"format {self.name!r} was described without [tools]: "
+                                      "add it to write a tools section")
+        if not tools:
+            return ""
+        listed = spec.separator.join(tojson(openai_tool(tool)) for tool in tools)
+        return f"{spec.start}{listed}{spec.end}"
+
+    def render_calls(self, calls: Sequence[ToolCall], content: str = "") -> str:
+        if not calls:
+            return content
+        return content + self.spec.calls.before + _write_calls(self.spec.calls, calls)
+
+    def render_result(self, call: ToolCall, result: str) -> str:
+        spec = self.spec.results
+        if spec is None:
+            raise NotImplementedError(f"format {self.name!r} was described without "
+                                      "[results]: add it to write tool results")
+        if spec.tokens:
+            return f"{spec.start}{protect(result, spec.end.strip())}{spec.end}"
+        return wrap_result(spec.start, spec.end, result)
+
+
+def build_format(spec: FormatSpec) -> Declared:
+    """The format `spec` describes."""
+    calls = spec.calls
+    start, end = calls.start.strip(), calls.end.strip()
+    region, reason = _call_region(calls)
+    attributes: dict[str, Any] = {
+        "__module__": __name__,
+        "__doc__": f"{spec.models or spec.name}: described as data ({calls.body} calls).",
+        "spec": spec,
+        "name": spec.name,
+        "aliases": spec.aliases,
+        "model_prefixes": spec.model_ids,
+        "reasoning_tags": spec.reasoning,
+        "signatures": tuple(marker for marker in (start, end) if marker),
+        "bare_calls": calls.bare,
+        "turn_ends": spec.turn_ends,
+        "models": spec.models or spec.name,
+        "wire": f"`{start}…{end}`",
+        "grammars": ("pythonic",) if calls.body == "pythonic" else (),
+        "no_corpus_reason": "a format described at run time",
+        "example": _write_calls(calls, [_EXAMPLE_CALL]),
+        "call_region": region,
+        "no_call_region_reason": reason,
+        "structural_tag_markers": _structural_tag(calls),
+        "result_tags": _result_tags(spec),
+        "result_region_end": spec.results.end.strip() if spec.results and
+        spec.results.tokens else None,
+    }
+    if calls.body == "pythonic":
+        attributes["tool_name_rule"] = ("a Python dotted name, and parameter names Python "
+                                        "identifiers")
+    made: Declared = type(f"Declared_{spec.name}", (Declared,), attributes)()
+    return made
+
+
+_EXAMPLE_CALL = ToolCall(id="call_0", name="get_weather", arguments={"city": "Paris"},
+                         source="native")
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+
+def _call_reader(calls: CallsSpec, start: str, end: str) -> ReaderFactory:
+    """The reader of calls between `start` and `end` (the description's pair or another)."""
+    closer = end.strip() or None
+    starts = (calls.start.strip(), *(other.strip() for other, _ in calls.other_markers))
+    if calls.body == "json":  # the next call's marker ends one whose end is missing
+        envelope = JsonCall(close=(closer,) if closer else (), envelope=True, tentative=True,
+                            terminators=starts)
+        return lambda ctx, opener: JsonCallReader(envelope, opener)
+    if calls.body == "name_json":
+        headed = JsonCall(close=(closer,) if closer else (), header_end=calls.name_end.strip(),
+                          parse_header=_name_header, terminators=starts)
+        return lambda ctx, opener: JsonCallReader(headed, opener)
+    if calls.body == "pythonic":
+        return lambda ctx, opener: PythonicReader(opener, bare=True, closer=closer)
+    # A list, or objects one after another, as models write them.
+    listed = JsonShape(prefix=True, arrays=True, sequence=True, closer=closer, wrapped=True,
+                       name_keys=(calls.name_key,))
+    return lambda ctx, opener: JsonCallsReader(listed, opener)
+
+
+def _bare_openers(calls: CallsSpec) -> dict[str, ReaderFactory]:
+    """Calls with no markers: a Python list, or JSON objects (or a list of them) that name a
+    tool; each a candidate until the text shows it is a call (`JsonCallsReader`)."""
+    if calls.body == "pythonic":
+        return {"[": lambda ctx, opener: PythonicReader(opener)}
+    bare = JsonShape(arrays=True, name_keys=(calls.name_key,))
+    return dict.fromkeys("{[", lambda ctx, opener: JsonCallsReader(bare, opener))
+
+
+def _name_header(text: str) -> Header | None:
+    """The name between the start marker and ``name_end``: one word, no blanks inside."""
+    name = text.strip()
+    if not name or len(name) > _MAX_NAME or any(ch.isspace() for ch in name):
+        return None
+    return Header(name)
+
+
+# -- writing ---------------------------------------------------------------------------------
+
+
+def _write_calls(spec: CallsSpec, calls: Sequence[ToolCall]) -> str:
+    if spec.body == "json_list":
+        return f"{spec.start}{tojson([_call_object(spec, call) for call in calls])}{spec.end}"
+    if spec.body == "pythonic":
+        return f"{spec.start}[{', '.join(map(_python_call, calls))}]{spec.end}"
+    written = [f"{spec.start}{_call_body(spec, call)}{spec.end}" for call in calls]
+    return spec.separator.join(written)
+
+
+def _call_body(spec: CallsSpec, call: ToolCall) -> str:
+    if spec.body == "json":
+        return tojson(_call_object(spec, call))
+    name_end = spec.name_end.strip()
+    if name_end in call.name or not call.name.strip() or any(c.isspace() for c in call.name):
+        raise ValueError(f"the tool name {call.name!r} cannot be written before {name_end!r}:"
+                         " a name is one word that does not hold the marker after it")
+    return f"{call.name}{spec.name_end}{tojson(call.arguments)}"
+
+
+def _call_object(spec: CallsSpec, call: ToolCall) -> dict[str, Any]:
+    return {spec.name_key: call.name, spec.arguments_key: call.arguments}
+
+
+def _python_call(call: ToolCall) -> str:
+    unnamed = [key for key in call.arguments if not key.isidentifier()]
+    if _PYTHON_NAME.fullmatch(call.name) is None or unnamed:
+        raise ValueError(f"{call.name!r} with arguments {list(call.arguments)!r} cannot be "
+                         "written as a Python call: names must be Python identifiers")
+    return format_pythonic_call(call.name, call.arguments)
+
+
+# -- what decoding reads ---------------------------------------------------------------------
+
+
+def _call_region(calls: CallsSpec) -> tuple[CallShape | None, str]:
+    start, end = calls.start.strip(), calls.end.strip()
+    if calls.body in ("json", "json_list") and calls.name_key != "name":
+        return None, f"the tool's name is under {calls.name_key!r}, which no grammar writes"
+    if calls.body == "json":
+        return JsonObjectCalls(start, call_close=end or None), ""
+    if calls.body == "json_list":
+        return JsonListCalls(start, close=end, special=_is_token(start)), ""
+    if calls.body == "name_json":
+        return TaggedJsonCalls(start, "", calls.name_end.strip(), "", "", end), ""
+    return PythonListCalls(start, end), ""
+
+
+def _is_token(marker: str) -> bool:
+    """Whether `marker` looks like a special token (``<|tool_call|>``) rather than a tag."""
+    return marker.startswith("<|") and marker.endswith("|>")
+
+
+def _structural_tag(calls: CallsSpec) -> tuple[str, str, str] | None:
+    start, end = calls.start.strip(), calls.end.strip()
+    literal = start.replace("{", "{{").replace("}", "}}")
+    if calls.body == "name_json":
+        name_end = calls.name_end.strip().replace("{", "{{").replace("}", "}}")
+        return start, f"{literal}{{name}}{name_end}", end
+    if calls.body == "pythonic" or (calls.name_key, calls.arguments_key) != ("name",
+                                                                            "arguments"):
+        return None
+    return start, f"{literal}{NAMED_OBJECT_HEAD}", f"}}{end}"
+
+
+def _result_tags(spec: FormatSpec) -> tuple[str, str] | None:
+    results = spec.results
+    if results is None or results.tokens:
+        return None
+    return results.start.strip(), results.end.strip()

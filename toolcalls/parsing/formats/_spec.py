@@ -1,0 +1,147 @@
+"""A format described as data: the fields `toolcalls.parsing.declare_format` reads.
+
+A format whose calls are one of the known shapes needs no module: its markers, the kind of
+body between them and how its results and tools are written say everything the engine,
+the renderer and the grammar export need. The description is a mapping (a dict, a TOML or a
+JSON document), checked here field by field, so a mistake is named with where it is::
+
+    name = "acme"
+    model_ids = ["acme-ai/Acme-7B"]
+
+    [calls]
+    body = "json"               # json | json_list | name_json | pythonic
+    start = "<tool_call>\\n"     # written as is; read with the blanks around it optional
+    end = "\\n</tool_call>"
+
+    [results]
+    start = "<tool_response>\\n"
+    end = "\\n</tool_response>"
+
+``other_markers`` lists the other pairs models were seen to write around the same body (read,
+never written); ``bare = true`` reads the body with no markers too, when it names a tool.
+
+Bodies: ``json`` is one ``{"name": ..., "arguments": {...}}`` object per call between
+``start`` and ``end``; ``json_list`` one JSON list of them between the two; ``name_json`` the
+name, then ``name_end``, then the arguments object (``<function=f>{...}</function>``);
+``pythonic`` a Python call list (``[f(a=1), g()]``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+__all__ = ["Body", "CallsSpec", "FormatSpec", "ResultsSpec", "ToolsSpec"]
+
+Body = Literal["json", "json_list", "name_json", "pythonic"]
+Marker = Annotated[str, Field(max_length=200)]
+_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
+
+
+class CallsSpec(_Strict):
+    """How calls are written: the body kind and the markers around it."""
+
+    body: Body
+    start: Marker = Field(description="Opens each call (json, name_json) or the call list "
+                                      "(json_list, pythonic), written as is.")
+    end: Marker = Field("", description="Closes what start opened ('' when nothing does).")
+    name_end: Marker = Field("", description="name_json: what ends the name, before the "
+                                             "arguments object.")
+    separator: Marker = Field("\n", description="Between two calls each in its own markers.")
+    before: Marker = Field("", description="Between an assistant turn's content and its "
+                                           "first call.")
+    name_key: Marker = Field("name", description="json, json_list: the key naming the tool.")
+    arguments_key: Literal["arguments", "parameters"] = "arguments"
+    other_markers: tuple[tuple[Marker, Marker], ...] = Field(
+        (), description="Other (start, end) pairs models were seen to write around the same "
+                        "body: read as calls, never written.")
+    bare: bool = Field(False, description="The body may also stand with no markers (a JSON "
+                                          "object or list, a Python call list): a call only "
+                                          "when it names a tool (a declared one, with tools).")
+
+    @field_validator("start")
+    @classmethod
+    def _marker_written(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("start must hold a marker (blanks alone mark nothing)")
+        return value
+
+    @model_validator(mode="after")
+    def _body_fields(self) -> CallsSpec:
+        if self.body == "name_json" and not self.name_end.strip():
+            raise ValueError("body 'name_json' needs name_end, the marker between the name "
+                             "and the arguments (such as '>' in <function=f>{...})")
+        if self.body != "name_json" and self.name_end:
+            raise ValueError(f"name_end is read only with body 'name_json', not {self.body!r}")
+        if self.body == "pythonic" and (self.name_key, self.arguments_key) != ("name",
+                                                                              "arguments"):
+            raise ValueError("name_key and arguments_key are JSON keys: body 'pythonic' has "
+                             "none")
+        if self.body == "json" and self.name_key != "name":
+            raise ValueError("body 'json' reads the name under 'name'; a list of objects "
+                             "naming the tool elsewhere is body 'json_list'")
+        if self.body == "name_json" and self.bare:
+            raise ValueError("body 'name_json' cannot stand bare: its start marker is what "
+                             "tells a call from prose")
+        if any(not start.strip() for start, _ in self.other_markers):
+            raise ValueError("other_markers: each start must hold a marker")
+        return self
+
+
+class ResultsSpec(_Strict):
+    """How a tool result is written into the history: between ``start`` and ``end``."""
+
+    start: Marker
+    end: Marker
+    tokens: bool = Field(False, description="The markers are special tokens (a result region "
+                                            "the model never writes) rather than tags it may "
+                                            "name in prose.")
+
+    @model_validator(mode="after")
+    def _markers_written(self) -> ResultsSpec:
+        if not self.start.strip() or not self.end.strip():
+            raise ValueError("results need both markers, start and end, each more than blanks")
+        return self
+
+
+class ToolsSpec(_Strict):
+    """How the tools section is written: each tool as OpenAI's JSON, between ``start`` and
+    ``end``, ``separator`` between two."""
+
+    start: str = ""
+    separator: str = "\n"
+    end: str = ""
+
+
+class FormatSpec(_Strict):
+    """One format, described (see the module docstring)."""
+
+    name: str = Field(description="Registry name: lowercase snake_case.")
+    aliases: tuple[str, ...] = ()
+    model_ids: tuple[str, ...] = Field((), description="Model ids or their prefixes.")
+    models: str = Field("", description="The models, for people (one line).")
+    reasoning: tuple[Marker, Marker] | None = ("<think>", "</think>")
+    turn_ends: tuple[Marker, ...] = ()
+    calls: CallsSpec
+    results: ResultsSpec | None = None
+    tools: ToolsSpec | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _snake_case(cls, value: str) -> str:
+        if _NAME.fullmatch(value) is None:
+            raise ValueError(f"{value!r} is no registry name: lowercase letters, digits and "
+                             "'_', starting with a letter, at most 64 characters")
+        return value
+
+    @field_validator("reasoning", mode="before")
+    @classmethod
+    def _no_reasoning(cls, value: object) -> object:
+        # TOML has no null: `reasoning = false` or `[]` says the format has no reasoning block.
+        return None if value is False or value == [] or value == () else value
