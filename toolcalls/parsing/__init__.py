@@ -30,6 +30,9 @@ if TYPE_CHECKING:
     from ._declare import declare_format as declare_format
     from ._declare import register_format as register_format
     from ._declare import unregister_format as unregister_format
+    from ._from_template import TemplateFormatError as TemplateFormatError
+    from ._from_template import format_from_template as format_from_template
+    from ._from_template import spec_from_template as spec_from_template
     from ._models import IncompleteCall as IncompleteCall
     from ._models import ParseIssue as ParseIssue
     from ._models import ParseResult as ParseResult
@@ -55,6 +58,10 @@ _LAZY = {
     "declare_format": "._declare",
     "register_format": "._declare",
     "unregister_format": "._declare",
+    # A format from a chat template: jinja2 (the templates extra), loaded on first use.
+    "TemplateFormatError": "._from_template",
+    "format_from_template": "._from_template",
+    "spec_from_template": "._from_template",
 }
 __getattr__ = lazy_attributes(__name__, _LAZY)
 
@@ -72,6 +79,7 @@ __all__ = [
     "SegmentKind",
     "Span",
     "StreamParser",
+    "TemplateFormatError",
     "TextDelta",
     "ToolCall",
     "ToolCallEnd",
@@ -79,11 +87,13 @@ __all__ = [
     "ToolCallStart",
     "declare_format",
     "detect",
+    "format_from_template",
     "get_format",
     "list_formats",
     "parse",
     "parser",
     "register_format",
+    "spec_from_template",
     "stream",
     "to_tools",
     "unregister_format",

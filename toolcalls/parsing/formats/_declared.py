@@ -17,19 +17,21 @@ the marker says the model meant to call.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from ...tools._tool import Tool
 from .._models import ToolCall
 from ..reader import ReaderFactory
 from ._base import Format
+from ._blocks import SectionClose, SectionOpen
 from ._jsoncall import Header, JsonCall, JsonCallReader
 from ._jsonobjects import JsonCallsReader, JsonShape
 from ._pythonic_body import format_pythonic_call
 from ._regions import (
     NAMED_OBJECT_HEAD,
     CallShape,
+    DeepseekCalls,
     JsonListCalls,
     JsonObjectCalls,
     PythonListCalls,
@@ -55,9 +57,12 @@ class Declared(Format):
     def call_openers(self) -> dict[str, ReaderFactory]:
         calls = self.spec.calls
         table = {start.strip(): _call_reader(calls, start, end)
-                 for start, end in ((calls.start, calls.end), *calls.other_markers)}
+                 for start, end in ((calls.start, calls.end), *calls.other_markers)
+                 if start.strip()}
         if calls.bare:
             table |= _bare_openers(calls)
+        if calls.section is not None:
+            table |= _section_openers(calls, calls.section)
         results = self.spec.results
         if results is None:
             return table
@@ -143,7 +148,8 @@ def _call_reader(calls: CallsSpec, start: str, end: str) -> ReaderFactory:
         return lambda ctx, opener: JsonCallReader(envelope, opener)
     if calls.body == "name_json":
         headed = JsonCall(close=(closer,) if closer else (), header_end=calls.name_end.strip(),
-                          parse_header=_name_header, terminators=starts)
+                          parse_header=_header_reader(calls.call_id.strip()),
+                          terminators=starts)
         return lambda ctx, opener: JsonCallReader(headed, opener)
     if calls.body == "pythonic":
         return lambda ctx, opener: PythonicReader(opener, bare=True, closer=closer)
@@ -162,12 +168,30 @@ def _bare_openers(calls: CallsSpec) -> dict[str, ReaderFactory]:
     return dict.fromkeys("{[", lambda ctx, opener: JsonCallsReader(bare, opener))
 
 
-def _name_header(text: str) -> Header | None:
-    """The name between the start marker and ``name_end``: one word, no blanks inside."""
-    name = text.strip()
-    if not name or len(name) > _MAX_NAME or any(ch.isspace() for ch in name):
-        return None
-    return Header(name)
+def _section_openers(calls: CallsSpec, section: tuple[str, str]) -> dict[str, ReaderFactory]:
+    """The section's markers: its start is markup when a call's start follows it, its end
+    inside an open section (`_blocks`)."""
+    opening, closing = section[0].strip(), section[1].strip()
+    first = (calls.start.strip(),)
+    table: dict[str, ReaderFactory] = {
+        opening: lambda ctx, opener: SectionOpen(opener, closing, first)}
+    if closing:
+        table[closing] = lambda ctx, opener: SectionClose(closing)
+    return table
+
+
+def _header_reader(call_id: str) -> Callable[[str], Header | None]:
+    """The header between the start marker and ``name_end``: a name (one word, no blanks
+    inside), then the call id after `call_id` when the format writes one."""
+
+    def read(text: str) -> Header | None:
+        name, _, written_id = text.partition(call_id) if call_id else (text, "", "")
+        name, written_id = name.strip(), written_id.strip()
+        if not name or len(name) > _MAX_NAME or any(ch.isspace() for ch in name):
+            return None
+        return Header(name, written_id or None)
+
+    return read
 
 
 # -- writing ---------------------------------------------------------------------------------
@@ -178,8 +202,9 @@ def _write_calls(spec: CallsSpec, calls: Sequence[ToolCall]) -> str:
         return f"{spec.start}{tojson([_call_object(spec, call) for call in calls])}{spec.end}"
     if spec.body == "pythonic":
         return f"{spec.start}[{', '.join(map(_python_call, calls))}]{spec.end}"
-    written = [f"{spec.start}{_call_body(spec, call)}{spec.end}" for call in calls]
-    return spec.separator.join(written)
+    written = spec.separator.join(f"{spec.start}{_call_body(spec, call)}{spec.end}"
+                                  for call in calls)
+    return f"{spec.section[0]}{written}{spec.section[1]}" if spec.section else written
 
 
 def _call_body(spec: CallsSpec, call: ToolCall) -> str:
@@ -189,7 +214,8 @@ def _call_body(spec: CallsSpec, call: ToolCall) -> str:
     if name_end in call.name or not call.name.strip() or any(c.isspace() for c in call.name):
         raise ValueError(f"the tool name {call.name!r} cannot be written before {name_end!r}:"
                          " a name is one word that does not hold the marker after it")
-    return f"{call.name}{spec.name_end}{tojson(call.arguments)}"
+    written_id = f"{spec.call_id}{call.id}" if spec.call_id else ""
+    return f"{call.name}{written_id}{spec.name_end}{tojson(call.arguments)}"
 
 
 def _call_object(spec: CallsSpec, call: ToolCall) -> dict[str, Any]:
@@ -209,8 +235,18 @@ def _python_call(call: ToolCall) -> str:
 
 def _call_region(calls: CallsSpec) -> tuple[CallShape | None, str]:
     start, end = calls.start.strip(), calls.end.strip()
+    if not start:
+        return None, "bare JSON calls, with no marker for a grammar to begin a call at"
     if calls.body in ("json", "json_list") and calls.name_key != "name":
         return None, f"the tool's name is under {calls.name_key!r}, which no grammar writes"
+    if calls.call_id:
+        return None, "a call id between the name and the arguments, which no grammar writes"
+    if calls.section is not None:
+        if calls.body == "json":
+            return None, "JSON calls each in markers inside a section: no grammar shape yet"
+        section_open, section_close = (marker.strip() for marker in calls.section)
+        return DeepseekCalls(section_open, section_close, start, calls.name_end.strip(),
+                             end), ""
     if calls.body == "json":
         return JsonObjectCalls(start, call_close=end or None), ""
     if calls.body == "json_list":
@@ -228,11 +264,13 @@ def _is_token(marker: str) -> bool:
 def _structural_tag(calls: CallsSpec) -> tuple[str, str, str] | None:
     start, end = calls.start.strip(), calls.end.strip()
     literal = start.replace("{", "{{").replace("}", "}}")
+    if calls.section is not None or calls.call_id:
+        return None  # a structural tag has no section around its calls, nor a call id
     if calls.body == "name_json":
         name_end = calls.name_end.strip().replace("{", "{{").replace("}", "}}")
         return start, f"{literal}{{name}}{name_end}", end
-    if calls.body == "pythonic" or (calls.name_key, calls.arguments_key) != ("name",
-                                                                            "arguments"):
+    if not start or calls.body == "pythonic" or (calls.name_key, calls.arguments_key) != (
+            "name", "arguments"):
         return None
     return start, f"{literal}{NAMED_OBJECT_HEAD}", f"}}{end}"
 

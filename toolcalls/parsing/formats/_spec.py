@@ -49,7 +49,8 @@ class CallsSpec(_Strict):
 
     body: Body
     start: Marker = Field(description="Opens each call (json, name_json) or the call list "
-                                      "(json_list, pythonic), written as is.")
+                                      "(json_list, pythonic), written as is; blank only for "
+                                      "bare JSON calls.")
     end: Marker = Field("", description="Closes what start opened ('' when nothing does).")
     name_end: Marker = Field("", description="name_json: what ends the name, before the "
                                              "arguments object.")
@@ -58,6 +59,11 @@ class CallsSpec(_Strict):
                                            "first call.")
     name_key: Marker = Field("name", description="json, json_list: the key naming the tool.")
     arguments_key: Literal["arguments", "parameters"] = "arguments"
+    section: tuple[Marker, Marker] | None = Field(
+        None, description="json, name_json: markers around all of a turn's calls, each call in "
+                          "its own start and end inside (DeepSeek's tool_calls_begin).")
+    call_id: Marker = Field("", description="name_json: a marker after the name, then the "
+                                            "call's id, before name_end (Mistral's [CALL_ID]).")
     other_markers: tuple[tuple[Marker, Marker], ...] = Field(
         (), description="Other (start, end) pairs models were seen to write around the same "
                         "body: read as calls, never written.")
@@ -65,15 +71,11 @@ class CallsSpec(_Strict):
                                           "object or list, a Python call list): a call only "
                                           "when it names a tool (a declared one, with tools).")
 
-    @field_validator("start")
-    @classmethod
-    def _marker_written(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("start must hold a marker (blanks alone mark nothing)")
-        return value
-
     @model_validator(mode="after")
     def _body_fields(self) -> CallsSpec:
+        if not self.start.strip() and not (self.bare and self.body == "json"):
+            raise ValueError("start must hold a marker (blanks alone mark nothing), unless "
+                             "the calls are bare JSON objects (body 'json', bare = true)")
         if self.body == "name_json" and not self.name_end.strip():
             raise ValueError("body 'name_json' needs name_end, the marker between the name "
                              "and the arguments (such as '>' in <function=f>{...})")
@@ -89,6 +91,12 @@ class CallsSpec(_Strict):
         if self.body == "name_json" and self.bare:
             raise ValueError("body 'name_json' cannot stand bare: its start marker is what "
                              "tells a call from prose")
+        if self.section is not None and (self.body not in ("json", "name_json")
+                                         or not self.section[0].strip()):
+            raise ValueError("section: an opening marker around calls of body 'json' or "
+                             "'name_json', each call in its own start and end")
+        if self.call_id and self.body != "name_json":
+            raise ValueError(f"call_id is read only with body 'name_json', not {self.body!r}")
         if any(not start.strip() for start, _ in self.other_markers):
             raise ValueError("other_markers: each start must hold a marker")
         return self

@@ -1,0 +1,368 @@
+"""A format from a model's chat template: render probe conversations, diff, describe.
+
+The template is the one thing a model has on its first day. Rendering it on conversations
+that differ in one respect shows how it writes that respect:
+
+* an assistant turn of text, and the same turn as one call: what differs is the call, with
+  the text's end-of-turn token after it;
+* the call's name, argument key and value are unique probe strings, so where each lands in
+  the call tells the body kind: a JSON object holding the name and the arguments (``json``,
+  or ``json_list`` inside a list), the name then an arguments object (``name_json``), or
+  ``name(key=value)`` in a list (``pythonic``); the text around it is the markers;
+* the description so found must read back the template's own rendering of two calls, a call
+  with no arguments, nested arguments and text before a call, or the derivation fails;
+* a tool message's text shows how results are written; a reasoning text, the reasoning tags.
+
+What cannot be described (arguments as tags of their own, a name the template changes,
+calls it does not write at all) is a `TemplateFormatError` naming the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from typing import Any
+
+from .._errors import FormatSpecError
+from ._chat_template import ChatTemplate
+from ._models import ParseResult
+from .formats._base import Format
+from .formats._declared import build_format
+from .formats._spec import FormatSpec
+from .stream import parse_whole
+
+__all__ = ["TemplateFormatError", "format_from_template", "spec_from_template"]
+
+
+class TemplateFormatError(FormatSpecError):
+    """No format could be derived from the template (the message says what was not found)."""
+
+
+CONTENT, OTHER_CONTENT, REASONING, RESULT = "PROBE_TEXT_7Q", "PROBE_LEAD_3K", "PROBE_WHY_5M", \
+    "PROBE_RESULT_9Z"
+_TOOLS: list[dict[str, Any]] = [
+    {"type": "function", "function": {
+        "name": name, "description": f"Probe tool {name}.",
+        "parameters": {"type": "object", "properties": properties,
+                       "required": list(properties)}}}
+    for name, properties in (
+        ("probe_alpha", {"probe_key": {"type": "string"}}),
+        ("probe_beta", {"probe_count": {"type": "integer"}}),
+        ("probe_gamma", {}),
+        ("probe_delta", {"probe_filter": {"type": "object"}}),
+    )
+]
+Call = tuple[str, dict[str, Any]]
+ONE: Call = ("probe_alpha", {"probe_key": "PROBE_VALUE_4X"})
+TWO: tuple[Call, Call] = (ONE, ("probe_beta", {"probe_count": 7}))
+NO_ARGUMENTS: Call = ("probe_gamma", {})
+NESTED: Call = ("probe_delta", {"probe_filter": {"tags": ["a", "b"], "limit": 3, "on": True}})
+_TOKEN = re.compile(r"<\|[^|<>\s]{1,40}\|>|<｜[^<>\s]{1,40}｜>|</?[A-Za-z_][\w:.-]{0,40}>|"
+                    r"\[/?[A-Z_]{2,30}\]|</s>")
+
+
+def format_from_template(template: str, *, name: str = "from_template",
+                         context: dict[str, Any] | None = None) -> Format:
+    """The format the chat template `template` (Jinja source) writes its calls in.
+
+    Pass it wherever a format name goes (``toolcalls.parse(text, fmt)``), or register it
+    (`register_format`). `context`: variables the template reads besides the conversation
+    (``bos_token``...).
+
+    Raises:
+        TemplateFormatError: the template's calls are no shape a description can hold, or it
+            refused the probe conversations; the message names the reason.
+    """
+    return build_format(spec_from_template(template, name=name, context=context))
+
+
+def spec_from_template(template: str, *, name: str = "from_template",
+                       context: dict[str, Any] | None = None) -> FormatSpec:
+    """The description `format_from_template` builds its format from (to read or save)."""
+    probe = _Probe(ChatTemplate(template, context))
+    call = probe.call_text([ONE])
+    fields = _call_fields(call)
+    reasoning = probe.reasoning_tags()
+    fields["before"] = probe.text_before_calls(call)
+    if fields["body"] == "name_json":
+        fields = _call_id(fields)
+    if fields["body"] in ("json", "name_json") and probe.writes_several(call):
+        fields = _section(fields, call, probe.call_text(list(TWO)))
+    draft = {"name": name, "calls": fields, "reasoning": reasoning,
+             "turn_ends": probe.turn_ends()}
+    results = probe.results()
+    if results is not None:
+        draft["results"] = results
+    spec = _validated(draft)
+    _check_reads_back(spec, probe)
+    return spec
+
+
+class _Probe:
+    """Renders the probe conversations and cuts out the assistant's part."""
+
+    def __init__(self, template: ChatTemplate) -> None:
+        self.template = template
+
+    def render(self, assistant: dict[str, Any], *after: dict[str, Any]) -> str:
+        messages = [{"role": "system", "content": "You are a probe."},
+                    {"role": "user", "content": "Probe the tools."}, assistant, *after]
+        return self.template.render(messages, _TOOLS)
+
+    def assistant_part(self, assistant: dict[str, Any]) -> str:
+        """What the assistant turn adds, against a turn holding `CONTENT` alone."""
+        plain = self.render({"role": "assistant", "content": CONTENT})
+        other = self.render(assistant)
+        at = plain.find(CONTENT)
+        if at < 0:
+            raise TemplateFormatError("the template does not write an assistant's text")
+        head = len(_common_prefix(plain[:at], other))
+        rest = plain[at + len(CONTENT):]
+        tail = len(other) - len(_common_suffix(rest, other[head:]))
+        # A cut inside a token (<|end|> and <|call|> share their ends) takes the whole token.
+        for token in _TOKEN.finditer(other):
+            if token.start() < head < token.end():
+                head = token.start()
+            if token.start() < tail < token.end():
+                tail = token.end()
+        return other[head:tail]
+
+    def call_text(self, calls: list[Call], content: str = "") -> str:
+        written = self.assistant_part(_assistant(calls, content))
+        if ONE[0] not in written and calls and calls[0][0] not in written:
+            raise TemplateFormatError("the template writes no tool calls: an assistant turn "
+                                      "with a call renders as one without")
+        return written
+
+    def text_before_calls(self, call: str) -> str:
+        """What the template writes between an assistant's text and its first call."""
+        both = self.call_text([ONE], OTHER_CONTENT)
+        at, found = both.find(OTHER_CONTENT), both.find(call.strip())
+        if at < 0 or found < at:
+            return ""  # the template drops or moves the text that comes with calls
+        between = both[at + len(OTHER_CONTENT): found]
+        return between if not between.strip() else ""
+
+    def writes_several(self, call: str) -> bool:
+        """Whether the template writes two calls in one turn (Llama 3.1 refuses; gpt-oss
+        writes the first alone: one call per message)."""
+        try:
+            return self.call_text(list(TWO)) != call
+        except FormatSpecError:
+            return False
+
+    def turn_ends(self) -> list[str]:
+        plain = self.render({"role": "assistant", "content": CONTENT})
+        after = plain[plain.find(CONTENT) + len(CONTENT):]
+        token = _TOKEN.match(after.lstrip(" \n"))
+        return [token.group()] if token else []
+
+    def reasoning_tags(self) -> tuple[str, str] | bool:
+        written = self.render({"role": "assistant", "content": CONTENT,
+                               "reasoning_content": REASONING, "thinking": REASONING})
+        at = written.find(REASONING)
+        if at < 0:
+            return ("<think>", "</think>") if "<think>" in self.template.source else False
+        before = [m for m in _TOKEN.finditer(written[:at])]
+        after = _TOKEN.match(written[at + len(REASONING):].lstrip())
+        if not before or after is None or after.group() != "</" + before[-1].group()[1:]:
+            return False  # a pair such as <think> ... </think>, or none we can tell
+        return before[-1].group(), after.group()
+
+    def results(self) -> dict[str, Any] | None:
+        """The markers around a tool message's text, or None when they are no clear pair."""
+        call = _assistant([ONE], "")
+        result = {"role": "tool", "tool_call_id": "call00000", "name": ONE[0],
+                  "content": RESULT}
+        try:
+            with_result = self.render(call, result)
+        except FormatSpecError:
+            return None
+        without = self.render(call)
+        at = with_result.find(RESULT)
+        if at < 0:
+            return None
+        head = with_result[len(_common_prefix(without, with_result)):at]
+        tail = with_result[at + len(RESULT):]
+        return _result_markers(head, tail)
+
+
+def _assistant(calls: list[Call], content: str) -> dict[str, Any]:
+    tool_calls = [{"id": f"call{index:05d}", "type": "function",
+                   "function": {"name": name, "arguments": arguments}}
+                  for index, (name, arguments) in enumerate(calls)]
+    return {"role": "assistant", "content": content, "tool_calls": tool_calls}
+
+
+def _call_fields(call: str) -> dict[str, Any]:
+    """The body kind and markers of one written call (`ONE`)."""
+    name, arguments = ONE
+    python = re.search(rf"\[\s*{name}\(probe_key=", call)
+    if python is not None:
+        close = call.rfind("]")
+        return {"body": "pythonic", "start": call[:python.start()], "end": call[close + 1:]}
+    for start, value, end in _json_values(call):
+        if isinstance(value, list) and value and isinstance(value[0], dict):
+            keys = _envelope_keys(value[0], name, arguments)
+            if keys is not None:
+                return {"body": "json_list", "start": call[:start], "end": call[end:],
+                        "name_key": keys[0], "arguments_key": keys[1]}
+        if isinstance(value, dict):
+            keys = _envelope_keys(value, name, arguments)
+            if keys is not None and keys[0] == "name":
+                return {"body": "json", "start": call[:start], "end": call[end:],
+                        "arguments_key": keys[1], "bare": not call[:start].strip()}
+            if value == arguments:
+                return _name_json(call, start, end)
+    if "probe_key" in call and '"probe_key"' not in call:
+        raise TemplateFormatError("the template writes each argument as markup of its own "
+                                  "(XML-style parameters), which no description holds yet")
+    raise TemplateFormatError(f"no known call shape in what the template writes for a call: "
+                              f"{call!r}")
+
+
+def _call_id(fields: dict[str, Any]) -> dict[str, Any]:
+    """Mistral's ``NAME[CALL_ID]ID[ARGS]``: the probe's id inside what follows the name."""
+    name_end: str = fields["name_end"]
+    at = name_end.find("call00000")
+    if at < 0:
+        return fields
+    return {**fields, "call_id": name_end[:at], "name_end": name_end[at + len("call00000"):]}
+
+
+def _section(fields: dict[str, Any], one: str, two: str) -> dict[str, Any]:
+    """Split what surrounds one call into a section and the call's own markers, from how two
+    calls are written: ``SECTION_OPEN START a END SEPARATOR START b END SECTION_CLOSE``."""
+    spans_one, spans_two = _body_spans(one, fields), _body_spans(two, fields)
+    if len(spans_one) != 1 or len(spans_two) != 2:
+        return fields
+    before, after = one[:spans_one[0][0]], one[spans_one[0][1]:]
+    between = two[spans_two[0][1]:spans_two[1][0]]
+    start = before[_token_edge(before, len(before) - len(_common_suffix(before, between)),
+                               later=True):]
+    end = after[:_token_edge(after, len(_common_prefix(after, between[: len(between)
+                                                                      - len(start)])))]
+    section = (before[: len(before) - len(start)], after[len(end):])
+    found = {**fields, "start": start, "end": end,
+             "separator": between[len(end): len(between) - len(start)]}
+    if section[0].strip():
+        return {**found, "section": section}
+    # No section: blanks around the calls belong to the first start and the last end.
+    return {**found, "start": section[0] + start, "end": end + section[1]}
+
+
+def _token_edge(text: str, cut: int, *, later: bool = False) -> int:
+    """`cut`, or the edge of the token it falls inside: the later one with `later`."""
+    for token in _TOKEN.finditer(text):
+        if token.start() < cut < token.end():
+            return token.end() if later else token.start()
+    return cut
+
+
+def _body_spans(text: str, fields: dict[str, Any]) -> list[tuple[int, int]]:
+    """Where each call's body is: its JSON object (``json``), or its name through its
+    arguments (``name_json``)."""
+    values = _json_values(text)
+    if fields["body"] == "json":
+        return [(start, end) for start, value, end in values
+                if isinstance(value, dict) and "name" in value]
+    spans = []
+    for name in re.finditer(r"probe_(?:alpha|beta)", text):
+        closing = [end for start, value, end in values
+                   if start > name.end() and isinstance(value, dict)]
+        if closing:
+            spans.append((name.start(), closing[0]))
+    return spans
+
+
+def _name_json(call: str, start: int, end: int) -> dict[str, Any]:
+    at = call.rfind(ONE[0], 0, start)
+    if at < 0:
+        raise TemplateFormatError("the template writes the arguments without the tool's name")
+    return {"body": "name_json", "start": call[:at], "name_end": call[at + len(ONE[0]):start],
+            "end": call[end:]}
+
+
+def _envelope_keys(value: dict[str, Any], name: str,
+                   arguments: dict[str, Any]) -> tuple[str, str] | None:
+    named = [key for key, item in value.items() if item == name]
+    argued = [key for key, item in value.items() if item == arguments]
+    if named and argued and argued[0] in ("arguments", "parameters"):
+        return named[0], argued[0]
+    return None
+
+
+def _json_values(text: str) -> list[tuple[int, Any, int]]:
+    """Every JSON object or list in `text` that is not inside an earlier one."""
+    decoder = json.JSONDecoder()
+    found: list[tuple[int, Any, int]] = []
+    at = 0
+    while True:
+        starts = [i for i in (text.find("{", at), text.find("[", at)) if i >= 0]
+        if not starts:
+            return found
+        start = min(starts)
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except ValueError:
+            at = start + 1
+            continue
+        found.append((start, value, end))
+        at = end
+
+
+def _result_markers(head: str, tail: str) -> dict[str, Any] | None:
+    opening = list(_TOKEN.finditer(head))
+    closing = _TOKEN.match(tail.lstrip())
+    if not opening or closing is None:
+        return None
+    last = opening[-1]
+    start, end_at = head[last.start():], len(tail) - len(tail.lstrip()) + closing.end()
+    end = tail[:end_at]
+    tag = last.group()
+    if closing.group() == "</" + tag[1:]:
+        return {"start": start, "end": end}  # a tag pair the model may name in prose
+    line = head.rstrip().rfind("\n", 0, len(head.rstrip()) - len(tag))
+    region_start = head[line + 1:] if line >= 0 else head.lstrip()
+    region_start = region_start.split("call00000")[0]  # the call's id is no marker
+    return {"start": region_start, "end": end, "tokens": True}
+
+
+def _validated(draft: dict[str, Any]) -> FormatSpec:
+    try:
+        return FormatSpec.model_validate(draft)
+    except ValueError as exc:
+        raise TemplateFormatError(f"the template's calls found no valid description: {exc}"
+                                  ) from None
+
+
+def _check_reads_back(spec: FormatSpec, probe: _Probe) -> None:
+    """The description must read the template's own calls: several, none, nested, after
+    text."""
+    fmt = build_format(spec)
+    probes: list[tuple[list[Call], str]] = [([ONE], ""), ([NO_ARGUMENTS], ""), ([NESTED], ""),
+                                            ([ONE], OTHER_CONTENT)]
+    if probe.writes_several(probe.call_text([ONE])):
+        probes.append((list(TWO), ""))
+    for calls, content in probes:
+        written = probe.call_text(calls, content)
+        result = _parse(fmt, written)
+        read = [(call.name, call.arguments) for call in result.calls]
+        if read != list(calls):
+            raise TemplateFormatError(
+                f"the derived {spec.calls.body!r} description does not read back the "
+                f"template's {len(calls)} call(s) {[c[0] for c in calls]}: it read {read} "
+                f"from {written!r}")
+
+
+def _parse(fmt: Format, text: str) -> ParseResult:
+    return parse_whole(fmt, text, (), False, False, False)
+
+
+def _common_prefix(a: str, b: str) -> str:
+    return os.path.commonprefix([a, b])
+
+
+def _common_suffix(a: str, b: str) -> str:
+    return os.path.commonprefix([a[::-1], b[::-1]])[::-1]
