@@ -145,6 +145,22 @@ def test_a_name_under_another_key_is_read_and_has_no_grammar() -> None:
         toolcalls.grammar(fmt, TOOLS)
 
 
+@pytest.mark.parametrize("chunk", [1, 3, 1000])
+def test_broken_arguments_with_no_end_marker_fail_up_to_the_next_call(chunk: int) -> None:
+    # Mistral v11's [TOOL_CALLS]NAME[ARGS]{...} has no end marker: a broken body runs to the
+    # next call's start (this raised IndexError in the shared JSON call reader).
+    register_format({"name": "acme", "calls": {
+        "body": "name_json", "start": "[TOOL_CALLS]", "name_end": "[ARGS]", "separator": ""}})
+    try:
+        text = '[TOOL_CALLS]f[ARGS]{"a": 1,, oops\nmore[TOOL_CALLS]g[ARGS]{"b": 2}'
+        _, result = stream_chunks("acme", split_at(text, range(chunk, len(text), chunk)))
+        assert [(c.name, c.arguments) for c in result.calls] == [("g", {"b": 2})]
+        assert [c.name for c in result.incomplete] == ["f"]
+        assert_lossless(text, result)
+    finally:
+        unregister_format("acme")
+
+
 def test_a_cut_off_call_is_incomplete_never_content() -> None:
     fmt = declare_format(DECLARED / "hermes.toml")
     result = toolcalls.parse('Checking.\n<tool_call>\n{"name": "get_weather", "argum', fmt)
@@ -165,7 +181,7 @@ def test_descriptions_read_from_toml_json_and_paths(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("description", "message"), [
     ({"name": "Acme", "calls": {"body": "json", "start": "<c>"}}, "name: 'Acme' is no registry"),
-    ({"name": "acme", "calls": {"body": "xml", "start": "<c>"}}, "calls.body: Input should be"),
+    ({"name": "acme", "calls": {"body": "yaml", "start": "<c>"}}, "calls.body: Input should be"),
     ({"name": "acme", "calls": {"body": "json", "start": " \n"}}, "start must hold a marker"),
     ({"name": "acme", "calls": {"body": "name_json", "start": "<c>"}}, "needs name_end"),
     ({"name": "acme", "calls": {"body": "json", "start": "<c>"}, "colour": 1},

@@ -25,12 +25,17 @@ except ImportError as missing:  # an optional extra: said plainly
     raise ImportError("reading a chat template needs jinja2: "
                       "pip install 'toolcalls[templates]'") from missing
 
-__all__ = ["ChatTemplate", "TemplateRenderError"]
+__all__ = ["ChatTemplate", "TemplateFormatError", "TemplateRenderError"]
 
 _NOW = datetime(2026, 1, 2, 3, 4, 5)  # fixed: a template that writes the date renders the same
 
 
-class TemplateRenderError(FormatSpecError):
+class TemplateFormatError(FormatSpecError):
+    """No format could be derived from a chat template (the message says what was not
+    found)."""
+
+
+class TemplateRenderError(TemplateFormatError):
     """The template raised while rendering a conversation (its ``raise_exception``, or an
     error in the template itself)."""
 

@@ -25,7 +25,8 @@ import re
 from typing import Any
 
 from .._errors import FormatSpecError
-from ._chat_template import ChatTemplate
+from ..tools._read import to_tools
+from ._chat_template import ChatTemplate, TemplateFormatError
 from ._models import ParseResult
 from .formats._base import Format
 from .formats._declared import build_format
@@ -33,10 +34,6 @@ from .formats._spec import FormatSpec
 from .stream import parse_whole
 
 __all__ = ["TemplateFormatError", "format_from_template", "spec_from_template"]
-
-
-class TemplateFormatError(FormatSpecError):
-    """No format could be derived from the template (the message says what was not found)."""
 
 
 CONTENT, OTHER_CONTENT, REASONING, RESULT = "PROBE_TEXT_7Q", "PROBE_LEAD_3K", "PROBE_WHY_5M", \
@@ -89,6 +86,11 @@ def spec_from_template(template: str, *, name: str = "from_template",
         fields = _call_id(fields)
     if fields["body"] in ("json", "name_json") and probe.writes_several(call):
         fields = _section(fields, call, probe.call_text(list(TWO)))
+    if fields["body"] == "name_json":
+        fields = _name_parts(fields)
+    if fields["body"] == "xml" and "section" in fields and probe.writes_several(call):
+        two = probe.call_text(list(TWO))
+        fields["section_per_call"] = two.count(fields["section"][0]) > 1
     draft = {"name": name, "calls": fields, "reasoning": reasoning,
              "turn_ends": probe.turn_ends()}
     results = probe.results()
@@ -201,7 +203,9 @@ def _call_fields(call: str) -> dict[str, Any]:
     python = re.search(rf"\[\s*{name}\(probe_key=", call)
     if python is not None:
         close = call.rfind("]")
-        return {"body": "pythonic", "start": call[:python.start()], "end": call[close + 1:]}
+        opening = call[:python.start()]
+        return {"body": "pythonic", "start": opening, "end": call[close + 1:],
+                "bare": not opening.strip()}
     for start, value, end in _json_values(call):
         if isinstance(value, list) and value and isinstance(value[0], dict):
             keys = _envelope_keys(value[0], name, arguments)
@@ -215,11 +219,83 @@ def _call_fields(call: str) -> dict[str, Any]:
                         "arguments_key": keys[1], "bare": not call[:start].strip()}
             if value == arguments:
                 return _name_json(call, start, end)
-    if "probe_key" in call and '"probe_key"' not in call:
-        raise TemplateFormatError("the template writes each argument as markup of its own "
-                                  "(XML-style parameters), which no description holds yet")
+    if re.search(rf"{name}\(probe_key=", call):
+        raise TemplateFormatError("the template writes Python calls outside a list (one a "
+                                  "line), which no description holds yet")
+    if "probe_key" in call and re.search(r'"probe_key"\s*:', call) is None:
+        try:
+            return _xml_fields(call)
+        except TemplateFormatError:
+            raise
+        except ValueError:  # a tag the probe looked for is not there
+            raise TemplateFormatError(f"the template writes arguments outside JSON in no "
+                                      f"shape a description holds: {call!r}") from None
     raise TemplateFormatError(f"no known call shape in what the template writes for a call: "
                               f"{call!r}")
+
+
+def _xml_fields(call: str) -> dict[str, Any]:
+    """Each argument between tags of its own: the call tag around the name, the parameter tag
+    around the key, the value's framing, the close tags and the section around them."""
+    name_at, key_at, value_at = (call.find(probe) for probe in (ONE[0], "probe_key",
+                                                                 "PROBE_VALUE_4X"))
+    call_at, param_at = call.rfind("<", 0, name_at), call.rfind("<", 0, key_at)
+    if min(name_at, key_at, value_at, call_at, param_at) < 0 or not (
+            name_at < key_at < value_at):
+        raise TemplateFormatError(f"the template's parameters are in no order a description "
+                                  f"holds: {call!r}")
+    if re.search(r'\bstring="(?:true|false)"', call):
+        raise TemplateFormatError("the template marks each parameter string=\"true\" or "
+                                  "\"false\" by its value's type (DSML), which no description "
+                                  "holds: use the deepseek_v32_dsml format")
+    name_end = name_at + len(ONE[0])
+    call_tag_end = _tag_end(call, name_end, before=param_at)
+    param_tag_end = call.index(">", key_at) + 1
+    value_end = value_at + len("PROBE_VALUE_4X")
+    close_at = call.index("<", value_end)
+    param_close_end = call.index(">", close_at) + 1
+    call_close_at = call.index("<", param_close_end)
+    call_close_end = call.index(">", call_close_at) + 1
+    gap = call[call_tag_end:param_at]
+    opening, lead = call[param_tag_end:value_at], call[value_end:close_at]
+    value_tag = opening.strip()
+    section = (call[:call_at], call[call_close_end:])
+    fields: dict[str, Any] = {
+        "body": "xml",
+        "start": call[call_at:call_tag_end].replace(ONE[0], "{name}"),
+        "parameter": (call[param_at:param_tag_end].replace("probe_key", "{key}")
+                      + (gap + value_tag if value_tag else ""), call[close_at:param_close_end]),
+        "end": call[call_close_at:call_close_end],
+        "separator": gap if not gap.strip() else "\n",
+        "value_framing": "" if value_tag or lead != opening else lead,
+    }
+    if section[0].strip():
+        fields["section"] = (section[0].strip(), section[1].strip())
+    return fields
+
+
+def _tag_end(text: str, after: int, *, before: int) -> int:
+    """Where the tag holding a name that ends at `after` ends: at its ``>``, or, where the
+    name runs up to the next tag (GLM), at the name's end."""
+    closing = text.find(">", after, before)
+    return closing + 1 if closing >= 0 else after
+
+
+_INDEXED = re.compile(r"([:.#_-])0")
+_PREFIX = re.compile(r"[A-Za-z_][\w-]*[.:/]$")
+
+
+def _name_parts(fields: dict[str, Any]) -> dict[str, Any]:
+    """Kimi's ``functions.NAME:0``: a prefix before every name, the call's index after it."""
+    start, name_end = fields["start"], fields["name_end"]
+    prefix = _PREFIX.search(start)
+    if prefix is not None and start[:prefix.start()].strip():
+        fields = {**fields, "start": start[:prefix.start()], "name_prefix": prefix.group()}
+    indexed = _INDEXED.match(name_end)
+    if indexed is not None:
+        fields = {**fields, "index_separator": indexed.group(1),
+                  "name_end": name_end[indexed.end():]}
+    return fields
 
 
 def _call_id(fields: dict[str, Any]) -> dict[str, Any]:
@@ -325,7 +401,8 @@ def _result_markers(head: str, tail: str) -> dict[str, Any] | None:
         return {"start": start, "end": end}  # a tag pair the model may name in prose
     line = head.rstrip().rfind("\n", 0, len(head.rstrip()) - len(tag))
     region_start = head[line + 1:] if line >= 0 else head.lstrip()
-    region_start = region_start.split("call00000")[0]  # the call's id is no marker
+    for probe in ("call00000", ONE[0]):  # the call's id and the tool's name are no marker
+        region_start = region_start.split(probe)[0]
     return {"start": region_start, "end": end, "tokens": True}
 
 
@@ -357,7 +434,8 @@ def _check_reads_back(spec: FormatSpec, probe: _Probe) -> None:
 
 
 def _parse(fmt: Format, text: str) -> ParseResult:
-    return parse_whole(fmt, text, (), False, False, False)
+    # With the probe tools: values written as raw text (XML parameters) are typed by them.
+    return parse_whole(fmt, text, to_tools(_TOOLS), False, False, False)
 
 
 def _common_prefix(a: str, b: str) -> str:

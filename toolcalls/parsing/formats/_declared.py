@@ -25,6 +25,7 @@ from .._models import ToolCall
 from ..reader import ReaderFactory
 from ._base import Format
 from ._blocks import SectionClose, SectionOpen
+from ._declared_xml import xml_openers, xml_style
 from ._jsoncall import Header, JsonCall, JsonCallReader
 from ._jsonobjects import JsonCallsReader, JsonShape
 from ._pythonic_body import format_pythonic_call
@@ -34,12 +35,15 @@ from ._regions import (
     DeepseekCalls,
     JsonListCalls,
     JsonObjectCalls,
+    KimiCalls,
     PythonListCalls,
     TaggedJsonCalls,
+    XmlParameterCalls,
 )
 from ._results import protect, region_openers, result_block, wrap_result
 from ._spec import CallsSpec, FormatSpec
 from ._template_json import openai_tool, tojson
+from ._xmlrender import render_xml_calls
 from .pythonic import PythonicReader
 
 __all__ = ["Declared", "build_format"]
@@ -56,6 +60,8 @@ class Declared(Format):
 
     def call_openers(self) -> dict[str, ReaderFactory]:
         calls = self.spec.calls
+        if calls.body == "xml":
+            return xml_openers(calls) | self._result_openers()
         table = {start.strip(): _call_reader(calls, start, end)
                  for start, end in ((calls.start, calls.end), *calls.other_markers)
                  if start.strip()}
@@ -63,13 +69,16 @@ class Declared(Format):
             table |= _bare_openers(calls)
         if calls.section is not None:
             table |= _section_openers(calls, calls.section)
+        return table | self._result_openers()
+
+    def _result_openers(self) -> dict[str, ReaderFactory]:
         results = self.spec.results
         if results is None:
-            return table
+            return {}
         start, end = results.start.strip(), results.end.strip()
         if results.tokens:
-            return table | region_openers({start: end}, "tool_result_in_text")
-        return table | {start: result_block(end)}
+            return region_openers({start: end}, "tool_result_in_text")
+        return {start: result_block(end)}
 
     def render_tools(self, tools: Sequence[Tool]) -> str:
         spec = self.spec.tools
@@ -84,6 +93,8 @@ class Declared(Format):
     def render_calls(self, calls: Sequence[ToolCall], content: str = "") -> str:
         if not calls:
             return content
+        if self.spec.calls.body == "xml":
+            return render_xml_calls(xml_style(self.spec.calls), calls, content)
         return content + self.spec.calls.before + _write_calls(self.spec.calls, calls)
 
     def render_result(self, call: ToolCall, result: str) -> str:
@@ -109,14 +120,15 @@ def build_format(spec: FormatSpec) -> Declared:
         "aliases": spec.aliases,
         "model_prefixes": spec.model_ids,
         "reasoning_tags": spec.reasoning,
-        "signatures": tuple(marker for marker in (start, end) if marker),
+        "signatures": _signatures(calls),
         "bare_calls": calls.bare,
         "turn_ends": spec.turn_ends,
         "models": spec.models or spec.name,
-        "wire": f"`{start}…{end}`",
+        "wire": f"`{start}…{end}`".replace("{name}", "f"),
         "grammars": ("pythonic",) if calls.body == "pythonic" else (),
         "no_corpus_reason": "a format described at run time",
-        "example": _write_calls(calls, [_EXAMPLE_CALL]),
+        "example": (render_xml_calls(xml_style(calls), [_EXAMPLE_CALL], "")
+                    if calls.body == "xml" else _write_calls(calls, [_EXAMPLE_CALL])),
         "call_region": region,
         "no_call_region_reason": reason,
         "structural_tag_markers": _structural_tag(calls),
@@ -148,7 +160,7 @@ def _call_reader(calls: CallsSpec, start: str, end: str) -> ReaderFactory:
         return lambda ctx, opener: JsonCallReader(envelope, opener)
     if calls.body == "name_json":
         headed = JsonCall(close=(closer,) if closer else (), header_end=calls.name_end.strip(),
-                          parse_header=_header_reader(calls.call_id.strip()),
+                          parse_header=_header_reader(calls),
                           terminators=starts)
         return lambda ctx, opener: JsonCallReader(headed, opener)
     if calls.body == "pythonic":
@@ -180,11 +192,22 @@ def _section_openers(calls: CallsSpec, section: tuple[str, str]) -> dict[str, Re
     return table
 
 
-def _header_reader(call_id: str) -> Callable[[str], Header | None]:
-    """The header between the start marker and ``name_end``: a name (one word, no blanks
-    inside), then the call id after `call_id` when the format writes one."""
+def _header_reader(calls: CallsSpec) -> Callable[[str], Header | None]:
+    """The header between the start marker and ``name_end``: the name prefix, a name (one
+    word, no blanks inside), then the call's index or its id when the format writes one."""
+    prefix, call_id = calls.name_prefix.strip(), calls.call_id.strip()
+    index = calls.index_separator.strip()
 
     def read(text: str) -> Header | None:
+        text = text.strip()
+        if prefix:
+            if not text.startswith(prefix):
+                return None
+            text = text[len(prefix):]
+        if index:
+            text, _, position = text.rpartition(index)
+            if not position.strip().isdigit():
+                return None
         name, _, written_id = text.partition(call_id) if call_id else (text, "", "")
         name, written_id = name.strip(), written_id.strip()
         if not name or len(name) > _MAX_NAME or any(ch.isspace() for ch in name):
@@ -202,12 +225,12 @@ def _write_calls(spec: CallsSpec, calls: Sequence[ToolCall]) -> str:
         return f"{spec.start}{tojson([_call_object(spec, call) for call in calls])}{spec.end}"
     if spec.body == "pythonic":
         return f"{spec.start}[{', '.join(map(_python_call, calls))}]{spec.end}"
-    written = spec.separator.join(f"{spec.start}{_call_body(spec, call)}{spec.end}"
-                                  for call in calls)
+    written = spec.separator.join(f"{spec.start}{_call_body(spec, call, index)}{spec.end}"
+                                  for index, call in enumerate(calls))
     return f"{spec.section[0]}{written}{spec.section[1]}" if spec.section else written
 
 
-def _call_body(spec: CallsSpec, call: ToolCall) -> str:
+def _call_body(spec: CallsSpec, call: ToolCall, index: int) -> str:
     if spec.body == "json":
         return tojson(_call_object(spec, call))
     name_end = spec.name_end.strip()
@@ -215,7 +238,9 @@ def _call_body(spec: CallsSpec, call: ToolCall) -> str:
         raise ValueError(f"the tool name {call.name!r} cannot be written before {name_end!r}:"
                          " a name is one word that does not hold the marker after it")
     written_id = f"{spec.call_id}{call.id}" if spec.call_id else ""
-    return f"{call.name}{written_id}{spec.name_end}{tojson(call.arguments)}"
+    position = f"{spec.index_separator}{index}" if spec.index_separator else ""
+    return (f"{spec.name_prefix}{call.name}{position}{written_id}{spec.name_end}"
+            f"{tojson(call.arguments)}")
 
 
 def _call_object(spec: CallsSpec, call: ToolCall) -> dict[str, Any]:
@@ -235,8 +260,10 @@ def _python_call(call: ToolCall) -> str:
 
 def _call_region(calls: CallsSpec) -> tuple[CallShape | None, str]:
     start, end = calls.start.strip(), calls.end.strip()
+    if calls.body == "xml":
+        return XmlParameterCalls(xml_style(calls)), ""
     if not start:
-        return None, "bare JSON calls, with no marker for a grammar to begin a call at"
+        return None, "bare calls, with no marker for a grammar to begin a call at"
     if calls.body in ("json", "json_list") and calls.name_key != "name":
         return None, f"the tool's name is under {calls.name_key!r}, which no grammar writes"
     if calls.call_id:
@@ -245,6 +272,9 @@ def _call_region(calls: CallsSpec) -> tuple[CallShape | None, str]:
         if calls.body == "json":
             return None, "JSON calls each in markers inside a section: no grammar shape yet"
         section_open, section_close = (marker.strip() for marker in calls.section)
+        if calls.index_separator:
+            return KimiCalls(section_open, section_close, start, calls.name_prefix.strip(),
+                             calls.index_separator.strip(), calls.name_end.strip(), end), ""
         return DeepseekCalls(section_open, section_close, start, calls.name_end.strip(),
                              end), ""
     if calls.body == "json":
@@ -264,15 +294,22 @@ def _is_token(marker: str) -> bool:
 def _structural_tag(calls: CallsSpec) -> tuple[str, str, str] | None:
     start, end = calls.start.strip(), calls.end.strip()
     literal = start.replace("{", "{{").replace("}", "}}")
-    if calls.section is not None or calls.call_id:
-        return None  # a structural tag has no section around its calls, nor a call id
+    if calls.section is not None or calls.call_id or calls.index_separator:
+        return None  # a structural tag has no section around its calls, nor an id or index
     if calls.body == "name_json":
         name_end = calls.name_end.strip().replace("{", "{{").replace("}", "}}")
         return start, f"{literal}{{name}}{name_end}", end
-    if not start or calls.body == "pythonic" or (calls.name_key, calls.arguments_key) != (
+    if not start or calls.body in ("pythonic", "xml") or (calls.name_key, calls.arguments_key) != (
             "name", "arguments"):
         return None
     return start, f"{literal}{NAMED_OBJECT_HEAD}", f"}}{end}"
+
+
+def _signatures(calls: CallsSpec) -> tuple[str, ...]:
+    if calls.body == "xml":
+        style = xml_style(calls)
+        return (style.tags.call_open, style.tags.param_open, style.tags.param_close)
+    return tuple(marker for marker in (calls.start.strip(), calls.end.strip()) if marker)
 
 
 def _result_tags(spec: FormatSpec) -> tuple[str, str] | None:

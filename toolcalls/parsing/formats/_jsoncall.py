@@ -175,10 +175,15 @@ class JsonCallReader(PhasedReader):
             self.broke_at_next_call = ahead.startswith(self.shape.terminators)
         if not self.broke_at_next_call:
             if self.shape.terminators:  # a line that begins the next call ends this one
-                next_call = self._skip_to_next_call(ctx, eof, line_start=True)
+                # With no close marker, nothing but the next call's opener ends the body,
+                # wherever it stands; failing that, the end of the text.
+                closed = bool(self.shape.close)
+                next_call = self._skip_to_next_call(ctx, eof, line_start=closed)
                 if next_call is None:
                     return Status.MORE
                 self.broke_at_next_call = next_call
+                if not next_call and not closed:
+                    ctx.consume("call", len(ctx.buf))
             if not self.broke_at_next_call and not self._skip_to_close(ctx, eof):
                 return Status.MORE
         ctx.fail_call("invalid_arguments", self.failure)
@@ -303,9 +308,9 @@ class JsonCallReader(PhasedReader):
         """Consume up to a terminator that comes before the last close marker (with
         `line_start`, one that begins a line): True once there, False where the close marker
         (or the end of the text) comes first, None while unknown."""
-        close = self.shape.close[-1]
+        close = self.shape.close[-1] if self.shape.close else ""
         start = max(ctx.pos, (self.scan_from or 0) - ctx.off)
-        found = ctx.buf.find(close, start)
+        found = ctx.buf.find(close, start) if close else -1  # no close: the next call or the end
         limit = len(ctx.buf) if found < 0 else found
         first = -1
         if line_start:

@@ -23,7 +23,10 @@ never written); ``bare = true`` reads the body with no markers too, when it name
 Bodies: ``json`` is one ``{"name": ..., "arguments": {...}}`` object per call between
 ``start`` and ``end``; ``json_list`` one JSON list of them between the two; ``name_json`` the
 name, then ``name_end``, then the arguments object (``<function=f>{...}</function>``);
-``pythonic`` a Python call list (``[f(a=1), g()]``).
+``pythonic`` a Python call list (``[f(a=1), g()]``); ``xml`` each argument between tags of its
+own, ``start = "<function={name}>"``, ``parameter = ["<parameter={key}>", "</parameter>"]``,
+``end = "</function>"``, values raw text typed by the tool's schema (Qwen3-Coder, GLM,
+MiniMax-M2, Seed-OSS).
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 __all__ = ["Body", "CallsSpec", "FormatSpec", "ResultsSpec", "ToolsSpec"]
 
-Body = Literal["json", "json_list", "name_json", "pythonic"]
+Body = Literal["json", "json_list", "name_json", "pythonic", "xml"]
 Marker = Annotated[str, Field(max_length=200)]
 _NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
 
@@ -64,6 +67,17 @@ class CallsSpec(_Strict):
                           "its own start and end inside (DeepSeek's tool_calls_begin).")
     call_id: Marker = Field("", description="name_json: a marker after the name, then the "
                                             "call's id, before name_end (Mistral's [CALL_ID]).")
+    name_prefix: Marker = Field("", description="name_json: written before every name and "
+                                                "not part of it (Kimi's 'functions.').")
+    index_separator: Marker = Field("", description="name_json: after the name, then the "
+                                                    "call's index in the turn (Kimi's ':0').")
+    parameter: tuple[Marker, Marker] | None = Field(
+        None, description="xml: a parameter's open tag, {key} for its name (and the tag "
+                          "its value opens with, if any), and its close tag.")
+    section_per_call: bool = Field(False, description="xml: a section around each call "
+                                                      "rather than one around all.")
+    value_framing: Marker = Field("", description="xml: written on each side of every "
+                                                  "value (Qwen3-Coder: a newline).")
     other_markers: tuple[tuple[Marker, Marker], ...] = Field(
         (), description="Other (start, end) pairs models were seen to write around the same "
                         "body: read as calls, never written.")
@@ -73,9 +87,9 @@ class CallsSpec(_Strict):
 
     @model_validator(mode="after")
     def _body_fields(self) -> CallsSpec:
-        if not self.start.strip() and not (self.bare and self.body == "json"):
+        if not self.start.strip() and not (self.bare and self.body in ("json", "pythonic")):
             raise ValueError("start must hold a marker (blanks alone mark nothing), unless "
-                             "the calls are bare JSON objects (body 'json', bare = true)")
+                             "the calls stand bare (body 'json' or 'pythonic', bare = true)")
         if self.body == "name_json" and not self.name_end.strip():
             raise ValueError("body 'name_json' needs name_end, the marker between the name "
                              "and the arguments (such as '>' in <function=f>{...})")
@@ -91,15 +105,38 @@ class CallsSpec(_Strict):
         if self.body == "name_json" and self.bare:
             raise ValueError("body 'name_json' cannot stand bare: its start marker is what "
                              "tells a call from prose")
-        if self.section is not None and (self.body not in ("json", "name_json")
+        if self.body == "xml":
+            _check_xml(self)
+        elif self.parameter is not None:
+            raise ValueError(f"parameter is read only with body 'xml', not {self.body!r}")
+        if self.section is not None and (self.body not in ("json", "name_json", "xml")
                                          or not self.section[0].strip()):
-            raise ValueError("section: an opening marker around calls of body 'json' or "
-                             "'name_json', each call in its own start and end")
-        if self.call_id and self.body != "name_json":
-            raise ValueError(f"call_id is read only with body 'name_json', not {self.body!r}")
+            raise ValueError("section: an opening marker around calls of body 'json', "
+                             "'name_json' or 'xml', each call in its own start and end")
+        named = {"call_id": self.call_id, "name_prefix": self.name_prefix,
+                 "index_separator": self.index_separator}
+        for field, value in named.items():
+            if value and self.body != "name_json":
+                raise ValueError(f"{field} is read only with body 'name_json', not "
+                                 f"{self.body!r}")
         if any(not start.strip() for start, _ in self.other_markers):
             raise ValueError("other_markers: each start must hold a marker")
         return self
+
+
+def _check_xml(calls: CallsSpec) -> None:
+    """An XML-parameter description: a call tag naming the tool, a parameter tag its key."""
+    if calls.start.count("{name}") != 1 or not calls.start.split("{name}")[0].strip():
+        raise ValueError("body 'xml' needs start to be the call's open tag with {name} once "
+                         "where the name goes, such as '<function={name}>'")
+    if calls.parameter is None or calls.parameter[0].count("{key}") != 1 or not (
+            calls.parameter[1].strip()):
+        raise ValueError("body 'xml' needs parameter = [open tag with {key} once, close tag], "
+                         "such as ['<parameter={key}>', '</parameter>']")
+    if not calls.end.strip():
+        raise ValueError("body 'xml' needs end, the call's close tag, such as '</function>'")
+    if calls.bare or calls.other_markers or calls.call_id:
+        raise ValueError("body 'xml' takes no bare, other_markers or call_id")
 
 
 class ResultsSpec(_Strict):
