@@ -43,6 +43,7 @@ FORMATS: dict[str, str] = {
     "olmo3": "toolcalls.parsing.formats.olmo3:Olmo3",
     "pythonic": "toolcalls.parsing.formats.pythonic:Pythonic",
     "qwen3_coder": "toolcalls.parsing.formats.qwen3_coder:Qwen3Coder",
+    "reka": "toolcalls.parsing.formats.reka:Reka",
     "seed_oss": "toolcalls.parsing.formats.seed_oss:SeedOss",
     "xml": "toolcalls.parsing.formats.xml:Xml",
 }
@@ -160,13 +161,15 @@ def detect_parsed(text: str, declared: Sequence[Tool]) -> tuple[str | None, Pars
         found = shortlist[0] if shortlist else None
         return found, parses.result(found) if found is not None else None
 
-    def fit(name: str) -> tuple[int, bool, int, int, float]:
+    def fit(name: str) -> tuple[int, bool, int, int, bool, float]:
         # With as many calls, a format that read a call it could not complete (a <tool_call>
         # holding broken JSON: Hermes, with the JSON issue) beats one that read nothing there
         # (xml, whose <tool_call> needs a <name>): the markup was its call, written wrong.
+        # Then a format whose turn-end token ends the text (Reka's <sep> after Hermes' calls):
+        # it reads that token as markup where the others leave it in the content.
         result = parses.result(name)
         return (len(result.calls), _reads_a_call(result), -len(result.incomplete),
-                -len(result.issues), scores[name])
+                -len(result.issues), _ends_its_turn(name, text), scores[name])
 
     best = max(shortlist, key=fit)  # the first of equals: the higher marker score
     return best, parses.result(best)
@@ -243,6 +246,11 @@ def _scores(text: str, tools: Sequence[Tool]) -> dict[str, float]:
             if type(_load(name)).bare_calls:  # calls with no markup (`Format.bare_calls`)
                 scores[name] = max(scores[name], _NAMES_A_TOOL)
     return {name: score for name, score in scores.items() if score > 0}
+
+
+def _ends_its_turn(name: str, text: str) -> bool:
+    """Whether one of the format's turn-end tokens ends `text` (then blanks at most)."""
+    return text.rstrip().endswith(type(_load(name)).turn_ends)
 
 
 def _has_markup(name: str, text: str) -> bool:
