@@ -161,3 +161,14 @@ def test_calls_outside_tool_results_are_still_read_by_detection() -> None:
               f"{_JSON_CALL}\n</tool_response>\n</parameter>\n</function>\n</tool_call>")
     written = toolcalls.parse(writes, tools=RM_TOOLS)
     assert (written.format, [call.name for call in written.calls]) == ("qwen3_coder", ["write"])
+
+
+def test_a_turn_end_token_tells_formats_with_the_same_calls_apart() -> None:
+    # Reka writes Hermes' calls; its <sep> ending the turn is what says which it is.
+    call = '<tool_call>\n{"name": "f", "arguments": {}}\n</tool_call>'
+    assert toolcalls.detect(call) == "hermes"
+    result = toolcalls.parse(f"Sure.\n{call}\n\n<sep>", "auto")
+    assert (result.format, result.content) == ("reka", "Sure.\n\n")
+    assert [c.name for c in result.calls] == ["f"]
+    assert toolcalls.detect(f"{call}<|im_end|>") == "hermes"
+    assert toolcalls.get_format("RekaAI/reka-edge-2603").name == "reka"

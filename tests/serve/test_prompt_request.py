@@ -8,7 +8,7 @@ with what the same template renders for the original conversation with native to
 * Exact for every template: the tools block, the assistant's calls and the run of results
   (`Format.result_run`) appear character for character in both. The tools block loses its trailing
   newlines where the template trims the system message (llama3_json, minimax_m1, pythonic).
-* The whole prompt is identical for hermes and qwen3_coder (`WHOLE_PROMPT_SAME`), whose
+* The whole prompt is identical for hermes, qwen3_coder and reka (`WHOLE_PROMPT_SAME`), whose
   templates write the tools block at the end of the system message and results in a user turn.
 * Elsewhere the role around a part differs, as a chat request can name no other role: the
   tools block goes into the system message where the template writes its own turn for it
@@ -195,7 +195,7 @@ def test_kimi_results_name_the_id_the_calls_were_written_with(ids: tuple[str, st
 
 
 # The templates whose whole prompt is the same from the rewritten request as from native tools.
-WHOLE_PROMPT_SAME = {"hermes", "qwen3_coder"}
+WHOLE_PROMPT_SAME = {"hermes", "qwen3_coder", "reka"}
 # Templates that trim the system message, and so the tools block's trailing newlines.
 TRIMS_SYSTEM = {"llama3_json", "minimax_m1", "pythonic"}
 

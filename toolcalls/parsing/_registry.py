@@ -31,6 +31,7 @@ FORMATS: dict[str, str] = {
     "deepseek_v3": "toolcalls.parsing.formats.deepseek:DeepseekV3",
     "deepseek_v31": "toolcalls.parsing.formats.deepseek:DeepseekV31",
     "deepseek_v32_dsml": "toolcalls.parsing.formats.deepseek_dsml:DeepseekV32Dsml",
+    "generic_json": "toolcalls.parsing.formats.generic_json:GenericJson",
     "glm45": "toolcalls.parsing.formats.glm:Glm45",
     "glm47": "toolcalls.parsing.formats.glm:Glm47",
     "gpt_oss": "toolcalls.parsing.formats.gpt_oss:GptOss",
@@ -46,6 +47,7 @@ FORMATS: dict[str, str] = {
     "olmo3": "toolcalls.parsing.formats.olmo3:Olmo3",
     "pythonic": "toolcalls.parsing.formats.pythonic:Pythonic",
     "qwen3_coder": "toolcalls.parsing.formats.qwen3_coder:Qwen3Coder",
+    "reka": "toolcalls.parsing.formats.reka:Reka",
     "seed_oss": "toolcalls.parsing.formats.seed_oss:SeedOss",
     "xml": "toolcalls.parsing.formats.xml:Xml",
 }
@@ -198,14 +200,17 @@ def detect_parsed(text: str, declared: Sequence[Tool]) -> tuple[str | None, Pars
         found = shortlist[0] if shortlist else None
         return found, parses.result(found) if found is not None else None
 
-    def fit(name: str) -> tuple[int, bool, int, int, bool, float]:
+    def fit(name: str) -> tuple[int, bool, int, int, bool, bool, float]:
         # With as many calls, a format that read a call it could not complete (a <tool_call>
         # holding broken JSON: Hermes, with the JSON issue) beats one that read nothing there
         # (xml, whose <tool_call> needs a <name>): the markup was its call, written wrong.
-        # Then markup of its own beats signs any JSON has (llama3_json's "parameters").
+        # Then a format whose turn-end token ends the text (Reka's <sep> after Hermes' calls):
+        # it reads that token as markup where the others leave it in the content. Then markup
+        # of its own beats signs any JSON has (llama3_json's "parameters").
         result = parses.result(name)
         return (len(result.calls), _reads_a_call(result), -len(result.incomplete),
-                -len(result.issues), _has_markup(name, text), scores[name])
+                -len(result.issues), _ends_its_turn(name, text), _has_markup(name, text),
+                scores[name])
 
     best = max(shortlist, key=fit)  # the first of equals: the higher marker score
     return best, parses.result(best)
@@ -282,6 +287,11 @@ def _scores(text: str, tools: Sequence[Tool]) -> dict[str, float]:
             if type(_load(name)).bare_calls:  # calls with no markup (`Format.bare_calls`)
                 scores[name] = max(scores[name], _NAMES_A_TOOL)
     return {name: score for name, score in scores.items() if score > 0}
+
+
+def _ends_its_turn(name: str, text: str) -> bool:
+    """Whether one of the format's turn-end tokens ends `text` (then blanks at most)."""
+    return text.rstrip().endswith(type(_load(name)).turn_ends)
 
 
 def _has_markup(name: str, text: str) -> bool:
