@@ -3,7 +3,9 @@
 * ``fixtures/corpus/DISAGREEMENTS.md``: from ``fixtures/corpus/disagreements.json`` (the reason
   per row) and the corpus rows themselves (their format and source).
 * The Formats table of ``README.md`` (between its ``formats-table`` markers): from the registry,
-  each row from what the format declares (`Format.models`, `Format.wire`).
+  each row from what the format declares (`Format.models`, `Format.wire`), with its corpus
+  agreement (rows read as their source expects, of its rows) and the peers whose suites the
+  rows come from.
 
 Run ``python tests/generate.py`` after changing a source; ``tests/test_generated.py`` fails while a
 committed file differs from what this script writes.
@@ -15,7 +17,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from corpus import CORPUS, load_cases, load_disagreements
+from corpus import CORPUS, Case, load_cases, load_disagreements
 
 import toolcalls
 
@@ -54,12 +56,30 @@ def disagreements_md() -> str:
     return "\n".join(lines)
 
 
+_PEERS = {
+    "vllm-project/vllm": "vLLM", "sgl-project/sglang": "SGLang",
+    "ikawrakow/ik_llama.cpp": "llama.cpp", "ggml-org/llama.cpp": "llama.cpp",
+    "ollama/ollama": "Ollama", "ml-explore/mlx-lm": "mlx-lm", "openai/harmony": "harmony",
+    "MiniMax-AI/MiniMax-M2": "MiniMax",
+}
+"""The parsers whose test suites the corpus rows come from (a row's ``source`` repository)."""
+
+
 def formats_table() -> str:
-    """The README's Formats table: one row per registered format, as it declares itself."""
-    lines = ["| name | models | wire format |", "|---|---|---|"]
+    """The README's Formats table: one row per registered format, as it declares itself, with
+    how many of its corpus rows it reads as their source expects, and whose suites they are."""
+    lines = ["| name | models | wire format | corpus agrees | peers' suites |",
+             "|---|---|---|---:|---|"]
+    cases: dict[str, list[Case]] = {}
+    for case in load_cases():
+        cases.setdefault(case.format, []).append(case)
     for name in toolcalls.list_formats():
         fmt = toolcalls.get_format(name)
-        lines.append(f"| `{name}` | {_cell(fmt.models)} | {_cell(fmt.wire)} |")
+        rows = cases.get(name, [])
+        agreed = sum(not case.mismatches(case.run()) for case in rows)
+        peers = sorted({_PEERS.get(case.row["source"].split(":")[0], "other") for case in rows})
+        lines.append(f"| `{name}` | {_cell(fmt.models)} | {_cell(fmt.wire)} | "
+                     f"{f'{agreed}/{len(rows)}' if rows else '—'} | {', '.join(peers) or '—'} |")
     return "\n".join(lines)
 
 

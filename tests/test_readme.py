@@ -19,6 +19,9 @@ from typing import Any
 
 import pytest
 
+import toolcalls
+from toolcalls.parsing import unregister_format
+
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 TEXT = README.read_text(encoding="utf-8")
@@ -102,7 +105,12 @@ def test_readme_block_runs(block: str, monkeypatch: pytest.MonkeyPatch,
     monkeypatch.chdir(ROOT)
     if SERVE_URL in block:
         block = block.replace(SERVE_URL, request.getfixturevalue("readme_proxy"))
-    exec(compile(block, str(README), "exec"), {"__name__": "__readme__"})  # noqa: S102 - our docs
+    registered = set(toolcalls.list_formats())
+    try:
+        exec(compile(block, str(README), "exec"), {"__name__": "__readme__"})  # noqa: S102 - our docs
+    finally:  # a block that registers a format leaves the registry as it found it
+        for name in set(toolcalls.list_formats()) - registered:
+            unregister_format(name)
 
 
 def test_the_readme_commands_name_what_exists() -> None:
