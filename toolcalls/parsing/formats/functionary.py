@@ -28,28 +28,28 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Final
 
 from ...tools._tool import Tool
-from .._json import loads
 from .._models import ToolCall
 from .._text import skip_blanks
-from ..reader import ReaderContext, ReaderFactory, Status
-from ._base import Format
+from ..reader import Reader, ReaderContext, ReaderFactory, Status
+from ._base import CODE_FENCE, Format
+from ._functionary_schema import typescript_functions
 from ._jsoncall import Header, JsonCall, JsonCallReader
 from ._llama_prompt import EOT, ipython_turn, result_openers
-from ._regions import TaggedJsonCalls
+from ._recipients import CONTENT_RECIPIENT, PART_START, PYTHON_TOOL, RecipientReader, code_arguments
+from ._regions import RecipientCalls, TaggedJsonCalls
+from ._results import protect, region_openers
 from ._template_json import bare_tool, tojson
 
-__all__ = ["FunctionaryV31", "PythonCodeReader", "code_arguments"]
+__all__ = ["FunctionaryV31", "FunctionaryV32", "PythonCodeReader"]
 
 FUNCTION_START = "<function="
 FUNCTION_HEADER_END = ">"
 FUNCTION_END = "</function>"
 PYTHON_TAG = "<|python_tag|>"
 END_OF_MESSAGE = "<|eom_id|>"
-PYTHON_TOOL = "python"
-"""The code interpreter's tool name: its argument is raw code, not JSON."""
 
 _NAME: Final = re.compile(r"[^\s<>\"'{}=/]{1,200}")
 
@@ -72,18 +72,6 @@ def function_name(text: str) -> Header | None:
     allowed: the grammar lets a sampled call write them)."""
     name = text.strip()
     return Header(name) if _NAME.fullmatch(name) else None
-
-
-def code_arguments(code: str) -> dict[str, Any]:
-    """The arguments of a ``python`` call: a JSON object as written, else ``{"code": code}``."""
-    if code.startswith("{"):
-        try:
-            value = loads(code)
-        except ValueError:
-            value = None
-        if isinstance(value, dict):
-            return value
-    return {"code": code}
 
 
 class PythonCodeReader:
@@ -139,11 +127,7 @@ class FunctionaryV31(Format):
 
     name = "functionary_v31"
     aliases = ("functionary_v3.1", "functionary_llama31", "functionary31")
-    model_prefixes = (
-        "meetkai/functionary-small-v3.1",
-        "meetkai/functionary-medium-v3.1",
-        "meetkai/functionary-v3.1",
-    )
+    model_prefixes = ("meetkai/functionary-small-v3.1", "meetkai/functionary-medium-v3.1")
     signatures = (FUNCTION_START,)  # <|python_tag|> and </function> are Llama 3.1's and Hermes'
     turn_ends = (EOT, END_OF_MESSAGE)
     example = '<function=get_weather>{"city": "Paris"}</function>'
@@ -178,3 +162,72 @@ class FunctionaryV31(Format):
 
     def render_result(self, call: ToolCall, result: str) -> str:
         return ipython_turn(result)
+
+
+THINK = ("<think>", "</think>")
+"""The default reasoning tags: Functionary writes none, but a server may add a block."""
+TOOL_TURN = "<|start_header_id|>tool<|end_header_id|>"
+V32_SYSTEM = (
+    "You are capable of executing available function(s) if required.\nOnly execute "
+    "function(s) when absolutely necessary.\nAsk for the required input to:recipient==all\n"
+    "Use JSON for function arguments.\nRespond in this format:\n>>>${recipient}\n${content}\n"
+    "Available functions:\n"
+)
+"""v3.2 writes a tool's result as a ``tool`` turn (v3.1 as an ``ipython`` one)."""
+
+
+_OPENING_PART: Final = re.compile(r"(?:all|python)\n|[\w.:-]{1,200}\n[ \t\r\n]*\{")
+"""How a response begins when it starts inside the prompt's ``>>>`` (`detect`)."""
+BARE_PART_SCORE: Final = 0.25
+"""Below any marker's: a first line and a brace are a weaker sign than ``>>>``."""
+
+
+def _v32_part(call: ToolCall) -> str:
+    return f"{PART_START}{call.name}\n{tojson(call.arguments)}"
+
+
+class FunctionaryV32(Format):
+    """Functionary v3.2. Rendering follows its chat template (MeetKai's ``v3.llama3``): content
+    as the part ``>>>all``, each call as a part of its own, a result as a ``tool`` turn."""
+
+    name = "functionary_v32"
+    aliases = ("functionary_v3.2", "functionary_llama3", "functionary32")
+    model_prefixes = ("meetkai/functionary-small-v3.2", "meetkai/functionary-medium-v3.2")
+    reasoning_tags = THINK
+    signatures = (PART_START + CONTENT_RECIPIENT + "\n", PART_START)
+    turn_ends = (EOT,)
+    # As a server that keeps the prompt's ">>>" returns it (the model itself starts after it).
+    example = '>>>get_weather\n{"city": "Paris"}'
+
+    models = "Functionary v3.2"
+    wire = '`>>>f\\n{…}`'
+    result_region_end = EOT
+    call_region = RecipientCalls(
+        PART_START, CONTENT_RECIPIENT, (PART_START, TOOL_TURN, EOT, CODE_FENCE, *THINK), THINK
+    )
+    result_run = ("", "", "")
+
+    def opened_block(self, ctx: ReaderContext) -> Reader | None:
+        return RecipientReader(ctx, "")
+
+    @classmethod
+    def detect(cls, text: str) -> float:
+        """The markers' score; else, for a response as the model writes it after the prompt's
+        ``>>>`` (``all`` or a recipient line, then JSON or code), a bare call's score."""
+        score = super(FunctionaryV32, cls).detect(text)  # noqa: UP008  # mypyc wants the class
+        return score if score or not _OPENING_PART.match(text) else BARE_PART_SCORE
+
+    def call_openers(self) -> dict[str, ReaderFactory]:
+        table: dict[str, ReaderFactory] = {PART_START: RecipientReader}
+        return table | region_openers({TOOL_TURN: EOT}, "tool_result_in_text")
+
+    def render_tools(self, tools: Sequence[Tool]) -> str:
+        # The template writes its system prompt and the (maybe empty) namespace with no tools too.
+        return V32_SYSTEM + typescript_functions(tools)
+
+    def render_calls(self, calls: Sequence[ToolCall], content: str = "") -> str:
+        text = f"{PART_START}{CONTENT_RECIPIENT}\n{content}" if content else ""
+        return text + "".join(map(_v32_part, calls))
+
+    def render_result(self, call: ToolCall, result: str) -> str:
+        return f"{TOOL_TURN}\n\n{protect(result, EOT)}{EOT}"
