@@ -55,8 +55,11 @@ def _type(param: Mapping[str, Any]) -> str:
         raw = param["type"]
         written = " | ".join(map(str, raw)) if isinstance(raw, list | tuple) else str(raw)
     elif "oneOf" in param:
-        kinds = [item["type"] for item in param["oneOf"] if "type" in item]
-        written = " | ".join(str(kind) for kind in dict.fromkeys(kinds))
+        kinds: list[Any] = []
+        for item in param["oneOf"]:  # a list, not a set: a type may be a list (unhashable)
+            if "type" in item and item["type"] not in kinds:
+                kinds.append(item["type"])
+        written = " | ".join(map(str, kinds))
     else:
         return ""
     return "number" if written in ("integer", "float") else written
