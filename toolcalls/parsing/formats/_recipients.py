@@ -33,7 +33,7 @@ PYTHON_TOOL = "python"
 CONTENT_RECIPIENT = "all"
 """The recipient of text for the user."""
 MAX_RECIPIENT: Final = 200
-_RECIPIENT: Final = re.compile(r"[\w.:-]*")
+_RECIPIENT: Final = re.compile(rf"[\w.:-]{{0,{MAX_RECIPIENT + 1}}}")  # bounded: linear
 _PART_PREFIXES: Final = frozenset(PART_START[:size] for size in range(1, len(PART_START)))
 
 

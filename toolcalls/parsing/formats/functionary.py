@@ -11,7 +11,7 @@ of the turn:
 ``functionary_v32`` (Llama 3 based): every part of a message is ``>>>`` + a recipient line +
 its text. The recipient ``all`` is text for the user; any other is a call, its arguments JSON
 (raw code for ``python``). The prompt ends with ``>>>``, so a response starts inside a recipient
-line (see `_functionary_v32`):
+line (see `_recipients`):
 
     all
     Let me check.>>>get_weather
@@ -167,13 +167,14 @@ class FunctionaryV31(Format):
 THINK = ("<think>", "</think>")
 """The default reasoning tags: Functionary writes none, but a server may add a block."""
 TOOL_TURN = "<|start_header_id|>tool<|end_header_id|>"
+"""v3.2 writes a tool's result as a ``tool`` turn (v3.1 as an ``ipython`` one)."""
 V32_SYSTEM = (
     "You are capable of executing available function(s) if required.\nOnly execute "
     "function(s) when absolutely necessary.\nAsk for the required input to:recipient==all\n"
     "Use JSON for function arguments.\nRespond in this format:\n>>>${recipient}\n${content}\n"
     "Available functions:\n"
 )
-"""v3.2 writes a tool's result as a ``tool`` turn (v3.1 as an ``ipython`` one)."""
+"""The v3.2 template's system prompt, which the tools' TypeScript namespace ends."""
 
 
 _OPENING_PART: Final = re.compile(r"(?:all|python)\n|[\w.:-]{1,200}\n[ \t\r\n]*\{")
