@@ -75,7 +75,10 @@ def options(fmt: str) -> dict[str, Any]:
     ``parameters.properties`` of every tool, and a tool without it is an error there): skipped;
     ``unreadable``: case name -> why the template's calls for that case do not read back (Olmo
     3 writes ``'`` + a string + ``'`` unescaped): the renderer writes what does, so the calls
-    of that case are not compared, and the template's are checked not to read back.
+    of that case are not compared, and the template's are checked not to read back;
+    ``arguments_json``: true when the template writes a call's arguments as the string it is
+    given (Functionary: ``'>' + arguments``), as OpenAI's messages carry them: the template is
+    given them as JSON text.
     """
     path = RENDER / fmt / "options.json"
     found = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
@@ -89,6 +92,7 @@ def options(fmt: str) -> dict[str, Any]:
         "json_containers": False,
         "unrenderable": {},
         "unreadable": {},
+        "arguments_json": False,
         **found,
     }
 
@@ -177,8 +181,10 @@ def _openai_tool(tool: Tool) -> dict[str, Any]:
 def conversation(case: dict[str, Any], fmt: str) -> list[dict[str, Any]]:
     """System, user, the assistant's calls and one tool message per result: HF message dicts."""
     calls = case_calls(case, fmt, written=True)
+    as_text = options(fmt)["arguments_json"]
     tool_calls = [
-        {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+        {"id": c.id, "type": "function", "function": {
+            "name": c.name, "arguments": _tojson(c.arguments) if as_text else c.arguments}}
         for c in calls
     ]
     results = [

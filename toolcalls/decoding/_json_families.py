@@ -10,7 +10,9 @@ shapes.
 * `BareJsonCalls`: bare ``{"name": ..., "parameters": {...}}``, each maybe after Llama's
   ``<|python_tag|>``, the template's key or the others its reader takes;
 * `NameArgsCalls`: Mistral v11+'s ``[TOOL_CALLS]NAME[ARGS]{...}``, or the JSON array of
-  ``{"name", "arguments"}`` objects written before v11 (Mistral 7B v0.3, Nemo, Small 3.1).
+  ``{"name", "arguments"}`` objects written before v11 (Mistral 7B v0.3, Nemo, Small 3.1);
+* `RecipientCalls`: Functionary v3.2's parts, ``all\\n`` + text or ``NAME\\n{...}``, each
+  after ``>>>`` but the first (the prompt wrote it).
 
 Blanks go where the templates write a line break; the readers take any there.
 """
@@ -25,10 +27,11 @@ from ..parsing.formats._regions import (
     JsonListCalls,
     JsonObjectCalls,
     NameArgsCalls,
+    RecipientCalls,
     TaggedJsonCalls,
 )
 from ..tools._tool import Tool
-from ._ir import Json, Lit, Node, Opt, Ws, seq
+from ._ir import Free, Json, Lit, Node, Opt, Until, Ws, alt, seq
 from ._region import CallRegion, arguments_schema, named_object
 
 __all__ = ["BUILDERS"]
@@ -89,6 +92,27 @@ def json_list_region(shape: JsonListCalls) -> CallRegion:
     return CallRegion(opener, call, Ws(), close=close, reopen=False, alternatives=closed_array)
 
 
+def recipient_region(shape: RecipientCalls) -> CallRegion:
+    def call(tool: Tool) -> Node:
+        return seq(Lit(f"{tool.name}\n"), Json(arguments_schema(tool)))
+
+    def response(calls: Node, tool_choice: str, reasoning: bool) -> Node:
+        begin, end = shape.reasoning
+        others = tuple(m for m in shape.markers if m != shape.part)
+        start = (seq(Lit(begin), Until(end), Opt(Lit("\n\n")), Lit(shape.part)) if reasoning
+                 else Opt(Lit(shape.part)))
+        if tool_choice != "auto":
+            return seq(start, calls, Ws())
+        text = Lit(f"{shape.content}\n")
+        answer = seq(text, Opt(Free(shape.markers, first_not=" \t\r\n")))
+        # Blanks after the calls are markup to the reader; text may follow in a part of its own.
+        after = seq(Ws(), Opt(seq(Lit(shape.part), answer)))
+        return seq(start, alt(answer, seq(text, Until(shape.part, others), calls, after),
+                              seq(calls, after)))
+
+    return CallRegion(Lit(shape.part), call, Lit(""), response=response)
+
+
 def _json_array(tools: Sequence[Tool], parallel: bool) -> Node:
     """The calls as one JSON array of ``{"name", "arguments"}`` objects."""
     array = {
@@ -107,5 +131,6 @@ BUILDERS: dict[type[Any], Callable[[Any], CallRegion]] = {
     TaggedJsonCalls: tagged_json_region,
     BareJsonCalls: bare_json_region,
     NameArgsCalls: name_args_region,
+    RecipientCalls: recipient_region,
 }
 """The region builder of each shape this module writes."""

@@ -86,6 +86,10 @@ class Engine(ReaderContext):
         """Blank chunks after a whole held token (a list: no copy of a growing tail)."""
         if thinking:
             self._enter(fmt.reasoning_reader(self), 0, 0)
+        else:
+            opened = fmt.opened_block(self)
+            if opened is not None:
+                self._enter(opened, 0, 0)
 
     # -- StreamParser -----------------------------------------------------------------------
 

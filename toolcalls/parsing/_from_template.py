@@ -26,7 +26,7 @@ from typing import Any
 
 from .._errors import FormatSpecError
 from ..tools._read import to_tools
-from ._chat_template import ChatTemplate, TemplateFormatError
+from ._chat_template import ChatTemplate, TemplateFormatError, TemplateRenderError
 from ._models import ParseResult
 from .formats._base import Format
 from .formats._declared import build_format
@@ -108,9 +108,18 @@ class _Probe:
         self.template = template
 
     def render(self, assistant: dict[str, Any], *after: dict[str, Any]) -> str:
-        messages = [{"role": "system", "content": "You are a probe."},
-                    {"role": "user", "content": "Probe the tools."}, assistant, *after]
-        return self.template.render(messages, _TOOLS)
+        """The conversation up to `assistant` (and `after`). Arguments go as objects, as
+        transformers passes them; a template that joins them to text (Functionary's) gets
+        them as JSON text instead, from its first refusal on."""
+        for attempt in (assistant, _arguments_as_text(assistant)):
+            messages = [{"role": "system", "content": "You are a probe."},
+                        {"role": "user", "content": "Probe the tools."}, attempt, *after]
+            try:
+                return self.template.render(messages, _TOOLS)
+            except TemplateRenderError:
+                if attempt is not assistant or "tool_calls" not in assistant:
+                    raise
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
     def assistant_part(self, assistant: dict[str, Any]) -> str:
         """What the assistant turn adds, against a turn holding `CONTENT` alone."""
@@ -188,6 +197,13 @@ class _Probe:
         head = with_result[len(_common_prefix(without, with_result)):at]
         tail = with_result[at + len(RESULT):]
         return _result_markers(head, tail)
+
+
+def _arguments_as_text(assistant: dict[str, Any]) -> dict[str, Any]:
+    calls = [{**call, "function": {**call["function"],
+                                   "arguments": json.dumps(call["function"]["arguments"])}}
+             for call in assistant.get("tool_calls", ())]
+    return {**assistant, "tool_calls": calls}
 
 
 def _assistant(calls: list[Call], content: str) -> dict[str, Any]:

@@ -31,6 +31,8 @@ FORMATS: dict[str, str] = {
     "deepseek_v3": "toolcalls.parsing.formats.deepseek:DeepseekV3",
     "deepseek_v31": "toolcalls.parsing.formats.deepseek:DeepseekV31",
     "deepseek_v32_dsml": "toolcalls.parsing.formats.deepseek_dsml:DeepseekV32Dsml",
+    "functionary_v31": "toolcalls.parsing.formats.functionary:FunctionaryV31",
+    "functionary_v32": "toolcalls.parsing.formats.functionary:FunctionaryV32",
     "generic_json": "toolcalls.parsing.formats.generic_json:GenericJson",
     "glm45": "toolcalls.parsing.formats.glm:Glm45",
     "glm47": "toolcalls.parsing.formats.glm:Glm47",

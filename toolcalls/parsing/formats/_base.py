@@ -191,6 +191,12 @@ class Format:
         start, end = self.reasoning_tags
         return ReasoningReader("", end, restated=start)
 
+    def opened_block(self, ctx: ReaderContext) -> Reader | None:
+        """The reader for text that starts inside a block the prompt opened (Functionary
+        v3.2's prompt ends with ``>>>``, so a response starts with its recipient line), or None:
+        the text starts as content. A reader that rejects leaves the text to the usual scan."""
+        return None
+
     def stream(
         self, *, tools: Sequence[Tool] = (), strict: bool = False, thinking: bool = False,
         validate: bool = False,
@@ -459,7 +465,9 @@ class CodeFenceReader:
         stop = found if found >= 0 else len(buf)
         if found < 0 and not eof:
             stop = holdback(buf, ctx.pos, self.prefixes, self.longest)
-        self._notice_quoted_calls(ctx, stop)
+        # A marker that ends with its own prefix (``>>>`` ends with ``>>``) is held back from
+        # its second character: it is noticed now if it starts before the held tail.
+        self._notice_quoted_calls(ctx, stop, found if found >= 0 else len(buf))
         ctx.consume("content", stop)
         if found < 0:
             return Status.DONE if eof else Status.MORE
@@ -476,9 +484,9 @@ class CodeFenceReader:
             return False if eof or end - after >= _LANGUAGE_TAG_LONGEST else None
         return ctx.buf[end] in "\r\n"
 
-    def _notice_quoted_calls(self, ctx: ReaderContext, stop: int) -> None:
-        quoted = None if self.noticed else self.calls.search(ctx.buf, ctx.pos, stop)
-        if quoted is not None:
+    def _notice_quoted_calls(self, ctx: ReaderContext, stop: int, limit: int) -> None:
+        quoted = None if self.noticed else self.calls.search(ctx.buf, ctx.pos, limit)
+        if quoted is not None and quoted.start() < stop:
             self.noticed = True
             span = (ctx.at(quoted.start()), ctx.at(quoted.end()))
             ctx.issue("call_in_code_fence", "call markup inside a code block is kept as "

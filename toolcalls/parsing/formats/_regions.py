@@ -30,6 +30,7 @@ __all__ = [
     "NameArgsCalls",
     "PythonLineCalls",
     "PythonListCalls",
+    "RecipientCalls",
     "TaggedJsonCalls",
     "XmlParameterCalls",
 ]
@@ -184,9 +185,22 @@ class HarmonyCalls:
     tokens: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class RecipientCalls:
+    """Functionary v3.2's message parts: ``PART NAME\\n{...}`` per call, text for the user
+    the part ``PART CONTENT\\n...``. The prompt ends with ``PART``, so the response starts
+    inside a part (a model may write it again); after a reasoning block, with ``PART``.
+    ``markers``: what text may not hold (the reader's openers); ``reasoning``: its tags."""
+
+    part: str
+    content: str
+    markers: tuple[str, ...]
+    reasoning: tuple[str, str]
+
+
 CallShape = (
     JsonObjectCalls | JsonListCalls | TaggedJsonCalls | BareJsonCalls | NameArgsCalls
     | XmlParameterCalls | DeepseekCalls | DsmlCalls | KimiCalls | PythonListCalls
-    | PythonLineCalls | HarmonyCalls
+    | PythonLineCalls | HarmonyCalls | RecipientCalls
 )
 """Every way a format may write its calls (`Format.call_region`)."""
