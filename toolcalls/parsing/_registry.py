@@ -28,6 +28,8 @@ FORMATS: dict[str, str] = {
     "deepseek_v3": "toolcalls.parsing.formats.deepseek:DeepseekV3",
     "deepseek_v31": "toolcalls.parsing.formats.deepseek:DeepseekV31",
     "deepseek_v32_dsml": "toolcalls.parsing.formats.deepseek_dsml:DeepseekV32Dsml",
+    "function_gemma": "toolcalls.parsing.formats.gemma:FunctionGemma",
+    "gemma4": "toolcalls.parsing.formats.gemma:Gemma4",
     "glm45": "toolcalls.parsing.formats.glm:Glm45",
     "glm47": "toolcalls.parsing.formats.glm:Glm47",
     "gpt_oss": "toolcalls.parsing.formats.gpt_oss:GptOss",
