@@ -23,7 +23,7 @@ from typing import Any, Final
 from .._json import finite_float
 from .._text import BLANKS, skip_blanks
 
-__all__ = ["ObjectScanner", "parse_object", "write_value"]
+__all__ = ["ObjectScanner", "parse_object", "write_key", "write_value"]
 
 _NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 _CONSTANTS: Final[dict[str, Any]] = {"true": True, "false": False, "null": None}
@@ -214,12 +214,13 @@ def write_value(value: Any, quote: str) -> str:
         return "null"
     if isinstance(value, dict):
         keys = sorted(value, key=str.lower)  # dictsort: case-insensitive, stable
-        members = (f"{_key(key, quote)}:{write_value(value[key], quote)}" for key in keys)
+        members = (f"{write_key(key, quote)}:{write_value(value[key], quote)}" for key in keys)
         return "{" + ",".join(members) + "}"
     if isinstance(value, list):
         return "[" + ",".join(write_value(item, quote) for item in value) + "]"
     return repr(value) if isinstance(value, float) else str(value)
 
 
-def _key(key: str, quote: str) -> str:
+def write_key(key: str, quote: str) -> str:
+    """An object's key: bare where it reads back so, else quoted."""
     return write_value(key, quote) if _NOT_BARE.search(key) else key

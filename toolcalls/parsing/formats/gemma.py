@@ -42,6 +42,7 @@ from ._base import Format
 from ._gemma_calls import GemmaTokens, call_reader
 from ._gemma_tools import declarations
 from ._gemma_values import write_value
+from ._regions import GemmaCalls
 from ._results import protect, region_openers
 
 __all__ = ["FunctionGemma", "Gemma4"]
@@ -104,7 +105,7 @@ class Gemma4(Format):
     wire = '`<|tool_call>call:f{k:<|"|>v<|"|>}<tool_call|>`'
     body_wrapper = (GEMMA4.open, GEMMA4.close)
     result_region_end = GEMMA4_RESULT_CLOSE
-    no_call_region_reason = "not yet: the Gemma value syntax has no grammar builder"
+    call_region = GemmaCalls(GEMMA4.open, GEMMA4.close, GEMMA4.quote)
     result_run = ("", "", "")
 
     def call_openers(self) -> dict[str, ReaderFactory]:
@@ -145,7 +146,7 @@ class FunctionGemma(Format):
     wire = "`<start_function_call>call:f{k:<escape>v<escape>}<end_function_call>`"
     body_wrapper = (FUNCTION_GEMMA.open, FUNCTION_GEMMA.close)
     result_region_end = FUNCTION_GEMMA_RESULT_CLOSE
-    no_call_region_reason = "not yet: the Gemma value syntax has no grammar builder"
+    call_region = GemmaCalls(FUNCTION_GEMMA.open, FUNCTION_GEMMA.close, FUNCTION_GEMMA.quote)
     result_run = ("", "", "")
 
     def call_openers(self) -> dict[str, ReaderFactory]:
