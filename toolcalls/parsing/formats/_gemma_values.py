@@ -6,9 +6,9 @@ FunctionGemma), with nothing escaped inside::
 
     {city:<|"|>Paris<|"|>,days:3,units:[<|"|>C<|"|>],opts:{verbose:false},note:null}
 
-Numbers, ``true``, ``false`` and ``null`` are JSON's. A key is the text up to its ``:`` (no
-``}``), or a quoted string (the chat templates quote the keys of nested objects in tool
-declarations). Blanks are allowed around the punctuation, as llama.cpp's grammar allows them.
+Numbers (and ``108.``), ``true``, ``false`` and ``null`` are JSON's. A key is the text up to
+its ``:`` (no ``}``), or a quoted string (the chat templates quote the keys of nested objects in
+tool declarations). Blanks are allowed around the punctuation, as llama.cpp's grammar allows them.
 
 `parse_object` reads one complete object; `ObjectScanner` finds where one ends in text that
 arrives in pieces, so a reader knows when to parse. Both read the same syntax: a brace or a
@@ -25,7 +25,8 @@ from .._text import BLANKS, skip_blanks
 
 __all__ = ["ObjectScanner", "parse_object", "write_key", "write_value"]
 
-_NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+# JSON's numbers, and a float cut after its point (``108.``), which vLLM's tests read as 108.0.
+_NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]*)?([eE][-+]?[0-9]+)?")
 _CONSTANTS: Final[dict[str, Any]] = {"true": True, "false": False, "null": None}
 MAX_DEPTH: Final = 200
 """Deeper arguments are refused, as in JSON (`toolcalls.parsing._json.MAX_DEPTH`)."""
