@@ -7,14 +7,22 @@ close token (the response stops, or text follows) keeps its calls, with ``missin
 one cut inside its arguments is incomplete (``truncated_call``), never run; one whose arguments
 do not read is ``invalid_arguments``. The name is announced as soon as its ``{`` arrives; the
 arguments once their object is complete (they are read whole: no partial values).
+
+A quoted value whose parameter the tool's schema types as no string (``count:<escape>42<escape>``
+for an integer, as vLLM's FunctionGemma tests pin) is converted by the schema, as the XML
+formats convert their raw text (`toolcalls.parsing._coerce`); one that does not convert stays
+the string it is (``validate=True`` reports it).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
+from ...tools._refs import property_schema
+from ...tools._tool import Tool
+from .._coerce import coerce
 from .._text import skip_blanks
 from ..reader import ReaderContext, Status
 from ._gemma_values import ObjectScanner, parse_object
@@ -46,6 +54,7 @@ class GemmaCallReader:
         self.calls = 0
         self.scanner: ObjectScanner | None = None
         self.args_start = 0
+        self.name = ""
         self.head_pending = True
         """Before the first call: the opener is not consumed yet."""
 
@@ -72,7 +81,8 @@ class GemmaCallReader:
         if head is not None:
             ctx.consume("call" if self.head_pending else "markup", at)
             ctx.consume("call", head.end())
-            ctx.start_call(head.group(1))
+            self.name = head.group(1)
+            ctx.start_call(self.name)
             self.head_pending = False
             self.args_start = ctx.at(head.end() - 1)
             self.scanner = ObjectScanner(self.tokens.quote, self.args_start, self._stops())
@@ -113,7 +123,7 @@ class GemmaCallReader:
         except ValueError as error:
             ctx.fail_call("invalid_arguments", f"the arguments do not read: {error}")
             return None
-        ctx.end_call(arguments)
+        ctx.end_call(typed_by_schema(arguments, ctx.tool(self.name)))
         return None
 
     def _cut(self, ctx: ReaderContext, at: int) -> Status:
@@ -127,6 +137,23 @@ class GemmaCallReader:
 
     def _stops(self) -> tuple[str, ...]:
         return (self.tokens.close, self.tokens.open, self.tokens.turn_end)
+
+
+def typed_by_schema(arguments: dict[str, Any], tool: Tool | None) -> dict[str, Any]:
+    """`arguments` with each string value whose schema allows no string converted by it."""
+    if tool is None:
+        return arguments
+    for key, value in arguments.items():
+        if not isinstance(value, str):
+            continue
+        schema = property_schema(tool.parameters, key)
+        kind = schema.get("type") if schema is not None else None
+        if isinstance(kind, str) and kind != "string" or (
+                isinstance(kind, list) and kind and "string" not in kind):
+            converted, problem = coerce(value, schema)
+            if problem is None:
+                arguments[key] = converted
+    return arguments
 
 
 def call_reader(tokens: GemmaTokens) -> GemmaReaderFactory:
