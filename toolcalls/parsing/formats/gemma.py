@@ -27,7 +27,9 @@ kept: an empty channel (``<|channel>`` not followed by ``thought``) is markup wi
 Rendering follows Gemma 4's chat template (fixtures/render/gemma4/): ``render_calls`` writes
 the content first, then the calls, as the model writes them (the template moves the content
 after the calls and their results); keys as ``dictsort`` orders them; ``null`` where the template
-would print Python's ``None``, which no reader reads back.
+would print Python's ``None``, which no reader reads back. FunctionGemma is written in the
+layout its model card shows, with the same macros and its own tokens (`_gemma_tools`): no copy
+of its chat template could be compared here.
 """
 
 from __future__ import annotations
@@ -50,6 +52,8 @@ __all__ = ["FunctionGemma", "Gemma4"]
 GEMMA4: Final = GemmaTokens(
     open="<|tool_call>", close="<tool_call|>", quote='<|"|>', turn_end="<turn|>"
 )
+GEMMA4_TOOL_OPEN: Final = "<|tool>"
+GEMMA4_TOOL_CLOSE: Final = "<tool|>"
 GEMMA4_RESULT_OPEN: Final = "<|tool_response>"
 GEMMA4_RESULT_CLOSE: Final = "<tool_response|>"
 CHANNEL_OPEN: Final = "<|channel>"
@@ -60,6 +64,8 @@ FUNCTION_GEMMA: Final = GemmaTokens(
     open="<start_function_call>", close="<end_function_call>", quote="<escape>",
     turn_end="<end_of_turn>",
 )
+FUNCTION_GEMMA_TOOL_OPEN: Final = "<start_function_declaration>"
+FUNCTION_GEMMA_TOOL_CLOSE: Final = "<end_function_declaration>"
 FUNCTION_GEMMA_RESULT_OPEN: Final = "<start_function_response>"
 FUNCTION_GEMMA_RESULT_CLOSE: Final = "<end_function_response>"
 
@@ -117,7 +123,7 @@ class Gemma4(Format):
         return table | region_openers(pairs, "tool_result_in_text")
 
     def render_tools(self, tools: Sequence[Tool]) -> str:
-        return declarations(tools)
+        return declarations(tools, GEMMA4_TOOL_OPEN, GEMMA4_TOOL_CLOSE, GEMMA4.quote)
 
     def render_calls(self, calls: Sequence[ToolCall], content: str = "") -> str:
         return render_gemma_calls(GEMMA4, calls, content)
@@ -153,6 +159,10 @@ class FunctionGemma(Format):
         table: dict[str, ReaderFactory] = {FUNCTION_GEMMA.open: call_reader(FUNCTION_GEMMA)}
         pairs = {FUNCTION_GEMMA_RESULT_OPEN: FUNCTION_GEMMA_RESULT_CLOSE}
         return table | region_openers(pairs, "tool_result_in_text")
+
+    def render_tools(self, tools: Sequence[Tool]) -> str:
+        return declarations(tools, FUNCTION_GEMMA_TOOL_OPEN, FUNCTION_GEMMA_TOOL_CLOSE,
+                            FUNCTION_GEMMA.quote)
 
     def render_calls(self, calls: Sequence[ToolCall], content: str = "") -> str:
         return render_gemma_calls(FUNCTION_GEMMA, calls, content)
