@@ -46,6 +46,8 @@ NOT_DERIVED = {
     "render/olmo3": "Python calls outside a list",
     # The prompt writes the first >>>: the first call has no marker of its own.
     "render/functionary_v32": "start must hold a marker",
+    # call:NAME{key:<|"|>value<|"|>}: keys bare, strings between quote tokens.
+    "render/gemma4": "cannot write the template's calls",
     # vLLM's Llama 3.2 pythonic template writes strings unquoted, which no reader reads back.
     "render/pythonic": "does not read back",
 }

@@ -433,7 +433,11 @@ def _validated(draft: dict[str, Any]) -> FormatSpec:
 def _check_reads_back(spec: FormatSpec, probe: _Probe) -> None:
     """The description must read the template's own calls: several, none, nested, after
     text."""
-    fmt = build_format(spec)
+    try:
+        fmt = build_format(spec)
+    except ValueError as exc:  # the description's tags cannot even write a call
+        raise TemplateFormatError(f"the derived {spec.calls.body!r} description cannot write "
+                                  f"the template's calls: {exc}") from None
     probes: list[tuple[list[Call], str]] = [([ONE], ""), ([NO_ARGUMENTS], ""), ([NESTED], ""),
                                             ([ONE], OTHER_CONTENT)]
     if probe.writes_several(probe.call_text([ONE])):

@@ -23,6 +23,7 @@ __all__ = [
     "CallShape",
     "DeepseekCalls",
     "DsmlCalls",
+    "GemmaCalls",
     "HarmonyCalls",
     "JsonListCalls",
     "JsonObjectCalls",
@@ -198,9 +199,19 @@ class RecipientCalls:
     reasoning: tuple[str, str]
 
 
+@dataclass(frozen=True)
+class GemmaCalls:
+    """``OPEN call:NAME{key:value,...} CLOSE`` per call, both markers special tokens; strings
+    between two ``quote`` tokens, keys bare, other values JSON's (Gemma 4, FunctionGemma)."""
+
+    open: str
+    close: str
+    quote: str
+
+
 CallShape = (
     JsonObjectCalls | JsonListCalls | TaggedJsonCalls | BareJsonCalls | NameArgsCalls
     | XmlParameterCalls | DeepseekCalls | DsmlCalls | KimiCalls | PythonListCalls
-    | PythonLineCalls | HarmonyCalls | RecipientCalls
+    | PythonLineCalls | HarmonyCalls | RecipientCalls | GemmaCalls
 )
 """Every way a format may write its calls (`Format.call_region`)."""
