@@ -39,6 +39,7 @@ FORMATS: dict[str, str] = {
     "minimax_m1": "toolcalls.parsing.formats.minimax_m1:MinimaxM1",
     "minimax_m2": "toolcalls.parsing.formats.minimax_m2:MinimaxM2",
     "mistral": "toolcalls.parsing.formats.mistral:Mistral",
+    "nemotron_v2": "toolcalls.parsing.formats.nemotron_v2:NemotronV2",
     "ollama": "toolcalls.parsing.formats.ollama:Ollama",
     "olmo3": "toolcalls.parsing.formats.olmo3:Olmo3",
     "pythonic": "toolcalls.parsing.formats.pythonic:Pythonic",

@@ -24,6 +24,7 @@ __all__ = [
     "DeepseekCalls",
     "DsmlCalls",
     "HarmonyCalls",
+    "JsonArrayCalls",
     "JsonListCalls",
     "JsonObjectCalls",
     "KimiCalls",
@@ -58,6 +59,19 @@ class JsonListCalls:
     or one such object without the list (Granite 3.x's ``<|tool_call|>[...]``)."""
 
     opener: str
+
+
+@dataclass(frozen=True)
+class JsonArrayCalls:
+    """``opener``, one JSON array of calls, ``close``: ``{"name", "arguments"}`` objects
+    (Nemotron Nano v2's ``<TOOLCALL>[...]</TOOLCALL>``, Apriel's ``<tool_calls>``), or with
+    ``name_as_key`` ``{NAME: {...}}`` objects (Apertus' ``<|tools_prefix|>``); ``special``:
+    the two markers are special tokens."""
+
+    opener: str
+    close: str
+    name_as_key: bool = False
+    special: bool = False
 
 
 @dataclass(frozen=True)
@@ -185,5 +199,6 @@ CallShape = (
     JsonObjectCalls | JsonListCalls | TaggedJsonCalls | BareJsonCalls | NameArgsCalls
     | XmlParameterCalls | DeepseekCalls | DsmlCalls | KimiCalls | PythonListCalls
     | PythonLineCalls | HarmonyCalls
+    | JsonArrayCalls
 )
 """Every way a format may write its calls (`Format.call_region`)."""
