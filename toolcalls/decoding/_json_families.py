@@ -105,6 +105,12 @@ def json_array_region(shape: JsonArrayCalls) -> CallRegion:
 def _call_object(shape: JsonArrayCalls, tool: Tool, at: str) -> dict[str, Any]:
     """One call of the array at JSON pointer ``at``: ``{"name", "arguments"}``, or
     ``{NAME: {...}}`` with ``name_as_key``."""
+    if not shape.name_as_key and shape.call_id:
+        # two exact objects rather than an optional key, which a plain grammar cannot order
+        with_id = named_object(tool, "arguments", f"{at}/anyOf/1")
+        with_id["properties"]["id"] = {"type": "string"}
+        with_id["required"].append("id")
+        return {"anyOf": [named_object(tool, "arguments", f"{at}/anyOf/0"), with_id]}
     if not shape.name_as_key:
         return named_object(tool, "arguments", at)
     arguments = rebased(arguments_schema(tool), f"{at}/properties/{tool.name}")

@@ -66,12 +66,14 @@ class JsonArrayCalls:
     """``opener``, one JSON array of calls, ``close``: ``{"name", "arguments"}`` objects
     (Nemotron Nano v2's ``<TOOLCALL>[...]</TOOLCALL>``, Apriel's ``<tool_calls>``), or with
     ``name_as_key`` ``{NAME: {...}}`` objects (Apertus' ``<|tools_prefix|>``); ``special``:
-    the two markers are special tokens."""
+    the two markers are special tokens; ``call_id``: an object may end with the call's
+    ``"id"`` (Apriel's template writes it in history)."""
 
     opener: str
     close: str
     name_as_key: bool = False
     special: bool = False
+    call_id: bool = False
 
 
 @dataclass(frozen=True)
