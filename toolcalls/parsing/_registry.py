@@ -25,6 +25,7 @@ __all__ = ["FORMATS", "detect", "detect_parsed", "get_format", "list_formats"]
 
 # name -> "module:Class", alphabetical. Module names match the fixture folders.
 FORMATS: dict[str, str] = {
+    "apertus": "toolcalls.parsing.formats.apertus:Apertus",
     "apriel": "toolcalls.parsing.formats.apriel:Apriel",
     "deepseek_v3": "toolcalls.parsing.formats.deepseek:DeepseekV3",
     "deepseek_v31": "toolcalls.parsing.formats.deepseek:DeepseekV31",
