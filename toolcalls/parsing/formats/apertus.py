@@ -213,6 +213,7 @@ class Apertus(Format):
     models = "Apertus 8B, 70B"
     wire = '`<|tools_prefix|>[{"f": {…}}]<|tools_suffix|>`'
     call_region = JsonArrayCalls(TOOLS_PREFIX, TOOLS_SUFFIX, name_as_key=True, special=True)
+    structural_tag_markers = (TOOLS_PREFIX, TOOLS_PREFIX + "[{{{name_json}: ", "}]" + TOOLS_SUFFIX)
     result_run = ("[", ", ", "]")
 
     def call_openers(self) -> dict[str, ReaderFactory]:

@@ -65,7 +65,7 @@ class NemotronV2(Format):
     """NVIDIA Nemotron Nano v2."""
 
     name = "nemotron_v2"
-    aliases = ("nemotron_nano_v2", "nemotron_nano2", "nemotron-v2")
+    aliases = ("nemotron_nano_v2", "nemotron_nano2")
     model_prefixes = (
         "nvidia/NVIDIA-Nemotron-Nano-9B-v2",
         "nvidia/NVIDIA-Nemotron-Nano-12B-v2",
