@@ -17,7 +17,8 @@ streamed as it arrives, and an ``"id"`` the template adds to each object is read
 object without the list is read too, a list whose ``</tool_calls>`` never comes keeps its
 complete calls, and one cut off inside a call reports it as incomplete (``truncated_call``).
 The tag in prose, with no JSON after it, stays content. Tool results in history
-(``<|tool_result|>...<|end|>``) are data, never calls.
+(``<|tool_result|>...<|end|>``; Apriel 1.6's ``<|begin_tool_result|>``, which runs to the next
+``<|begin_assistant|>``) are data, never calls.
 
 Rendering follows Apriel 1.5's chat template (fixtures/render/apriel/): the tools as Python
 ``str`` of each OpenAI tool in ``<available_tools>``, the calls on a line after the text with
@@ -45,6 +46,9 @@ TOOL_CALLS: Final = "<tool_calls>"
 TOOL_CALLS_END: Final = "</tool_calls>"
 END: Final = "<|end|>"
 RESULT_TURN: Final = "<|tool_result|>\n"
+RESULT_TURN_16: Final = "<|begin_tool_result|>"
+"""Apriel 1.6's result turn, which no marker closes: the next assistant turn ends it."""
+ASSISTANT_TURN_16: Final = "<|begin_assistant|>"
 REASONING_START: Final = "Here are my reasoning steps:"
 FINAL_BEGIN: Final = "[BEGIN FINAL RESPONSE]"
 FINAL_END: Final = "[END FINAL RESPONSE]"
@@ -110,7 +114,8 @@ class Apriel(Format):
 
     def call_openers(self) -> dict[str, ReaderFactory]:
         table: dict[str, ReaderFactory] = {TOOL_CALLS: _calls_reader, FINAL_END: FinalEnd}
-        return table | region_openers({RESULT_TURN.rstrip(): END}, "tool_result_in_text")
+        regions = {RESULT_TURN.rstrip(): END, RESULT_TURN_16: ASSISTANT_TURN_16}
+        return table | region_openers(regions, "tool_result_in_text")
 
     def render_tools(self, tools: Sequence[Tool]) -> str:
         if not tools:  # the template writes no tools section
