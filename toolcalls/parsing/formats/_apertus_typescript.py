@@ -17,16 +17,18 @@ read while parsing.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from ...tools._tool import Tool
 from ._template_json import tojson
 
 __all__ = ["typescript_tools"]
 
-_SCALARS = {"string": "string", "number": "number", "integer": "number", "boolean": "boolean"}
-_NESTED_GAP = "\n" + " " * 16  # before a nested property's type (an unstripped {{ }})
-_DEFAULT_GAP = " " * 20  # before a oneOf variant's default
+_SCALARS: Final = {
+    "string": "string", "number": "number", "integer": "number", "boolean": "boolean",
+}
+_NESTED_GAP: Final = "\n" + " " * 16  # before a nested property's type (an unstripped {{ }})
+_DEFAULT_GAP: Final = " " * 20  # before a oneOf variant's default
 
 
 def typescript_tools(tools: Sequence[Tool]) -> str:
