@@ -48,6 +48,7 @@ NOT_DERIVED = {
     "render/functionary_v32": "start must hold a marker",
     # call:NAME{key:<|"|>value<|"|>}: keys bare, strings between quote tokens.
     "render/gemma4": "cannot write the template's calls",
+    "render/apertus": "no known call shape",  # [{"NAME": {...}}]: the name is the key
     # vLLM's Llama 3.2 pythonic template writes strings unquoted, which no reader reads back.
     "render/pythonic": "does not read back",
 }
@@ -67,7 +68,7 @@ BODIES = {
 AGREES_AT_LEAST = {
     "deepseek_v31": 57, "glm45": 56, "glm47": 32, "hermes": 28, "kimi_k2": 34, "lfm2": 8,
     "llama3_json": 20, "minimax_m2": 47, "gpt_oss": 3, "mistral": 48, "qwen3_coder": 58,
-    "reka": 13, "seed_oss": 8, "functionary_v31": 3,
+    "reka": 13, "seed_oss": 8, "functionary_v31": 3, "apriel": 2, "nemotron_v2": 1,
 }
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from helpers import run_on_own_loop
 
+import toolcalls
 from toolcalls.providers._response_reader import read_response
 from toolcalls.serve import ServeConfig
 from toolcalls.serve._proxy import answer_stream, answer_whole, plan
@@ -38,12 +39,15 @@ def _tools_called(row: dict[str, Any]) -> list[dict[str, Any]]:
             for name in names]
 
 
-def _cut(row: dict[str, Any], rng: random.Random) -> str:
-    """The row's text cut at a random point after its last call's name began."""
+def _cut(row: dict[str, Any], fmt: str, rng: random.Random) -> str:
+    """The row's text cut at a random point inside its last call: after its name began, before
+    the call's text ends as the format reads it (a row whose only call ends the text with a
+    close tag, cut past the call, would hold no failed call)."""
     text = row["text"]
-    at = max(text.rfind(call["name"]) for call in row["expected"]["calls"]) if row[
-        "expected"]["calls"] else len(text) // 2
-    return text[:rng.randint(max(at, 1), len(text))]
+    at = max(1, *(text.rfind(call["name"]) for call in row["expected"]["calls"]))
+    read = toolcalls.parse(text, fmt, tools=row["tools"]).calls
+    end = read[-1].span[1] - 1 if read else len(text)
+    return text[:rng.randint(at, max(at, end))]
 
 
 def _cases(fmt: str) -> list[tuple[str, str, list[Any]]]:
@@ -52,7 +56,7 @@ def _cases(fmt: str) -> list[tuple[str, str, list[Any]]]:
     rng = random.Random(fmt)
     rows = _rows(fmt)
     return [*[(row["text"], "stop", row["tools"]) for row in rows],
-            *[(_cut(row, rng), "length", row["tools"]) for row in rows
+            *[(_cut(row, fmt, rng), "length", row["tools"]) for row in rows
               if row["expected"]["calls"]]]
 
 

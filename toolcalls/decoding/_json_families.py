@@ -6,6 +6,9 @@ shapes.
   (Hermes' ``<tool_call>``, Ollama's first prefix) or one section holding every call, one
   object per line (MiniMax M1's ``<tool_calls>``; parallel calls share the block);
 * `JsonListCalls`: Granite 3.x's ``<|tool_call|>`` then a JSON list of such objects, or one;
+* `JsonArrayCalls`: one JSON array of calls between two markers (Nemotron Nano v2's
+  ``<TOOLCALL>``, Apriel's ``<tool_calls>``, Apertus' ``{NAME: {...}}`` objects), or a call
+  per pair of markers, which the readers take too;
 * `TaggedJsonCalls`: ``<name>NAME</name><arguments>{...}</arguments>`` in ``<tool_call>``;
 * `BareJsonCalls`: bare ``{"name": ..., "parameters": {...}}``, each maybe after Llama's
   ``<|python_tag|>``, the template's key or the others its reader takes;
@@ -24,6 +27,7 @@ from typing import Any
 
 from ..parsing.formats._regions import (
     BareJsonCalls,
+    JsonArrayCalls,
     JsonListCalls,
     JsonObjectCalls,
     NameArgsCalls,
@@ -32,7 +36,7 @@ from ..parsing.formats._regions import (
 )
 from ..tools._tool import Tool
 from ._ir import Free, Json, Lit, Node, Opt, Until, Ws, alt, seq
-from ._region import CallRegion, arguments_schema, named_object
+from ._region import CallRegion, arguments_schema, named_object, rebased
 
 __all__ = ["BUILDERS"]
 
@@ -113,6 +117,39 @@ def recipient_region(shape: RecipientCalls) -> CallRegion:
     return CallRegion(Lit(shape.part), call, Lit(""), response=response)
 
 
+def json_array_region(shape: JsonArrayCalls) -> CallRegion:
+    """The array as the templates write it, or one call object per pair of markers."""
+    close = Lit(shape.close, special=shape.special)
+
+    def call(tool: Tool) -> Node:
+        return seq(Ws(), Json(_call_object(shape, tool, "")), Ws(), close)
+
+    def array(tools: Sequence[Tool], parallel: bool) -> Node:
+        items = [_call_object(shape, tool, f"/items/anyOf/{index}")
+                 for index, tool in enumerate(tools)]
+        schema = {"type": "array", "items": {"anyOf": items}, "minItems": 1,
+                  **({} if parallel else {"maxItems": 1})}
+        return seq(Ws(), Json(schema), Ws(), close)
+
+    return CallRegion(Lit(shape.opener, special=shape.special), call, Ws(), alternatives=array)
+
+
+def _call_object(shape: JsonArrayCalls, tool: Tool, at: str) -> dict[str, Any]:
+    """One call of the array at JSON pointer ``at``: ``{"name", "arguments"}``, or
+    ``{NAME: {...}}`` with ``name_as_key``."""
+    if not shape.name_as_key and shape.call_id:
+        # two exact objects rather than an optional key, which a plain grammar cannot order
+        with_id = named_object(tool, "arguments", f"{at}/anyOf/1")
+        with_id["properties"]["id"] = {"type": "string"}
+        with_id["required"].append("id")
+        return {"anyOf": [named_object(tool, "arguments", f"{at}/anyOf/0"), with_id]}
+    if not shape.name_as_key:
+        return named_object(tool, "arguments", at)
+    arguments = rebased(arguments_schema(tool), f"{at}/properties/{tool.name}")
+    return {"type": "object", "properties": {tool.name: arguments}, "required": [tool.name],
+            "additionalProperties": False}
+
+
 def _json_array(tools: Sequence[Tool], parallel: bool) -> Node:
     """The calls as one JSON array of ``{"name", "arguments"}`` objects."""
     array = {
@@ -128,6 +165,7 @@ def _json_array(tools: Sequence[Tool], parallel: bool) -> Node:
 BUILDERS: dict[type[Any], Callable[[Any], CallRegion]] = {
     JsonObjectCalls: json_object_region,
     JsonListCalls: json_list_region,
+    JsonArrayCalls: json_array_region,
     TaggedJsonCalls: tagged_json_region,
     BareJsonCalls: bare_json_region,
     NameArgsCalls: name_args_region,

@@ -28,6 +28,8 @@ __all__ = [
 
 # name -> "module:Class", alphabetical. Module names match the fixture folders.
 FORMATS: dict[str, str] = {
+    "apertus": "toolcalls.parsing.formats.apertus:Apertus",
+    "apriel": "toolcalls.parsing.formats.apriel:Apriel",
     "deepseek_v3": "toolcalls.parsing.formats.deepseek:DeepseekV3",
     "deepseek_v31": "toolcalls.parsing.formats.deepseek:DeepseekV31",
     "deepseek_v32_dsml": "toolcalls.parsing.formats.deepseek_dsml:DeepseekV32Dsml",
@@ -47,6 +49,7 @@ FORMATS: dict[str, str] = {
     "minimax_m1": "toolcalls.parsing.formats.minimax_m1:MinimaxM1",
     "minimax_m2": "toolcalls.parsing.formats.minimax_m2:MinimaxM2",
     "mistral": "toolcalls.parsing.formats.mistral:Mistral",
+    "nemotron_v2": "toolcalls.parsing.formats.nemotron_v2:NemotronV2",
     "ollama": "toolcalls.parsing.formats.ollama:Ollama",
     "olmo3": "toolcalls.parsing.formats.olmo3:Olmo3",
     "pythonic": "toolcalls.parsing.formats.pythonic:Pythonic",

@@ -25,6 +25,7 @@ __all__ = [
     "DsmlCalls",
     "GemmaCalls",
     "HarmonyCalls",
+    "JsonArrayCalls",
     "JsonListCalls",
     "JsonObjectCalls",
     "KimiCalls",
@@ -63,6 +64,21 @@ class JsonListCalls:
     opener: str
     close: str = ""
     special: bool = True
+
+
+@dataclass(frozen=True)
+class JsonArrayCalls:
+    """``opener``, one JSON array of calls, ``close``: ``{"name", "arguments"}`` objects
+    (Nemotron Nano v2's ``<TOOLCALL>[...]</TOOLCALL>``, Apriel's ``<tool_calls>``), or with
+    ``name_as_key`` ``{NAME: {...}}`` objects (Apertus' ``<|tools_prefix|>``); ``special``:
+    the two markers are special tokens; ``call_id``: an object may end with the call's
+    ``"id"`` (Apriel's template writes it in history)."""
+
+    opener: str
+    close: str
+    name_as_key: bool = False
+    special: bool = False
+    call_id: bool = False
 
 
 @dataclass(frozen=True)
@@ -212,6 +228,6 @@ class GemmaCalls:
 CallShape = (
     JsonObjectCalls | JsonListCalls | TaggedJsonCalls | BareJsonCalls | NameArgsCalls
     | XmlParameterCalls | DeepseekCalls | DsmlCalls | KimiCalls | PythonListCalls
-    | PythonLineCalls | HarmonyCalls | RecipientCalls | GemmaCalls
+    | PythonLineCalls | HarmonyCalls | RecipientCalls | GemmaCalls | JsonArrayCalls
 )
 """Every way a format may write its calls (`Format.call_region`)."""
