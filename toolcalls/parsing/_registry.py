@@ -29,6 +29,8 @@ FORMATS: dict[str, str] = {
     "deepseek_v31": "toolcalls.parsing.formats.deepseek:DeepseekV31",
     "deepseek_v32_dsml": "toolcalls.parsing.formats.deepseek_dsml:DeepseekV32Dsml",
     "firefunction_v2": "toolcalls.parsing.formats.firefunction:FirefunctionV2",
+    "gigachat3": "toolcalls.parsing.formats.gigachat:Gigachat3",
+    "gigachat31": "toolcalls.parsing.formats.gigachat:Gigachat31",
     "glm45": "toolcalls.parsing.formats.glm:Glm45",
     "glm47": "toolcalls.parsing.formats.glm:Glm47",
     "gpt_oss": "toolcalls.parsing.formats.gpt_oss:GptOss",
