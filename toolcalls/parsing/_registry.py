@@ -31,6 +31,7 @@ FORMATS: dict[str, str] = {
     "firefunction_v2": "toolcalls.parsing.formats.firefunction:FirefunctionV2",
     "gigachat3": "toolcalls.parsing.formats.gigachat:Gigachat3",
     "gigachat31": "toolcalls.parsing.formats.gigachat:Gigachat31",
+    "gigachat35": "toolcalls.parsing.formats.gigachat35:Gigachat35",
     "glm45": "toolcalls.parsing.formats.glm:Glm45",
     "glm47": "toolcalls.parsing.formats.glm:Glm47",
     "gpt_oss": "toolcalls.parsing.formats.gpt_oss:GptOss",
