@@ -6,9 +6,8 @@ Fireworks' FireFunction v2 (a Llama 3 fine-tune; llama.cpp ``firefunction_v2``) 
 as vLLM serves it (``phi4_mini_json``, with vLLM's ``tool_chat_template_phi4_mini.jinja``) both
 ask for "a single JSON list formatted as functools[{"name": ..., "arguments": ...}, ...]" with
 "no closing marker". FireFunction's template writes it after the turn's text and one space
-(`` functools[``); the Phi-4-mini examples write it at the start of a line. The space is
-content: the text before the calls keeps it, and comparing content without its edge blanks (as
-every peer does) sees none.
+(`` functools[``); the Phi-4-mini examples write it at the start of a line. Blanks before it
+are markup, as before any call.
 
 ``functools`` is an ordinary word (Python's module), not a special token, so it opens a call
 list only when a JSON list (or, leniently, one object) of call objects follows: ``import
@@ -26,8 +25,10 @@ by ``, ``; a result is a ``tool`` turn (the template trims it, so does `render_r
 tools reach that template as llama.cpp's ``functions`` variable (the tools as indented JSON),
 written by `render_tools` after the template's instructions. Phi-4-mini's own template writes no
 calls at all (tools go in the system message as a string the caller builds), and vLLM's example
-template writes bare objects a reader cannot tell from prose; calls are written as its system
-prompt asks and the model answers: ``functools[...]`` on a line of its own.
+template (fixtures/render/phi4_mini/) drops the calls of a turn with text and writes the others
+as bare objects holding Python's ``str`` of the arguments, which no reader takes back; so calls
+are written as its system prompt asks and the model answers, ``functools[...]`` on a line of its
+own, while its tools block and ``<|tool|>`` results are the template's.
 """
 
 from __future__ import annotations
