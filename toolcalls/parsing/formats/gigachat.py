@@ -84,7 +84,7 @@ class Gigachat3(Format):
     )
 
     models = "GigaChat 3, 3.1"
-    wire: ClassVar[str] = '`<\\|message_sep\\|>\\n\\nfunction call<\\|role_sep\\|>\\n{"name": …}`'
+    wire: ClassVar[str] = '`<|message_sep|>` `function call<|role_sep|>{"name": …, "arguments": {…}}`'
     result_region_end = MESSAGE_SEP
     call_region: ClassVar[JsonObjectCalls] = JsonObjectCalls(CALL_MESSAGE)
     structural_tag_markers: ClassVar[tuple[str, str, str] | None] = (
@@ -117,7 +117,7 @@ class Gigachat31(Gigachat3):
     example = f'{FUNCTION_CALL_TOKEN}{{"name": "get_weather", "arguments": {{"city": "Paris"}}}}'
 
     models = "GigaChat 3.1"
-    wire = '`<\\|function_call\\|>{"name": …, "arguments": {…}}`'
+    wire = '`<|function_call|>{"name": …, "arguments": {…}}`'
     no_corpus_reason = ("its rows are in gigachat3's corpus file (llama.cpp tests both versions "
                         "there); gigachat3 reads both wires")
     call_region = JsonObjectCalls(FUNCTION_CALL_TOKEN)
