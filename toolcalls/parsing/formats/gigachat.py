@@ -84,7 +84,7 @@ class Gigachat3(Format):
     )
 
     models = "GigaChat 3, 3.1"
-    wire: ClassVar[str] = '`<|message_sep|>` `function call<|role_sep|>{"name": …, "arguments": {…}}`'
+    wire: ClassVar[str] = '`<|message_sep|>` `function call<|role_sep|>{"name": …}`'
     result_region_end = MESSAGE_SEP
     call_region: ClassVar[JsonObjectCalls] = JsonObjectCalls(CALL_MESSAGE)
     structural_tag_markers: ClassVar[tuple[str, str, str] | None] = (
