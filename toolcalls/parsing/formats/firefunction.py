@@ -17,7 +17,8 @@ an ``unknown_tool`` issue), as the marker says a call list follows; ``"parameter
 ``"arguments"`` (vLLM reads both); a list whose call has arguments that are no object (nor
 a JSON string of one) is no call list, and stays content. Each element streams as it arrives;
 a list cut off inside a call reports it as incomplete (``truncated_call``), never as a call to
-run.
+run. Phi-4-mini's list between ``<|tool_call|>`` and ``<|/tool_call|>`` (Ollama's template
+writes calls so) is read by ``phi4_mini`` too.
 
 Rendering follows each model's template: FireFunction v2's llama.cpp template
 (fixtures/render/firefunction_v2/) writes the content, then `` functools[`` and the calls joined
@@ -59,6 +60,10 @@ TOOL_TURN: Final = f"{HEADER_START}tool{HEADER_END}\n\n"
 
 PHI_END: Final = "<|end|>"
 PHI_TOOL_TURN: Final = "<|tool|>"
+PHI_TOOL_CALL: Final = "<|tool_call|>"
+PHI_TOOL_CALL_END: Final = "<|/tool_call|>"
+PHI_CALLS: Final = JsonShape(prefix=True, arrays=True, closer=PHI_TOOL_CALL_END, wrapped=True)
+"""Ollama's Phi-4-mini template writes calls so: ``<|tool_call|>[...]<|/tool_call|>``."""
 
 # FireFunction v2's template: its system prompt suffix before llama.cpp's `functions` variable.
 FIREFUNCTION_INSTRUCTIONS: Final = (
@@ -105,6 +110,10 @@ PHI_INSTRUCTIONS: Final = (
 
 def _calls_reader(ctx: ReaderContext, opener: str) -> JsonCallsReader:
     return JsonCallsReader(CALLS, opener)
+
+
+def _phi_calls_reader(ctx: ReaderContext, opener: str) -> JsonCallsReader:
+    return JsonCallsReader(PHI_CALLS, opener)
 
 
 def _call_json(call: ToolCall) -> str:
@@ -159,7 +168,9 @@ class FirefunctionV2(Format):
 
 class Phi4Mini(FirefunctionV2):
     """Phi-4-mini, as vLLM's ``phi4_mini_json`` reads it: FireFunction's call list, written on a
-    line of its own; Phi's ``<|end|>`` ends a turn and a result is a ``<|tool|>`` message."""
+    line of its own; Phi's ``<|end|>`` ends a turn and a result is a ``<|tool|>`` message. The
+    list between ``<|tool_call|>`` and ``<|/tool_call|>``, as Ollama's Phi-4-mini template
+    writes calls, is read too."""
 
     name = "phi4_mini"
     aliases = ("phi4_mini_json", "phi4mini", "phi_4_mini")
@@ -176,7 +187,8 @@ class Phi4Mini(FirefunctionV2):
     result_run = ("", "", "")
 
     def call_openers(self) -> dict[str, ReaderFactory]:
-        table: dict[str, ReaderFactory] = {FUNCTOOLS: _calls_reader}
+        table: dict[str, ReaderFactory] = {FUNCTOOLS: _calls_reader,
+                                           PHI_TOOL_CALL: _phi_calls_reader}
         return table | region_openers({PHI_TOOL_TURN: PHI_END}, "tool_result_in_text")
 
     def render_tools(self, tools: Sequence[Tool]) -> str:
