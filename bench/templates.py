@@ -53,13 +53,15 @@ def main() -> None:
         try:
             fmt = format_from_template(path.read_text(encoding="utf-8"), name="derived")
         except TemplateFormatError as failure:
-            rows.append(f"| `{key}` | not derived: {str(failure).split(': ')[0]} | |")
+            reason = str(failure).split(": ")[0].replace("\n", " ")
+            rows.append(f"| `{key}` | not derived: {reason} | |")
             continue
         made += 1
         calls = fmt.spec.calls  # type: ignore[attr-defined]
         agreement = _agreement(key.removeprefix("render/"), fmt) if key.startswith(
             "render/") else ""
-        rows.append(f"| `{key}` | {calls.body} `{calls.start.strip() or '(bare)'}` "
+        first = calls.start.strip() or (calls.section[0].strip() if calls.section else "")
+        rows.append(f"| `{key}` | {calls.body} `{first or '(bare)'}` "
                     f"| {agreement} |")
     elapsed = time.perf_counter() - started
     print("| template | derived format (body, first marker) | corpus rows: derived / module "

@@ -199,13 +199,15 @@ def conversation(case: dict[str, Any], fmt: str) -> list[dict[str, Any]]:
     ]
 
 
-def render_template(fmt: str, case: dict[str, Any]) -> str:
+def render_template(fmt: str, case: dict[str, Any], **variables: Any) -> str:
+    """The case rendered by the format's template; `variables` override its ``context.json``
+    (a template that reads the tools from a variable of its server's, such as llama.cpp's)."""
     tools = [_openai_tool(tool) for tool in load_toolset(case["toolset"])]
     return _template(fmt).render(
         messages=conversation(case, fmt),
         tools=tools,
         add_generation_prompt=True,
-        **_context(fmt),
+        **(_context(fmt) | variables),
     )
 
 

@@ -197,7 +197,10 @@ def test_kimi_results_name_the_id_the_calls_were_written_with(ids: tuple[str, st
 # The templates whose whole prompt is the same from the rewritten request as from native tools.
 WHOLE_PROMPT_SAME = {"hermes", "qwen3_coder", "reka"}
 # Templates that trim the system message, and so the tools block's trailing newlines.
-TRIMS_SYSTEM = {"llama3_json", "minimax_m1", "pythonic"}
+TRIMS_SYSTEM = {"firefunction_v2", "llama3_json", "minimax_m1", "phi4_mini", "pythonic"}
+# Templates that trim an assistant message's text: a turn whose calls the template writes after
+# a blank (FireFunction's " functools[") loses that blank when prompt mode passes it as text.
+TRIMS_ASSISTANT = {"firefunction_v2"}
 
 
 def _case_request(case: dict[str, Any], fmt: str) -> dict[str, Any]:
@@ -242,7 +245,8 @@ def test_prompt_mode_writes_what_the_real_template_writes(fmt: str, case: dict[s
     assert run in native, "the results are not joined as the template joins them"
     assert run in prompted
 
-    assert format_.render_calls(calls, case["content"]) in prompted
+    written = format_.render_calls(calls, case["content"])
+    assert (written.strip() if fmt in TRIMS_ASSISTANT else written) in prompted
     content = case["content"] if options(fmt)["content_with_calls"] else ""
     if "calls" in options(fmt)["compare"] and case["name"] not in options(fmt)["unreadable"]:
         assert format_.render_calls(calls, content) in native

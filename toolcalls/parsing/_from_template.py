@@ -77,7 +77,11 @@ def format_from_template(template: str, *, name: str = "from_template",
 def spec_from_template(template: str, *, name: str = "from_template",
                        context: dict[str, Any] | None = None) -> FormatSpec:
     """The description `format_from_template` builds its format from (to read or save)."""
-    probe = _Probe(ChatTemplate(template, context))
+    # llama.cpp hands some templates the tools as JSON text in `functions`, and the date in
+    # `datetime` (FireFunction v2 reads both).
+    variables = {"functions": json.dumps(_TOOLS, ensure_ascii=False),
+                 "datetime": "Jan 02 2026 03:04:05 GMT", **(context or {})}
+    probe = _Probe(ChatTemplate(template, variables))
     call = probe.call_text([ONE])
     fields = _call_fields(call)
     reasoning = probe.reasoning_tags()

@@ -62,6 +62,9 @@ class Declared(Format):
         calls = self.spec.calls
         if calls.body == "xml":
             return xml_openers(calls) | self._result_openers()
+        if calls.section is not None and not calls.start.strip():
+            return {calls.section[0].strip(): _lines_reader(calls, calls.section)} | (
+                self._result_openers())
         table = {start.strip(): _call_reader(calls, start, end)
                  for start, end in ((calls.start, calls.end), *calls.other_markers)
                  if start.strip()}
@@ -171,6 +174,13 @@ def _call_reader(calls: CallsSpec, start: str, end: str) -> ReaderFactory:
     return lambda ctx, opener: JsonCallsReader(listed, opener)
 
 
+def _lines_reader(calls: CallsSpec, section: tuple[str, str]) -> ReaderFactory:
+    """JSON call objects one after another inside the section (MiniMax M1's lines)."""
+    lines = JsonShape(prefix=True, sequence=True, closer=section[1].strip() or None,
+                      wrapped=True, name_keys=(calls.name_key,))
+    return lambda ctx, opener: JsonCallsReader(lines, opener)
+
+
 def _bare_openers(calls: CallsSpec) -> dict[str, ReaderFactory]:
     """Calls with no markers: a Python list, or JSON objects (or a list of them) that name a
     tool; each a candidate until the text shows it is a call (`JsonCallsReader`)."""
@@ -262,16 +272,18 @@ def _call_region(calls: CallsSpec) -> tuple[CallShape | None, str]:
     start, end = calls.start.strip(), calls.end.strip()
     if calls.body == "xml":
         return XmlParameterCalls(xml_style(calls)), ""
-    if not start:
-        return None, "bare calls, with no marker for a grammar to begin a call at"
     if calls.body in ("json", "json_list") and calls.name_key != "name":
         return None, f"the tool's name is under {calls.name_key!r}, which no grammar writes"
+    if not start and calls.section is None:
+        return None, "bare calls, with no marker for a grammar to begin a call at"
     if calls.call_id:
         return None, "a call id between the name and the arguments, which no grammar writes"
     if calls.section is not None:
+        section_open, section_close = (marker.strip() for marker in calls.section)
+        if calls.body == "json" and not start:
+            return JsonObjectCalls(section_open, section_close=section_close), ""
         if calls.body == "json":
             return None, "JSON calls each in markers inside a section: no grammar shape yet"
-        section_open, section_close = (marker.strip() for marker in calls.section)
         if calls.index_separator:
             return KimiCalls(section_open, section_close, start, calls.name_prefix.strip(),
                              calls.index_separator.strip(), calls.name_end.strip(), end), ""

@@ -64,7 +64,8 @@ class CallsSpec(_Strict):
     arguments_key: Literal["arguments", "parameters"] = "arguments"
     section: tuple[Marker, Marker] | None = Field(
         None, description="json, name_json: markers around all of a turn's calls, each call in "
-                          "its own start and end inside (DeepSeek's tool_calls_begin).")
+                          "its own start and end inside (DeepSeek's tool_calls_begin), or, "
+                          "with a blank start, JSON objects one a line (MiniMax M1).")
     call_id: Marker = Field("", description="name_json: a marker after the name, then the "
                                             "call's id, before name_end (Mistral's [CALL_ID]).")
     name_prefix: Marker = Field("", description="name_json: written before every name and "
@@ -87,9 +88,12 @@ class CallsSpec(_Strict):
 
     @model_validator(mode="after")
     def _body_fields(self) -> CallsSpec:
-        if not self.start.strip() and not (self.bare and self.body in ("json", "pythonic")):
+        lines = self.body == "json" and self.section is not None
+        if not self.start.strip() and not lines and not (
+                self.bare and self.body in ("json", "pythonic")):
             raise ValueError("start must hold a marker (blanks alone mark nothing), unless "
-                             "the calls stand bare (body 'json' or 'pythonic', bare = true)")
+                             "the calls stand bare (body 'json' or 'pythonic', bare = true) "
+                             "or one after another in a section (body 'json')")
         if self.body == "name_json" and not self.name_end.strip():
             raise ValueError("body 'name_json' needs name_end, the marker between the name "
                              "and the arguments (such as '>' in <function=f>{...})")
