@@ -1,6 +1,6 @@
 """The call regions of the formats whose arguments are one JSON object: the region builders of
-the `JsonObjectCalls`, `JsonListCalls`, `TaggedJsonCalls`, `BareJsonCalls` and `NameArgsCalls`
-shapes.
+the `JsonObjectCalls`, `JsonListCalls`, `TaggedJsonCalls`, `BareJsonCalls`, `BareJsonListCalls`
+and `NameArgsCalls` shapes.
 
 * `JsonObjectCalls`: ``{"name": ..., "arguments": {...}}`` after an opener, closed per call
   (Hermes' ``<tool_call>``, Ollama's first prefix) or one section holding every call, one
@@ -9,6 +9,7 @@ shapes.
 * `TaggedJsonCalls`: ``<name>NAME</name><arguments>{...}</arguments>`` in ``<tool_call>``;
 * `BareJsonCalls`: bare ``{"name": ..., "parameters": {...}}``, each maybe after Llama's
   ``<|python_tag|>``, the template's key or the others its reader takes;
+* `BareJsonListCalls`: xLAM-2's bare JSON list of such objects;
 * `NameArgsCalls`: Mistral v11+'s ``[TOOL_CALLS]NAME[ARGS]{...}``, or the JSON array of
   ``{"name", "arguments"}`` objects written before v11 (Mistral 7B v0.3, Nemo, Small 3.1).
 
@@ -22,6 +23,7 @@ from typing import Any
 
 from ..parsing.formats._regions import (
     BareJsonCalls,
+    BareJsonListCalls,
     JsonListCalls,
     JsonObjectCalls,
     NameArgsCalls,
@@ -81,6 +83,15 @@ def json_list_region(shape: JsonListCalls) -> CallRegion:
     return CallRegion(Lit(shape.opener, special=True), call, Ws(), alternatives=_json_array)
 
 
+def bare_json_list_region(shape: BareJsonListCalls) -> CallRegion:
+    """The calls as one bare JSON list (xLAM-2), blanks allowed where the reader takes them."""
+    def call(tool: Tool) -> Node:
+        return seq(Ws(), Json(named_object(tool, "arguments")))
+
+    return CallRegion(Lit("["), call, seq(Ws(), Lit(shape.separator.strip()), Ws()),
+                      close=seq(Ws(), Lit("]")), reopen=False)
+
+
 def _json_array(tools: Sequence[Tool], parallel: bool) -> Node:
     """The calls as one JSON array of ``{"name", "arguments"}`` objects."""
     array = {
@@ -99,5 +110,6 @@ BUILDERS: dict[type[Any], Callable[[Any], CallRegion]] = {
     TaggedJsonCalls: tagged_json_region,
     BareJsonCalls: bare_json_region,
     NameArgsCalls: name_args_region,
+    BareJsonListCalls: bare_json_list_region,
 }
 """The region builder of each shape this module writes."""

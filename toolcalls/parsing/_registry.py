@@ -44,6 +44,7 @@ FORMATS: dict[str, str] = {
     "pythonic": "toolcalls.parsing.formats.pythonic:Pythonic",
     "qwen3_coder": "toolcalls.parsing.formats.qwen3_coder:Qwen3Coder",
     "seed_oss": "toolcalls.parsing.formats.seed_oss:SeedOss",
+    "xlam": "toolcalls.parsing.formats.xlam:Xlam",
     "xml": "toolcalls.parsing.formats.xml:Xml",
 }
 

@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # not loaded for the JSON formats, whose readers do without t
 __all__ = [
     "NAMED_OBJECT_HEAD",
     "BareJsonCalls",
+    "BareJsonListCalls",
     "CallShape",
     "DeepseekCalls",
     "DsmlCalls",
@@ -82,6 +83,14 @@ class BareJsonCalls:
     python_tag: str
     separator: str
     keys: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class BareJsonListCalls:
+    """One JSON list of ``{"name", "arguments"}`` objects standing bare in the text, ``[``
+    ... ``]``, ``separator`` between two (xLAM-2)."""
+
+    separator: str
 
 
 @dataclass(frozen=True)
@@ -183,6 +192,7 @@ class HarmonyCalls:
 
 CallShape = (
     JsonObjectCalls | JsonListCalls | TaggedJsonCalls | BareJsonCalls | NameArgsCalls
+    | BareJsonListCalls
     | XmlParameterCalls | DeepseekCalls | DsmlCalls | KimiCalls | PythonListCalls
     | PythonLineCalls | HarmonyCalls
 )
