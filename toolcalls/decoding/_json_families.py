@@ -5,7 +5,8 @@ and `NameArgsCalls` shapes.
 * `JsonObjectCalls`: ``{"name": ..., "arguments": {...}}`` after an opener, closed per call
   (Hermes' ``<tool_call>``, Ollama's first prefix) or one section holding every call, one
   object per line (MiniMax M1's ``<tool_calls>``; parallel calls share the block);
-* `JsonListCalls`: Granite 3.x's ``<|tool_call|>`` then a JSON list of such objects, or one;
+* `JsonListCalls`: Granite 3.x's ``<|tool_call|>`` then a JSON list of such objects, or one,
+  then Jamba's close token;
 * `TaggedJsonCalls`: ``<name>NAME</name><arguments>{...}</arguments>`` in ``<tool_call>``;
 * `BareJsonCalls`: bare ``{"name": ..., "parameters": {...}}``, each maybe after Llama's
   ``<|python_tag|>``, the template's key or the others its reader takes;
@@ -77,10 +78,15 @@ def name_args_region(shape: NameArgsCalls) -> CallRegion:
 
 
 def json_list_region(shape: JsonListCalls) -> CallRegion:
-    def call(tool: Tool) -> Node:
-        return seq(Ws(), Json(named_object(tool, "arguments")))
+    close: list[Node] = [Ws(), Lit(shape.close, special=True)] if shape.close else []
 
-    return CallRegion(Lit(shape.opener, special=True), call, Ws(), alternatives=_json_array)
+    def call(tool: Tool) -> Node:
+        return seq(Ws(), Json(named_object(tool, "arguments")), *close)
+
+    def listed(tools: Sequence[Tool], parallel: bool) -> Node:
+        return seq(_json_array(tools, parallel), *close)
+
+    return CallRegion(Lit(shape.opener, special=True), call, Ws(), alternatives=listed)
 
 
 def bare_json_list_region(shape: BareJsonListCalls) -> CallRegion:

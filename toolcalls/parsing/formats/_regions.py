@@ -56,9 +56,11 @@ class JsonObjectCalls:
 @dataclass(frozen=True)
 class JsonListCalls:
     """After ``opener`` (a special token), one JSON list of ``{"name", "arguments"}`` objects,
-    or one such object without the list (Granite 3.x's ``<|tool_call|>[...]``)."""
+    or one such object without the list (Granite 3.x's ``<|tool_call|>[...]``); then ``close``
+    (a special token, Jamba's ``</tool_calls>``), if any."""
 
     opener: str
+    close: str = ""
 
 
 @dataclass(frozen=True)
