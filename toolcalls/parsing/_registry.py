@@ -33,6 +33,7 @@ FORMATS: dict[str, str] = {
     "gpt_oss": "toolcalls.parsing.formats.gpt_oss:GptOss",
     "granite": "toolcalls.parsing.formats.granite:Granite",
     "hermes": "toolcalls.parsing.formats.hermes:Hermes",
+    "internlm2": "toolcalls.parsing.formats.internlm2:Internlm2",
     "jamba": "toolcalls.parsing.formats.jamba:Jamba",
     "kimi_k2": "toolcalls.parsing.formats.kimi_k2:KimiK2",
     "lfm2": "toolcalls.parsing.formats.lfm2:Lfm2",
