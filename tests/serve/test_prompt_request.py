@@ -195,7 +195,7 @@ def test_kimi_results_name_the_id_the_calls_were_written_with(ids: tuple[str, st
 
 
 # The templates whose whole prompt is the same from the rewritten request as from native tools.
-WHOLE_PROMPT_SAME = {"hermes", "qwen3_coder"}
+WHOLE_PROMPT_SAME = {"granite4", "hermes", "qwen3_coder"}
 # Templates that trim the system message, and so the tools block's trailing newlines.
 TRIMS_SYSTEM = {"llama3_json", "minimax_m1", "pythonic", "xlam"}
 

@@ -32,6 +32,7 @@ FORMATS: dict[str, str] = {
     "glm47": "toolcalls.parsing.formats.glm:Glm47",
     "gpt_oss": "toolcalls.parsing.formats.gpt_oss:GptOss",
     "granite": "toolcalls.parsing.formats.granite:Granite",
+    "granite4": "toolcalls.parsing.formats.granite:Granite4",
     "hermes": "toolcalls.parsing.formats.hermes:Hermes",
     "internlm2": "toolcalls.parsing.formats.internlm2:Internlm2",
     "jamba": "toolcalls.parsing.formats.jamba:Jamba",
