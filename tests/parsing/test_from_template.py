@@ -50,6 +50,8 @@ NOT_DERIVED = {
     # call:NAME{key:<|"|>value<|"|>}: keys bare, strings between quote tokens.
     "render/gemma4": "cannot write the template's calls",
     "render/apertus": "no known call shape",  # [{"NAME": {...}}]: the name is the key
+    # vLLM's InternLM2 template writes the arguments as Python's str of a dict.
+    "render/internlm2": "outside JSON",
     # vLLM's Llama 3.2 pythonic template writes strings unquoted, which no reader reads back.
     "render/pythonic": "does not read back",
 }
@@ -62,6 +64,7 @@ BODIES = {
     "name_json", "GLM-4.6.jinja": "xml", "MiniMax-M2.unsloth.jinja": "xml",
     "Qwen3-Coder-30B-A3B-Instruct.jinja": "xml", "Seed-OSS.jinja": "xml",
     "render/lfm2": "pythonic", "render/minimax_m1": "json", "render/firefunction_v2": "json_list",
+    "render/xlam": "json_list", "render/granite4": "json",
 }
 
 # Corpus rows of the template's format that the derived format reads as their source expects:

@@ -195,9 +195,9 @@ def test_kimi_results_name_the_id_the_calls_were_written_with(ids: tuple[str, st
 
 
 # The templates whose whole prompt is the same from the rewritten request as from native tools.
-WHOLE_PROMPT_SAME = {"hermes", "qwen3_coder", "reka"}
+WHOLE_PROMPT_SAME = {"granite4", "hermes", "qwen3_coder", "reka"}
 # Templates that trim the system message, and so the tools block's trailing newlines.
-TRIMS_SYSTEM = {"firefunction_v2", "llama3_json", "minimax_m1", "phi4_mini", "pythonic"}
+TRIMS_SYSTEM = {"firefunction_v2", "llama3_json", "minimax_m1", "phi4_mini", "pythonic", "xlam"}
 # Templates that trim an assistant message's text: a turn whose calls the template writes after
 # a blank (FireFunction's " functools[") loses that blank when prompt mode passes it as text.
 TRIMS_ASSISTANT = {"firefunction_v2"}

@@ -1,17 +1,19 @@
 """The call regions of the formats whose arguments are one JSON object: the region builders of
-the `JsonObjectCalls`, `JsonListCalls`, `TaggedJsonCalls`, `BareJsonCalls` and `NameArgsCalls`
-shapes.
+the `JsonObjectCalls`, `JsonListCalls`, `TaggedJsonCalls`, `BareJsonCalls`, `BareJsonListCalls`
+and `NameArgsCalls` shapes.
 
 * `JsonObjectCalls`: ``{"name": ..., "arguments": {...}}`` after an opener, closed per call
   (Hermes' ``<tool_call>``, Ollama's first prefix) or one section holding every call, one
   object per line (MiniMax M1's ``<tool_calls>``; parallel calls share the block);
-* `JsonListCalls`: Granite 3.x's ``<|tool_call|>`` then a JSON list of such objects, or one;
+* `JsonListCalls`: Granite 3.x's ``<|tool_call|>`` then a JSON list of such objects, or one,
+  then Jamba's close token;
 * `JsonArrayCalls`: one JSON array of calls between two markers (Nemotron Nano v2's
   ``<TOOLCALL>``, Apriel's ``<tool_calls>``, Apertus' ``{NAME: {...}}`` objects), or a call
   per pair of markers, which the readers take too;
 * `TaggedJsonCalls`: ``<name>NAME</name><arguments>{...}</arguments>`` in ``<tool_call>``;
 * `BareJsonCalls`: bare ``{"name": ..., "parameters": {...}}``, each maybe after Llama's
   ``<|python_tag|>``, the template's key or the others its reader takes;
+* `BareJsonListCalls`: xLAM-2's bare JSON list of such objects;
 * `NameArgsCalls`: Mistral v11+'s ``[TOOL_CALLS]NAME[ARGS]{...}``, or the JSON array of
   ``{"name", "arguments"}`` objects written before v11 (Mistral 7B v0.3, Nemo, Small 3.1);
 * `RecipientCalls`: Functionary v3.2's parts, ``all\\n`` + text or ``NAME\\n{...}``, each
@@ -27,6 +29,7 @@ from typing import Any
 
 from ..parsing.formats._regions import (
     BareJsonCalls,
+    BareJsonListCalls,
     JsonArrayCalls,
     JsonListCalls,
     JsonObjectCalls,
@@ -82,18 +85,24 @@ def name_args_region(shape: NameArgsCalls) -> CallRegion:
 
 
 def json_list_region(shape: JsonListCalls) -> CallRegion:
+    close: list[Node] = [Ws(), Lit(shape.close, special=shape.special)] if shape.close else []
+
+    def call(tool: Tool) -> Node:
+        return seq(Ws(), Json(named_object(tool, "arguments")), *close)
+
+    def listed(tools: Sequence[Tool], parallel: bool) -> Node:
+        return seq(_json_array(tools, parallel), *close)
+
+    return CallRegion(Lit(shape.opener, special=shape.special), call, Ws(), alternatives=listed)
+
+
+def bare_json_list_region(shape: BareJsonListCalls) -> CallRegion:
+    """The calls as one bare JSON list (xLAM-2), blanks allowed where the reader takes them."""
     def call(tool: Tool) -> Node:
         return seq(Ws(), Json(named_object(tool, "arguments")))
 
-    opener = Lit(shape.opener, special=shape.special)
-    if not shape.close:
-        return CallRegion(opener, call, Ws(), alternatives=_json_array)
-    close = seq(Ws(), Lit(shape.close))
-
-    def closed_array(tools: Sequence[Tool], parallel: bool) -> Node:
-        return seq(_json_array(tools, parallel), close)
-
-    return CallRegion(opener, call, Ws(), close=close, reopen=False, alternatives=closed_array)
+    return CallRegion(Lit("["), call, seq(Ws(), Lit(shape.separator.strip()), Ws()),
+                      close=seq(Ws(), Lit("]")), reopen=False)
 
 
 def recipient_region(shape: RecipientCalls) -> CallRegion:
@@ -170,5 +179,6 @@ BUILDERS: dict[type[Any], Callable[[Any], CallRegion]] = {
     BareJsonCalls: bare_json_region,
     NameArgsCalls: name_args_region,
     RecipientCalls: recipient_region,
+    BareJsonListCalls: bare_json_list_region,
 }
 """The region builder of each shape this module writes."""

@@ -231,7 +231,8 @@ def _call_fields(call: str) -> dict[str, Any]:
             keys = _envelope_keys(value[0], name, arguments)
             if keys is not None:
                 return {"body": "json_list", "start": call[:start], "end": call[end:],
-                        "name_key": keys[0], "arguments_key": keys[1]}
+                        "name_key": keys[0], "arguments_key": keys[1],
+                        "bare": not call[:start].strip()}
         if isinstance(value, dict):
             keys = _envelope_keys(value, name, arguments)
             if keys is not None and keys[0] == "name":

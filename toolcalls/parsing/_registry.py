@@ -46,7 +46,10 @@ FORMATS: dict[str, str] = {
     "glm47": "toolcalls.parsing.formats.glm:Glm47",
     "gpt_oss": "toolcalls.parsing.formats.gpt_oss:GptOss",
     "granite": "toolcalls.parsing.formats.granite:Granite",
+    "granite4": "toolcalls.parsing.formats.granite:Granite4",
     "hermes": "toolcalls.parsing.formats.hermes:Hermes",
+    "internlm2": "toolcalls.parsing.formats.internlm2:Internlm2",
+    "jamba": "toolcalls.parsing.formats.jamba:Jamba",
     "kimi_k2": "toolcalls.parsing.formats.kimi_k2:KimiK2",
     "lfm2": "toolcalls.parsing.formats.lfm2:Lfm2",
     "llama3_json": "toolcalls.parsing.formats.llama3_json:Llama3Json",
@@ -61,6 +64,7 @@ FORMATS: dict[str, str] = {
     "qwen3_coder": "toolcalls.parsing.formats.qwen3_coder:Qwen3Coder",
     "reka": "toolcalls.parsing.formats.reka:Reka",
     "seed_oss": "toolcalls.parsing.formats.seed_oss:SeedOss",
+    "xlam": "toolcalls.parsing.formats.xlam:Xlam",
     "xml": "toolcalls.parsing.formats.xml:Xml",
 }
 

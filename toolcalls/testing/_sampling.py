@@ -92,10 +92,12 @@ def vocabulary(specials: tuple[str, ...] = ()) -> Vocabulary:
 
 
 def special_tokens(grammar: str) -> tuple[str, ...]:
-    """The special tokens an llguidance grammar names (bare ``<|...|>``, outside strings)."""
+    """The special tokens an llguidance grammar names (bare ``<|...|>``, or a bare tag such as
+    Jamba's ``<tool_calls>``, outside strings)."""
     rules = [line.split(":", 1)[1] for line in grammar.splitlines() if ":" in line]
-    bare = (re.sub(r'"(?:[^"\\\n]|\\.)*"|/[^/\n]*/', "", rule) for rule in rules)
-    return tuple(sorted({t for rule in bare for t in re.findall(r"<\|[^|\s]+\|>", rule)}))
+    bare = (re.sub(r'"(?:[^"\\\n]|\\.)*"|/(?:[^/\\\n]|\\.)*/', "", rule) for rule in rules)
+    found = (re.findall(r"<\|[^|\s]+\|>|</?[A-Za-z_]\w*>", rule) for rule in bare)
+    return tuple(sorted({t for tokens in found for t in tokens}))
 
 
 def accepts(

@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # not loaded for the JSON formats, whose readers do without t
 __all__ = [
     "NAMED_OBJECT_HEAD",
     "BareJsonCalls",
+    "BareJsonListCalls",
     "CallShape",
     "DeepseekCalls",
     "DsmlCalls",
@@ -58,8 +59,9 @@ class JsonObjectCalls:
 @dataclass(frozen=True)
 class JsonListCalls:
     """After ``opener`` (a special token), one JSON list of ``{"name", "arguments"}`` objects,
-    or one such object without the list (Granite 3.x's ``<|tool_call|>[...]``), then
-    ``close`` (none for Granite). ``special``: the opener is one token of the tokenizer."""
+    or one such object without the list (Granite 3.x's ``<|tool_call|>[...]``); then ``close``
+    (Jamba's ``</tool_calls>``), if any. ``special``: the markers are tokens of the tokenizer
+    (a described format's may be plain tags)."""
 
     opener: str
     close: str = ""
@@ -103,6 +105,14 @@ class BareJsonCalls:
     python_tag: str
     separator: str
     keys: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class BareJsonListCalls:
+    """One JSON list of ``{"name", "arguments"}`` objects standing bare in the text, ``[``
+    ... ``]``, ``separator`` between two (xLAM-2)."""
+
+    separator: str
 
 
 @dataclass(frozen=True)
@@ -227,6 +237,7 @@ class GemmaCalls:
 
 CallShape = (
     JsonObjectCalls | JsonListCalls | TaggedJsonCalls | BareJsonCalls | NameArgsCalls
+    | BareJsonListCalls
     | XmlParameterCalls | DeepseekCalls | DsmlCalls | KimiCalls | PythonListCalls
     | PythonLineCalls | HarmonyCalls | RecipientCalls | GemmaCalls | JsonArrayCalls
 )

@@ -90,10 +90,10 @@ class CallsSpec(_Strict):
     def _body_fields(self) -> CallsSpec:
         lines = self.body == "json" and self.section is not None
         if not self.start.strip() and not lines and not (
-                self.bare and self.body in ("json", "pythonic")):
+                self.bare and self.body in ("json", "json_list", "pythonic")):
             raise ValueError("start must hold a marker (blanks alone mark nothing), unless "
-                             "the calls stand bare (body 'json' or 'pythonic', bare = true) "
-                             "or one after another in a section (body 'json')")
+                             "the calls stand bare (bare = true, body 'json', 'json_list' or "
+                             "'pythonic') or one after another in a section (body 'json')")
         if self.body == "name_json" and not self.name_end.strip():
             raise ValueError("body 'name_json' needs name_end, the marker between the name "
                              "and the arguments (such as '>' in <function=f>{...})")

@@ -1,4 +1,6 @@
-"""Granite 3.x: ``<|tool_call|>`` then a JSON list of calls (IBM Granite 3.0-3.3; vLLM ``granite``).
+"""Granite: IBM's tool-call formats. Granite 3.x (``granite``) writes ``<|tool_call|>`` then
+a JSON list of calls (IBM Granite 3.0-3.3; vLLM ``granite``); Granite 4 (``granite4``) writes
+Hermes' ``<tool_call>`` objects (`Granite4`, below).
 
     <|tool_call|>[{"name": "get_weather", "arguments": {"city": "Paris"}}]
 
@@ -34,10 +36,11 @@ from ._base import Format
 from ._blocks import SectionClose
 from ._jsonobjects import JsonCallsReader, JsonShape
 from ._regions import NAMED_OBJECT_HEAD, JsonListCalls
-from ._results import protect, region_openers
+from ._results import protect, region_openers, wrap_result
 from ._template_json import openai_tool, tojson
+from .hermes import TOOL_CALL_END, TOOL_CALL_START, Hermes
 
-__all__ = ["Granite"]
+__all__ = ["Granite", "Granite4"]
 
 TOOL_CALL: Final = "<|tool_call|>"
 END_OF_TEXT: Final = "<|end_of_text|>"
@@ -136,3 +139,65 @@ class Granite(Format):
 
     def render_result(self, call: ToolCall, result: str) -> str:
         return f"{RESULT_TURN}{protect(result, END_OF_TEXT)}{END_OF_TEXT}"
+
+
+# Granite 4's chat template (fixtures/render/granite4/): a tools section in the system turn,
+# results in <tool_response> blocks of one user turn.
+G4_TOOLS_PREFIX: Final = (
+    "You are a helpful assistant with access to the following tools. You may call one or more "
+    "tools to assist with the user query.\n\nYou are provided with function signatures within "
+    "<tools></tools> XML tags:\n<tools>"
+)
+G4_TOOLS_SUFFIX: Final = (
+    "\n</tools>\n\nFor each tool call, return a json object with function name and arguments "
+    f"within {TOOL_CALL_START}{TOOL_CALL_END} XML tags:\n{TOOL_CALL_START}\n"
+    f'{{"name": <function-name>, "arguments": <args-json-object>}}\n{TOOL_CALL_END}. If a tool '
+    "does not exist in the provided list of tools, notify the user that you do not have the "
+    "ability to fulfill the request."
+)
+
+
+_HERMES: Final = Hermes()
+
+
+class Granite4(Format):
+    """Granite 4.0/4.1: Hermes' calls, ``<tool_call>`` + ``{"name": ..., "arguments": ...}`` +
+    ``</tool_call>``, read and written by Hermes' reader and renderer (vLLM's ``granite4``
+    parser reads the same tags). What differs from Hermes is Granite's turn end
+    (``<|end_of_text|>``) and role tokens, the tools section and results of its template. A
+    ``<think>`` block, as Granite 3.2/3.3 write one, is reasoning."""
+
+    name = "granite4"
+    aliases = ("granite_4", "granite_4_0", "granite41")
+    model_prefixes = ("ibm-granite/granite-4", "granite-4")
+    # <|start_of_role|> tells Granite 4's texts from other Hermes-style ones.
+    signatures = (TOOL_CALL_START, ROLE_START, END_OF_TEXT)
+    turn_ends = (END_OF_TEXT,)
+    example = Hermes.example
+
+    models = "Granite 4.0, 4.1"
+    wire = Hermes.wire
+    grammars = Hermes.grammars
+    no_corpus_reason = (
+        "no shared corpus rows for Granite 4: the goldens come from vLLM's granite4 parser "
+        "tests (fixtures/granite4/README.md)"
+    )
+    result_tags = Hermes.result_tags
+    call_region = Hermes.call_region
+    structural_tag_markers = Hermes.structural_tag_markers
+    result_run = ("\n", "\n", "")  # each result block on a line of its own
+
+    def call_openers(self) -> dict[str, ReaderFactory]:
+        return _HERMES.call_openers()
+
+    def render_tools(self, tools: Sequence[Tool]) -> str:
+        if not tools:  # the template writes no tools section
+            return ""
+        listed = "".join("\n" + tojson(openai_tool(tool)) for tool in tools)
+        return f"{G4_TOOLS_PREFIX}{listed}{G4_TOOLS_SUFFIX}"
+
+    def render_calls(self, calls: Sequence[ToolCall], content: str = "") -> str:
+        return _HERMES.render_calls(calls, content)
+
+    def render_result(self, call: ToolCall, result: str) -> str:
+        return wrap_result("<tool_response>\n", "\n</tool_response>", result)
