@@ -20,14 +20,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from jinja2 import Template, nodes
+from jinja2 import Template
 from jinja2.exceptions import TemplateError
-from jinja2.ext import Extension, loopcontrols
-from jinja2.parser import Parser
-from jinja2.sandbox import ImmutableSandboxedEnvironment, SandboxedEnvironment
+from jinja2.sandbox import SandboxedEnvironment
 
 import toolcalls
 from toolcalls import Tool, ToolCall
+from toolcalls.parsing._chat_template import environment
+from toolcalls.parsing.formats._template_json import tojson
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 RENDER = FIXTURES / "render"
@@ -35,23 +35,6 @@ TEMPLATE_FORMATS = sorted(path.parent.name for path in RENDER.glob("*/template.j
 CASES: list[dict[str, Any]] = json.loads((RENDER / "cases.json").read_text(encoding="utf-8"))
 # A fixed clock, so templates that print today's date render the same every day.
 _NOW = datetime(2025, 1, 15, 12, 0, 0)
-
-
-def _tojson(
-    value: Any,
-    ensure_ascii: bool = False,
-    indent: int | None = None,
-    separators: tuple[str, str] | None = None,
-    sort_keys: bool = False,
-) -> str:
-    # transformers replaces jinja2's tojson: no HTML escaping, non-ASCII kept, keys in order.
-    return json.dumps(
-        value, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys
-    )
-
-
-def _raise_exception(message: str) -> None:
-    raise TemplateError(message)
 
 
 @cache
@@ -97,30 +80,9 @@ def options(fmt: str) -> dict[str, Any]:
     }
 
 
-class _GenerationBlock(Extension):
-    """transformers' ``{% generation %}`` ... ``{% endgeneration %}`` (it marks the assistant's
-    own tokens for training masks; LFM2.5 uses it): rendered as its body, as transformers does."""
-
-    tags = {"generation"}  # noqa: RUF012  # jinja2 declares it a plain class attribute
-
-    def parse(self, parser: Parser) -> nodes.Node:
-        lineno = next(parser.stream).lineno
-        body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
-        return nodes.CallBlock(self.call_method("_body"), [], [], body).set_lineno(lineno)
-
-    def _body(self, caller: Any) -> str:
-        return str(caller())
-
-
-@cache
 def _environment(sandbox: str) -> SandboxedEnvironment:
     # transformers renders chat templates in the immutable sandbox; "mutable" is the exception.
-    kind = ImmutableSandboxedEnvironment if sandbox == "immutable" else SandboxedEnvironment
-    env = kind(trim_blocks=True, lstrip_blocks=True, extensions=[loopcontrols, _GenerationBlock])
-    env.filters["tojson"] = _tojson
-    env.globals["raise_exception"] = _raise_exception
-    env.globals["strftime_now"] = _NOW.strftime
-    return env
+    return environment(mutable=sandbox != "immutable", now=_NOW)
 
 
 @cache
@@ -152,7 +114,7 @@ def _edge_newlines(value: Any) -> Any:
 def _written(value: Any, fmt: str) -> Any:
     """A value as the renderer writes it (``json_containers``, ``edge_newlines``)."""
     if options(fmt)["json_containers"] and isinstance(value, dict | list):
-        value = _tojson(value)
+        value = tojson(value)
     return _edge_newlines(value) if options(fmt)["edge_newlines"] else value
 
 
@@ -184,7 +146,7 @@ def conversation(case: dict[str, Any], fmt: str) -> list[dict[str, Any]]:
     as_text = options(fmt)["arguments_json"]
     tool_calls = [
         {"id": c.id, "type": "function", "function": {
-            "name": c.name, "arguments": _tojson(c.arguments) if as_text else c.arguments}}
+            "name": c.name, "arguments": tojson(c.arguments) if as_text else c.arguments}}
         for c in calls
     ]
     results = [

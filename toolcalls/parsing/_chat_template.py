@@ -10,6 +10,7 @@ jinja2 is the ``templates`` extra (``pip install 'toolcalls[templates]'``).
 
 from __future__ import annotations
 
+import functools
 import json
 from datetime import datetime
 from typing import Any
@@ -18,6 +19,7 @@ from .._errors import FormatSpecError
 
 try:
     from jinja2 import nodes
+    from jinja2.exceptions import TemplateError
     from jinja2.ext import Extension, loopcontrols
     from jinja2.parser import Parser
     from jinja2.sandbox import ImmutableSandboxedEnvironment, SandboxedEnvironment
@@ -25,9 +27,9 @@ except ImportError as missing:  # an optional extra: said plainly
     raise ImportError("reading a chat template needs jinja2: "
                       "pip install 'toolcalls[templates]'") from missing
 
-__all__ = ["ChatTemplate", "TemplateFormatError", "TemplateRenderError"]
+__all__ = ["ChatTemplate", "TemplateFormatError", "TemplateRenderError", "environment"]
 
-_NOW = datetime(2026, 1, 2, 3, 4, 5)  # fixed: a template that writes the date renders the same
+NOW = datetime(2026, 1, 2, 3, 4, 5)  # fixed: a template that writes the date renders the same
 
 
 class TemplateFormatError(FormatSpecError):
@@ -47,7 +49,7 @@ class ChatTemplate:
         self.source = source
         self.context = {"bos_token": "", "eos_token": "", **(context or {})}
         try:
-            self._templates = [_environment(mutable).from_string(source)
+            self._templates = [environment(mutable).from_string(source)
                                for mutable in (False, True)]
         except Exception as exc:  # noqa: BLE001  # jinja2's syntax errors, any kind
             raise TemplateRenderError(f"the template does not compile: {exc}") from None
@@ -81,13 +83,16 @@ class _GenerationBlock(Extension):
         return str(caller())
 
 
-def _environment(mutable: bool) -> SandboxedEnvironment:
+@functools.cache
+def environment(mutable: bool, now: datetime = NOW) -> SandboxedEnvironment:
+    """transformers' chat-template environment: the immutable sandbox (`mutable` for a
+    template written for minja), `now` the clock ``strftime_now`` reads."""
     kind = SandboxedEnvironment if mutable else ImmutableSandboxedEnvironment
     env = kind(trim_blocks=True, lstrip_blocks=True,
                extensions=[loopcontrols, _GenerationBlock])
     env.filters["tojson"] = _tojson
     env.globals["raise_exception"] = _raise_exception
-    env.globals["strftime_now"] = _NOW.strftime
+    env.globals["strftime_now"] = now.strftime
     return env
 
 
@@ -98,4 +103,4 @@ def _tojson(value: Any, ensure_ascii: bool = False, indent: int | None = None,
 
 
 def _raise_exception(message: str) -> None:
-    raise ValueError(message)
+    raise TemplateError(message)
