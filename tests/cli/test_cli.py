@@ -161,3 +161,38 @@ def test_a_bug_is_one_line_with_status_70_unless_the_traceback_is_asked_for(
     monkeypatch.setenv("TOOLCALLS_TRACEBACK", "1")
     with pytest.raises(RuntimeError, match="boom"):
         main(["parse", str(response), "-f", "hermes"])
+
+
+def test_parse_with_a_template_reads_the_format_it_derives(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    template = FIXTURES / "templates" / "Kimi-K2-Instruct.jinja"
+    response = tmp_path / "response.txt"
+    response.write_text(
+        "Sure.<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0"
+        '<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|>'
+        "<|tool_calls_section_end|>", encoding="utf-8")
+    assert main(["parse", str(response), "--template", str(template)]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["format"] == "template" and printed["content"] == "Sure."
+    assert [(c["name"], c["arguments"]) for c in printed["calls"]] == [
+        ("get_weather", {"city": "Paris"})]
+    assert main(["parse", str(response), "--template", str(template), "--stream"]) == 0
+    assert '"name": "get_weather"' in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    (["--template", "/no/such.jinja"], "cannot read the chat template '/no/such.jinja'"),
+    (["--template", str(FIXTURES / "render" / "gemma4" / "template.jinja")],
+     "cannot write the template's calls"),
+    (["--template", str(FIXTURES / "templates" / "Qwen3-0.6B.jinja"), "-f", "hermes"],
+     "--template and --format both name the format"),
+])
+def test_parse_with_a_template_that_cannot_be_used_says_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], arguments: list[str], message: str
+) -> None:
+    response = tmp_path / "response.txt"
+    response.write_text("hi", encoding="utf-8")
+    assert main(["parse", str(response), *arguments]) == 2
+    error = capsys.readouterr().err
+    assert message in error and "Traceback" not in error

@@ -51,6 +51,7 @@ from ._input import InputError, TextDecoder, input_name, open_input, read_input
 from ._mcp import add_commands as add_mcp_commands
 from ._openapi import add_commands as add_openapi_commands
 from ._serve import add_command as add_serve_command
+from ._template import format_of_template
 
 __all__ = ["EXIT_STATUSES", "main"]
 
@@ -114,6 +115,9 @@ def _parser() -> argparse.ArgumentParser:
     p = commands.add_parser("parse", help="parse a model response and print the result as JSON")
     p.add_argument("file", nargs="?", default="-", help="the response text (default: stdin)")
     p.add_argument("--format", "-f", default="auto", help="format name, alias or model id")
+    p.add_argument("--template", metavar="FILE", help="the model's Jinja chat template: the "
+                   "format is derived from it (needs jinja2: pip install "
+                   "'toolcalls[templates]'); instead of --format")
     p.add_argument("--tools", help="JSON file with the tool definitions offered to the model")
     p.add_argument("--stream", action="store_true", help="print one JSON event per line, as the "
                    "input arrives; the issues follow as events of kind 'issue'")
@@ -147,6 +151,10 @@ def _load_tools(path: str | None) -> list[Tool]:
 
 def _parse(args: argparse.Namespace) -> int:
     tools = _load_tools(args.tools)
+    if args.template is not None:
+        if args.format != "auto":
+            raise InputError("--template and --format both name the format: give one")
+        args.format = format_of_template(args.template)
     if args.stream:
         return _parse_stream(args, tools)
     result = parse(read_input(args.file), args.format, tools=tools, thinking=args.thinking)
@@ -197,7 +205,8 @@ def _parse_stream(args: argparse.Namespace, tools: list[Tool]) -> int:
     open end with ``tool_call_failed`` events, and the issues follow as ``issue`` events.
     """
     if args.format == "auto":
-        raise InputError("--stream needs --format: a format cannot be detected from a prefix")
+        raise InputError("--stream needs --format or --template: a format cannot be detected "
+                         "from a prefix")
     parser = stream(args.format, tools=tools, thinking=args.thinking)
     decoder = TextDecoder(input_name(args.file))
     handle = open_input(args.file)

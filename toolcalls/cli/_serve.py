@@ -18,7 +18,7 @@ from .._errors import ToolCallsError
 __all__ = ["add_command"]
 
 _EXTRA = ("starlette", "uvicorn", "aiohttp")
-_TOML_KEYS = ("upstream", "format", "model_formats (a table, MODEL = FORMAT)", "mode",
+_TOML_KEYS = ("upstream", "format", "template", "model_formats (a table, MODEL = FORMAT)", "mode",
               "budget", "stream_calls", "host", "port", "allowed_hosts", "forward_credentials",
               "timeout", "max_body_bytes", "workers", "log_bodies",
               "api_key (the upstream's key)")
@@ -37,6 +37,9 @@ def add_command(commands: Any) -> None:
                    "http://127.0.0.1:8080/v1")
     s.add_argument("--format", "-f", help="the format models write calls in: a name, or auto "
                    "(from the model id; else xml) (default: auto)")
+    s.add_argument("--template", metavar="FILE", help="the model's Jinja chat template: the "
+                   "format is derived from it and named template (needs jinja2: pip install "
+                   "'toolcalls[templates]')")
     s.add_argument("--model-format", action="append", metavar="MODEL=FORMAT",
                    help="the format of a model id or glob, e.g. 'qwen*=hermes' (repeatable; a "
                    "glob matches the id or its part after the last /, in any case)")
@@ -88,7 +91,8 @@ def _serve(args: argparse.Namespace) -> int:
 
     try:
         values = {
-            "upstream": args.upstream, "format": args.format, "mode": args.mode,
+            "upstream": args.upstream, "format": args.format, "template": args.template,
+            "mode": args.mode,
             "model_formats": parse_model_formats(args.model_format)
             if args.model_format else None,
             "budget": args.budget, "stream_calls": args.stream_calls,

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
-from .._errors import UnknownFormatError
+from .._errors import FormatSpecError, UnknownFormatError
+from ..parsing._declare import register_format
 from ..parsing._registry import get_format, list_formats
 
 __all__ = ["ConfigError", "Mode", "ServeConfig", "StreamCalls", "load_config",
@@ -44,6 +45,10 @@ class ServeConfig:
     (e.g. ``http://127.0.0.1:8080/v1``)."""
     format: str = "auto"
     """The format models write calls in: a name, or "auto" (from the model id; else ``xml``)."""
+    template: str | None = None
+    """A model's Jinja chat template file: its format is derived from it
+    (`toolcalls.parsing.format_from_template`, the templates extra) and registered as
+    ``template``, which `format` then names unless it names another."""
     model_formats: Mapping[str, str] = field(default_factory=dict)
     """Model id (exact, or a glob such as ``qwen*``) -> format name; checked first. A glob
     matches case-insensitively the whole id or its last ``/`` part (``qwen3*`` matches
@@ -113,11 +118,28 @@ class ServeConfig:
         object.__setattr__(self, "allowed_hosts", tuple(self.allowed_hosts))
         for name in self.allowed_hosts:
             _check_allowed_host(name)
+        if self.template is not None:
+            self._use_template(self.template)
         for setting, name in [("format", self.format), *(
                 (f"model_formats[{model!r}]", name) for model, name in self.model_formats.items())]:
             _check_format(setting, name)
         for pattern in self.model_formats:
             _check_glob(pattern)
+
+
+    def _use_template(self, path: str) -> None:
+        """Register the template's format; name it unless `format` names another. A derived
+        format writes calls but no tools section, so its models run in repair mode: the
+        upstream renders the tools with the very template."""
+        _register_template(path)
+        if self.format == "auto":
+            object.__setattr__(self, "format", TEMPLATE_FORMAT)
+        if self.mode == "prompt":
+            raise ConfigError("template: a format derived from a chat template writes no tools "
+                              "section for prompt mode; use mode repair (the upstream renders "
+                              "the tools with the template) or name a format")
+        if self.mode == "auto":
+            object.__setattr__(self, "mode", "repair")
 
 
 _STRINGS = ("upstream", "format", "mode", "stream_calls", "host")
@@ -137,6 +159,8 @@ def _check_types(config: ServeConfig) -> None:
         _expect("budget", config.budget, int, "an integer")
     if config.api_key is not None:
         _expect("api_key", config.api_key, str, "a string")
+    if config.template is not None:
+        _expect("template", config.template, str, "a file name")
     timeout = config.timeout
     if not isinstance(timeout, int | float) or isinstance(timeout, bool):
         raise ConfigError(f"timeout: expected a number of seconds, got {timeout!r}")
@@ -198,6 +222,27 @@ def _check_glob(pattern: str) -> None:
     if pattern.count("[") != pattern.count("]"):
         raise ConfigError(f"model_formats: {pattern!r} has an unclosed [ (a glob's [...] "
                           "matches one of the characters in it)")
+
+
+TEMPLATE_FORMAT = "template"
+"""The name a format derived from `ServeConfig.template` is registered under."""
+
+
+def _register_template(path: str) -> None:
+    """Derive the template's format and register it, in this process (each worker does)."""
+    try:
+        source = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"template: cannot read {path!r}: {exc}") from None
+    try:  # jinja2 is the templates extra: loaded only for a proxy given a template
+        from ..parsing._from_template import format_from_template
+    except ImportError as missing:
+        raise ConfigError(f"template: {missing}") from None
+    try:
+        register_format(format_from_template(source, name=TEMPLATE_FORMAT), replace=True)
+    except FormatSpecError as exc:
+        raise ConfigError(f"template: no format could be derived from {path!r}: {exc}"
+                          ) from None
 
 
 def _check_format(setting: str, name: str) -> None:
