@@ -30,7 +30,17 @@ def _rows(fmt: str) -> list[dict[str, Any]]:
     lines = (CORPUS / f"{fmt}.jsonl").read_text(encoding="utf-8").splitlines()
     rows = [row for row in map(json.loads, filter(str.strip, lines))
             if row.get("tools") or row["expected"]["calls"]]
-    return [{**row, "tools": row.get("tools") or _tools_called(row)} for row in rows]
+    return [{**row, "text": _whole_text(row, fmt), "tools": row.get("tools") or
+             _tools_called(row)} for row in rows]
+
+
+def _whole_text(row: dict[str, Any], fmt: str) -> str:
+    """The row's text as a response: a call block's inside (``"scope": "tool_call_body"``)
+    between the markers the format declares for it, as `tests/corpus.py` reads it."""
+    if row.get("scope") != "tool_call_body":
+        return str(row["text"])
+    before, after = toolcalls.get_format(fmt).body_wrapper or ("", "")
+    return before + row["text"] + after
 
 
 def _tools_called(row: dict[str, Any]) -> list[dict[str, Any]]:
@@ -47,7 +57,13 @@ def _cut(row: dict[str, Any], fmt: str, rng: random.Random) -> str:
     at = max(1, *(text.rfind(call["name"]) for call in row["expected"]["calls"]))
     read = toolcalls.parse(text, fmt, tools=row["tools"]).calls
     end = read[-1].span[1] - 1 if read else len(text)
-    return text[:rng.randint(at, max(at, end))]
+    # A cut just before a close token can leave the call whole (gemma's "}" then
+    # "<end_function_call>"): draw again, a bounded number of times, for one that fails it.
+    for _ in range(32):
+        cut = text[:rng.randint(at, max(at, end))]
+        if toolcalls.parse(cut, fmt, tools=row["tools"]).incomplete:
+            return cut
+    return text[:at + 1]
 
 
 def _cases(fmt: str) -> list[tuple[str, str, list[Any]]]:

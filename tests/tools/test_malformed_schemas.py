@@ -77,6 +77,19 @@ ODD_BUT_VALID = {
 CALL = "<tool_call>\n<function=f>\n<parameter=a>\n{}\n</parameter>\n</function>\n</tool_call>"
 
 
+def _renders_tools(name: str) -> bool:
+    """Whether the format writes a tools section at all (Jamba's template is not public:
+    its module raises NotImplementedError rather than guess one)."""
+    try:
+        toolcalls.get_format(name).render_tools(toolcalls.to_tools([{"name": "f"}]))
+    except NotImplementedError:
+        return False
+    return True
+
+
+RENDERING_FORMATS = [name for name in toolcalls.list_formats() if _renders_tools(name)]
+
+
 @pytest.mark.parametrize("schema", ODD_BUT_VALID.values(), ids=ODD_BUT_VALID.keys())
 def test_an_odd_valid_schema_parses_renders_and_counts(schema: dict[str, Any]) -> None:
     tools = toolcalls.to_tools([{"name": "f", "description": "d", "parameters": schema}])
@@ -91,7 +104,7 @@ def test_an_odd_valid_schema_parses_renders_and_counts(schema: dict[str, Any]) -
     typescript_namespace(tools)
     count_openai_tools(tools)
     # bool subschemas: TypeError in qwen3_coder's renderer on main
-    for target in [*toolcalls.list_formats(), "openai", "anthropic", "gemini", "ollama",
+    for target in [*RENDERING_FORMATS, "openai", "anthropic", "gemini", "ollama",
                    "openai_responses"]:
         toolcalls.render(tools, target)
         toolcalls.render(tools, target, budget=10)

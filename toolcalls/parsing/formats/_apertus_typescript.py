@@ -47,7 +47,13 @@ def _declaration(tool: Tool) -> str:
     return head + "(_: {\n" + ",\n".join(lines) + "\n}) => any;"
 
 
-def _parameter(name: str, spec: Mapping[str, Any], required: Sequence[str]) -> str:
+def _schema(value: Any) -> Mapping[str, Any]:
+    """A subschema as a mapping: a boolean one (``true``: anything) has no keys to write."""
+    return value if isinstance(value, Mapping) else {}
+
+
+def _parameter(name: str, spec: Any, required: Sequence[str]) -> str:
+    spec = _schema(spec)
     described = f"// {spec['description']}\n" if spec.get("description") else ""
     optional = "" if name in required else "?"
     return f"{described}{name}{optional}: {_type(spec, required)}{_default(spec)}"
@@ -64,13 +70,14 @@ def _default(spec: Mapping[str, Any]) -> str:
     return f", // default: {tojson(default)}"
 
 
-def _type(spec: Mapping[str, Any], required: Sequence[str]) -> str:
+def _type(spec: Any, required: Sequence[str]) -> str:
+    spec = _schema(spec)
     kind = spec.get("type")
     if kind == "array":
         return _array(spec, required)
     if isinstance(kind, list) and kind:
         return " | ".join(str(item) for item in kind)
-    if spec.get("oneOf"):
+    if spec.get("oneOf") and isinstance(spec["oneOf"], list):
         return _one_of(spec["oneOf"], required)
     if kind == "string":
         if spec.get("enum"):
@@ -95,11 +102,11 @@ def _array(spec: Mapping[str, Any], required: Sequence[str]) -> str:
     return written + _nullable(spec)
 
 
-def _one_of(variants: Sequence[Mapping[str, Any]], required: Sequence[str]) -> str:
+def _one_of(variants: Sequence[Any], required: Sequence[str]) -> str:
     # The template's test for object variants sets a variable inside its loop, which Jinja
     # scopes to the loop: it never holds, and every variant is written.
     written = []
-    for variant in variants:
+    for variant in map(_schema, variants):
         text = _type(variant, required)
         if variant.get("description"):
             text += "// " + str(variant["description"])

@@ -147,7 +147,8 @@ def _properties(properties: Mapping[str, Any], required: Any, depth: int) -> str
             body = _properties(param.get("properties", {}), param.get("required", []), depth + 1)
             out.append(f"{_notes(offset, comment, examples)}\n{offset}{declared}: {{{body}"
                        f"\n{offset}}},")
-        elif kind == "array" and "type" in param.get("items", {}):
+        elif kind == "array" and isinstance(param.get("items"), Mapping) and (
+                "type" in param["items"]):
             written = _array(declared, param, depth)
             out.append(_notes(offset, comment, examples)
                        + (written if written.endswith(",") else written + ","))

@@ -52,7 +52,8 @@ def _default_comment(schema: dict[str, Any]) -> str:
     return f' // default: "{default}"' if isinstance(default, str) else f" // default: {default}"
 
 
-def _property(key: str, schema: dict[str, Any], required: Sequence[str], indent: str) -> str:
+def _property(key: str, schema: Any, required: Sequence[str], indent: str) -> str:
+    schema = schema if isinstance(schema, dict) else {}  # a boolean subschema: anything
     head = _comments(schema["description"], indent) if "description" in schema else ""
     optional = "" if key in required else "?"
     written = typescript(schema, indent + STEP)
@@ -85,6 +86,8 @@ def _enum(values: list[Any], quoted: bool) -> str:
 
 def typescript(schema: dict[str, Any], indent: str = "") -> str:
     """A JSON schema as the template's ``json_schema_to_typescript`` writes it."""
+    if not isinstance(schema, dict):  # a boolean subschema, or draft-07's list of items
+        return "any"
     kind = schema.get("type")
     if kind == "object":
         return _object(schema, indent)
