@@ -6,6 +6,8 @@ shapes.
   (Hermes' ``<tool_call>``, Ollama's first prefix) or one section holding every call, one
   object per line (MiniMax M1's ``<tool_calls>``; parallel calls share the block);
 * `JsonListCalls`: Granite 3.x's ``<|tool_call|>`` then a JSON list of such objects, or one;
+* `KeyedJsonListCalls`: Cohere's ``<|START_ACTION|>`` then a JSON list of ``{"tool_call_id",
+  "tool_name", "parameters"}`` objects (or one), then ``<|END_ACTION|>``;
 * `TaggedJsonCalls`: ``<name>NAME</name><arguments>{...}</arguments>`` in ``<tool_call>``;
 * `BareJsonCalls`: bare ``{"name": ..., "parameters": {...}}``, each maybe after Llama's
   ``<|python_tag|>``, the template's key or the others its reader takes;
@@ -24,12 +26,13 @@ from ..parsing.formats._regions import (
     BareJsonCalls,
     JsonListCalls,
     JsonObjectCalls,
+    KeyedJsonListCalls,
     NameArgsCalls,
     TaggedJsonCalls,
 )
 from ..tools._tool import Tool
 from ._ir import Json, Lit, Node, Opt, Ws, seq
-from ._region import CallRegion, arguments_schema, named_object
+from ._region import CallRegion, arguments_schema, named_object, rebased
 
 __all__ = ["BUILDERS"]
 
@@ -93,11 +96,42 @@ def _json_array(tools: Sequence[Tool], parallel: bool) -> Node:
     return seq(Ws(), Json(array))
 
 
+def keyed_json_list_region(shape: KeyedJsonListCalls) -> CallRegion:
+    close = seq(Ws(), Lit(shape.close, special=True))
+
+    def call(tool: Tool) -> Node:
+        return seq(Ws(), Json(_keyed_object(shape, tool)), close)
+
+    def listed(tools: Sequence[Tool], parallel: bool) -> Node:
+        array = {
+            "type": "array",
+            "items": {"anyOf": [_keyed_object(shape, tool, f"/items/anyOf/{index}")
+                                for index, tool in enumerate(tools)]},
+            "minItems": 1,
+            **({} if parallel else {"maxItems": 1}),
+        }
+        return seq(Ws(), Json(array), close)
+
+    return CallRegion(Lit(shape.opener, special=True), call, Ws(), alternatives=listed)
+
+
+def _keyed_object(shape: KeyedJsonListCalls, tool: Tool, at: str = "") -> dict[str, Any]:
+    """One call object of `shape` (its id, if any, a string of digits) at JSON pointer `at`."""
+    key = shape.arguments_key
+    properties: dict[str, Any] = {shape.id_key: {"type": "string", "pattern": "^[0-9]+$"}
+                                  } if shape.id_key else {}
+    properties[shape.name_key] = {"const": tool.name}
+    properties[key] = rebased(arguments_schema(tool), f"{at}/properties/{key}")
+    return {"type": "object", "properties": properties, "required": list(properties),
+            "additionalProperties": False}
+
+
 BUILDERS: dict[type[Any], Callable[[Any], CallRegion]] = {
     JsonObjectCalls: json_object_region,
     JsonListCalls: json_list_region,
     TaggedJsonCalls: tagged_json_region,
     BareJsonCalls: bare_json_region,
     NameArgsCalls: name_args_region,
+    KeyedJsonListCalls: keyed_json_list_region,
 }
 """The region builder of each shape this module writes."""

@@ -25,6 +25,7 @@ __all__ = ["FORMATS", "detect", "detect_parsed", "get_format", "list_formats"]
 
 # name -> "module:Class", alphabetical. Module names match the fixture folders.
 FORMATS: dict[str, str] = {
+    "cohere": "toolcalls.parsing.formats.cohere:Cohere",
     "deepseek_v3": "toolcalls.parsing.formats.deepseek:DeepseekV3",
     "deepseek_v31": "toolcalls.parsing.formats.deepseek:DeepseekV31",
     "deepseek_v32_dsml": "toolcalls.parsing.formats.deepseek_dsml:DeepseekV32Dsml",

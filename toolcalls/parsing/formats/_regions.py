@@ -26,6 +26,7 @@ __all__ = [
     "HarmonyCalls",
     "JsonListCalls",
     "JsonObjectCalls",
+    "KeyedJsonListCalls",
     "KimiCalls",
     "NameArgsCalls",
     "PythonLineCalls",
@@ -58,6 +59,20 @@ class JsonListCalls:
     or one such object without the list (Granite 3.x's ``<|tool_call|>[...]``)."""
 
     opener: str
+
+
+@dataclass(frozen=True)
+class KeyedJsonListCalls:
+    """After ``opener``, one JSON list of call objects keyed as the format names them, then
+    ``close``, both special tokens (Cohere's ``<|START_ACTION|>[{"tool_call_id": "0",
+    "tool_name": NAME, "parameters": {...}}]<|END_ACTION|>``); the reader also takes one object
+    without the list. ``id_key``: a string id written first (``""``: none)."""
+
+    opener: str
+    close: str
+    name_key: str
+    arguments_key: str
+    id_key: str = ""
 
 
 @dataclass(frozen=True)
@@ -185,5 +200,6 @@ CallShape = (
     JsonObjectCalls | JsonListCalls | TaggedJsonCalls | BareJsonCalls | NameArgsCalls
     | XmlParameterCalls | DeepseekCalls | DsmlCalls | KimiCalls | PythonListCalls
     | PythonLineCalls | HarmonyCalls
+    | KeyedJsonListCalls
 )
 """Every way a format may write its calls (`Format.call_region`)."""
