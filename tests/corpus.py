@@ -77,10 +77,12 @@ class Case:
         if any(flag in note for flag in _THINKING_NOTES):
             return True
         expected = self.row["expected"]
-        if "<think>" in self.text or "</think>" not in self.text:
+        # The format's own tags (Cohere's <|START_THINKING|>), <think> for one that has none.
+        start, end = toolcalls.get_format(self.format).reasoning_tags or ("<think>", "</think>")
+        if start in self.text or end not in self.text:
             return False
         # A bare end tag that the source strips from the content: its prompt opened the block.
-        return bool(expected.get("reasoning")) or "</think>" not in (expected.get("content") or "")
+        return bool(expected.get("reasoning")) or end not in (expected.get("content") or "")
 
     @property
     def asserted(self) -> list[str]:

@@ -10,6 +10,8 @@ and `NameArgsCalls` shapes.
 * `JsonArrayCalls`: one JSON array of calls between two markers (Nemotron Nano v2's
   ``<TOOLCALL>``, Apriel's ``<tool_calls>``, Apertus' ``{NAME: {...}}`` objects), or a call
   per pair of markers, which the readers take too;
+* `KeyedJsonListCalls`: Cohere's ``<|START_ACTION|>`` then a JSON list of ``{"tool_call_id",
+  "tool_name", "parameters"}`` objects (or one), then ``<|END_ACTION|>``;
 * `TaggedJsonCalls`: ``<name>NAME</name><arguments>{...}</arguments>`` in ``<tool_call>``;
 * `BareJsonCalls`: bare ``{"name": ..., "parameters": {...}}``, each maybe after Llama's
   ``<|python_tag|>``, the template's key or the others its reader takes;
@@ -33,6 +35,7 @@ from ..parsing.formats._regions import (
     JsonArrayCalls,
     JsonListCalls,
     JsonObjectCalls,
+    KeyedJsonListCalls,
     NameArgsCalls,
     RecipientCalls,
     TaggedJsonCalls,
@@ -171,6 +174,36 @@ def _json_array(tools: Sequence[Tool], parallel: bool) -> Node:
     return seq(Ws(), Json(array))
 
 
+def keyed_json_list_region(shape: KeyedJsonListCalls) -> CallRegion:
+    close = seq(Ws(), Lit(shape.close, special=True))
+
+    def call(tool: Tool) -> Node:
+        return seq(Ws(), Json(_keyed_object(shape, tool)), close)
+
+    def listed(tools: Sequence[Tool], parallel: bool) -> Node:
+        array = {
+            "type": "array",
+            "items": {"anyOf": [_keyed_object(shape, tool, f"/items/anyOf/{index}")
+                                for index, tool in enumerate(tools)]},
+            "minItems": 1,
+            **({} if parallel else {"maxItems": 1}),
+        }
+        return seq(Ws(), Json(array), close)
+
+    return CallRegion(Lit(shape.opener, special=True), call, Ws(), alternatives=listed)
+
+
+def _keyed_object(shape: KeyedJsonListCalls, tool: Tool, at: str = "") -> dict[str, Any]:
+    """One call object of `shape` (its id, if any, a string of digits) at JSON pointer `at`."""
+    key = shape.arguments_key
+    properties: dict[str, Any] = {shape.id_key: {"type": "string", "pattern": "^[0-9]+$"}
+                                  } if shape.id_key else {}
+    properties[shape.name_key] = {"const": tool.name}
+    properties[key] = rebased(arguments_schema(tool), f"{at}/properties/{key}")
+    return {"type": "object", "properties": properties, "required": list(properties),
+            "additionalProperties": False}
+
+
 BUILDERS: dict[type[Any], Callable[[Any], CallRegion]] = {
     JsonObjectCalls: json_object_region,
     JsonListCalls: json_list_region,
@@ -180,5 +213,6 @@ BUILDERS: dict[type[Any], Callable[[Any], CallRegion]] = {
     NameArgsCalls: name_args_region,
     RecipientCalls: recipient_region,
     BareJsonListCalls: bare_json_list_region,
+    KeyedJsonListCalls: keyed_json_list_region,
 }
 """The region builder of each shape this module writes."""

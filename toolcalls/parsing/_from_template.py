@@ -86,6 +86,11 @@ def spec_from_template(template: str, *, name: str = "from_template",
     fields = _call_fields(call)
     reasoning = probe.reasoning_tags()
     fields["before"] = probe.text_before_calls(call)
+    emptied = _EMPTY_BLOCK.search(fields["start"])
+    fields["start"] = _without_empty_blocks(fields["start"])
+    if not reasoning and emptied is not None and emptied.group(1):
+        # The empty block the template writes before calls is its reasoning block.
+        reasoning = (f"<|START_{emptied.group(1)}|>", f"<|END_{emptied.group(1)}|>")
     if fields["body"] == "name_json":
         fields = _call_id(fields)
     if fields["body"] in ("json", "name_json") and probe.writes_several(call):
@@ -181,9 +186,12 @@ class _Probe:
             return ("<think>", "</think>") if "<think>" in self.template.source else False
         before = [m for m in _TOKEN.finditer(written[:at])]
         after = _TOKEN.match(written[at + len(REASONING):].lstrip())
-        if not before or after is None or after.group() != "</" + before[-1].group()[1:]:
+        opening = before[-1].group() if before else ""
+        closing = after.group() if after is not None else ""
+        if closing not in ("</" + opening[1:], opening.replace("START_", "END_", 1)) or (
+                opening == closing):
             return False  # a pair such as <think> ... </think>, or none we can tell
-        return before[-1].group(), after.group()
+        return opening, closing
 
     def results(self) -> dict[str, Any] | None:
         """The markers around a tool message's text, or None when they are no clear pair."""
@@ -317,6 +325,16 @@ def _name_parts(fields: dict[str, Any]) -> dict[str, Any]:
         fields = {**fields, "index_separator": indexed.group(1),
                   "name_end": name_end[indexed.end():]}
     return fields
+
+
+_EMPTY_BLOCK = re.compile(r"<\|START_(\w+)\|>\s*<\|END_\1\|>\s*|<(\w+)>\s*</\2>\s*")
+
+
+def _without_empty_blocks(start: str) -> str:
+    """The call's start without the empty blocks a template writes before every call (Command
+    R7B's ``<|START_THINKING|><|END_THINKING|>``): a model writes them full, or not at all."""
+    kept = _EMPTY_BLOCK.sub("", start)
+    return kept if kept.strip() else start
 
 
 def _call_id(fields: dict[str, Any]) -> dict[str, Any]:

@@ -30,6 +30,7 @@ __all__ = [
 FORMATS: dict[str, str] = {
     "apertus": "toolcalls.parsing.formats.apertus:Apertus",
     "apriel": "toolcalls.parsing.formats.apriel:Apriel",
+    "cohere": "toolcalls.parsing.formats.cohere:Cohere",
     "deepseek_v3": "toolcalls.parsing.formats.deepseek:DeepseekV3",
     "deepseek_v31": "toolcalls.parsing.formats.deepseek:DeepseekV31",
     "deepseek_v32_dsml": "toolcalls.parsing.formats.deepseek_dsml:DeepseekV32Dsml",

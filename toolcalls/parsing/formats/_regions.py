@@ -29,6 +29,7 @@ __all__ = [
     "JsonArrayCalls",
     "JsonListCalls",
     "JsonObjectCalls",
+    "KeyedJsonListCalls",
     "KimiCalls",
     "NameArgsCalls",
     "PythonLineCalls",
@@ -81,6 +82,20 @@ class JsonArrayCalls:
     name_as_key: bool = False
     special: bool = False
     call_id: bool = False
+
+
+@dataclass(frozen=True)
+class KeyedJsonListCalls:
+    """After ``opener``, one JSON list of call objects keyed as the format names them, then
+    ``close``, both special tokens (Cohere's ``<|START_ACTION|>[{"tool_call_id": "0",
+    "tool_name": NAME, "parameters": {...}}]<|END_ACTION|>``); the reader also takes one object
+    without the list. ``id_key``: a string id written first (``""``: none)."""
+
+    opener: str
+    close: str
+    name_key: str
+    arguments_key: str
+    id_key: str = ""
 
 
 @dataclass(frozen=True)
@@ -240,5 +255,6 @@ CallShape = (
     | BareJsonListCalls
     | XmlParameterCalls | DeepseekCalls | DsmlCalls | KimiCalls | PythonListCalls
     | PythonLineCalls | HarmonyCalls | RecipientCalls | GemmaCalls | JsonArrayCalls
+    | KeyedJsonListCalls
 )
 """Every way a format may write its calls (`Format.call_region`)."""
