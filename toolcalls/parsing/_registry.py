@@ -44,6 +44,7 @@ FORMATS: dict[str, str] = {
     "pythonic": "toolcalls.parsing.formats.pythonic:Pythonic",
     "qwen3_coder": "toolcalls.parsing.formats.qwen3_coder:Qwen3Coder",
     "seed_oss": "toolcalls.parsing.formats.seed_oss:SeedOss",
+    "step35": "toolcalls.parsing.formats.step35:Step35",
     "xml": "toolcalls.parsing.formats.xml:Xml",
 }
 
