@@ -73,7 +73,7 @@ AGREES_AT_LEAST = {
     "deepseek_v31": 57, "glm45": 56, "glm47": 32, "hermes": 28, "kimi_k2": 34, "lfm2": 8,
     "llama3_json": 20, "minimax_m2": 47, "gpt_oss": 3, "mistral": 48, "qwen3_coder": 58,
     "reka": 13, "seed_oss": 8, "functionary_v31": 3, "apriel": 2, "nemotron_v2": 1,
-    "minimax_m1": 8, "firefunction_v2": 3, "cohere": 9,
+    "minimax_m1": 8, "firefunction_v2": 3, "cohere": 9, "step35": 11,
 }
 
 

@@ -54,6 +54,7 @@ FORMATS: dict[str, str] = {
     "kimi_k2": "toolcalls.parsing.formats.kimi_k2:KimiK2",
     "lfm2": "toolcalls.parsing.formats.lfm2:Lfm2",
     "llama3_json": "toolcalls.parsing.formats.llama3_json:Llama3Json",
+    "longcat": "toolcalls.parsing.formats.longcat:Longcat",
     "minimax_m1": "toolcalls.parsing.formats.minimax_m1:MinimaxM1",
     "minimax_m2": "toolcalls.parsing.formats.minimax_m2:MinimaxM2",
     "mistral": "toolcalls.parsing.formats.mistral:Mistral",
@@ -65,6 +66,7 @@ FORMATS: dict[str, str] = {
     "qwen3_coder": "toolcalls.parsing.formats.qwen3_coder:Qwen3Coder",
     "reka": "toolcalls.parsing.formats.reka:Reka",
     "seed_oss": "toolcalls.parsing.formats.seed_oss:SeedOss",
+    "step35": "toolcalls.parsing.formats.step35:Step35",
     "xlam": "toolcalls.parsing.formats.xlam:Xlam",
     "xml": "toolcalls.parsing.formats.xml:Xml",
 }

@@ -61,7 +61,8 @@ WAIT: Final = "\0wait"
 END: Final = "\0end"
 OTHER: Final = "\0other"
 """`look_ahead` verdicts: more text needed; only blanks up to the end; something else."""
-_HEADER_END_LONGEST = 16  # a header end marker is shorter: searches resume this far back
+_HEADER_END_LONGEST = 32  # a header end marker is shorter (LongCat's </longcat_arg_key>: 18):
+# searches resume this far back
 
 
 @dataclass(frozen=True)
