@@ -181,3 +181,13 @@ def test_a_template_without_jinja2_names_the_extra() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert "pip install 'toolcalls[templates]'" in out.stdout
+
+
+def test_the_readme_states_how_many_templates_derive() -> None:
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    stated = re.search(r"derives (\d+) of the (\d+) real templates", readme)
+    assert stated is not None
+    made = sum(isinstance(derived(key), Format) for key in TEMPLATES)
+    assert (int(stated[1]), int(stated[2])) == (made, len(TEMPLATES))
