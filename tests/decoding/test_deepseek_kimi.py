@@ -42,7 +42,9 @@ def kimi(index: str, name: str = "search", arguments: str = '{"q": "x"}') -> str
 
 
 def test_every_format_of_the_family_has_a_region() -> None:
-    assert set(REGIONS) == {"deepseek_v3", "deepseek_v31", "deepseek_v32_dsml", "kimi_k2"}
+    # GigaChat 3.5's GCML invoke calls are DSML's layout with its own tag spelling.
+    assert set(REGIONS) == {"deepseek_v3", "deepseek_v31", "deepseek_v32_dsml", "gigachat35",
+                            "kimi_k2"}
 
 
 @pytest.mark.parametrize(("name", "markers"), [

@@ -84,7 +84,7 @@ def _enum(values: list[Any], quoted: bool) -> str:
     return " | ".join(f'"{value}"' if quoted else str(value) for value in values)
 
 
-def typescript(schema: dict[str, Any], indent: str = "") -> str:
+def typescript(schema: Any, indent: str = "") -> str:
     """A JSON schema as the template's ``json_schema_to_typescript`` writes it."""
     if not isinstance(schema, dict):  # a boolean subschema, or draft-07's list of items
         return "any"

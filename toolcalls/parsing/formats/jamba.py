@@ -17,11 +17,12 @@ reasoning. A tool result turn in history (``<|bom|><|tool|>`` ... ``<|eom|>``) i
 MiniMax-M1 spells its section ``<tool_calls>`` too, with one object per line and no list:
 `detect` tells the two apart by what parses (a list here, lines there).
 
-Rendering: Jamba's own chat template (``ai21labs/AI21-Jamba-*``, ``tokenizer_config.json``)
-has no public copy we could take, so the calls are written as the model writes them (the
-layout vLLM's tests pin), a result as a ``tool`` message in Jamba's role tokens (not checked
-against the template), and the tools block is not rendered (``NotImplementedError``) rather
-than guessed.
+Rendering: the tools block is what Jamba Mini 1.7's chat template writes (its
+``handle_tool_definitions`` macro: ``<tool_definitions>``, ``# Tools``, ``## Functions``, each
+function as JSON indented by 2; read from the copy in ``r-rojo/rampipe``'s
+``tests/fixtures/jamba_mini_1_7_chat_template.jinja``, not yet a render-fidelity fixture here).
+Calls are written as the model writes them (the layout vLLM's tests pin), a result as a
+``tool`` message in Jamba's role tokens.
 """
 
 from __future__ import annotations
@@ -29,15 +30,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from ...tools._tool import Tool
 from .._models import ToolCall
 from ..reader import ReaderContext, ReaderFactory
 from ._base import Format
 from ._jsonobjects import JsonCallsReader, JsonShape
 from ._regions import NAMED_OBJECT_HEAD, JsonListCalls
 from ._results import protect, region_openers
-from ._template_json import tojson
+from ._template_json import bare_tool, tojson
 
 __all__ = ["Jamba"]
+
+TOOL_DEFINITIONS_START: Final = "<tool_definitions>"
+TOOL_DEFINITIONS_END: Final = "</tool_definitions>"
 
 TOOL_CALLS_START: Final = "<tool_calls>"
 TOOL_CALLS_END: Final = "</tool_calls>"
@@ -84,6 +89,12 @@ class Jamba(Format):
     def call_openers(self) -> dict[str, ReaderFactory]:
         table: dict[str, ReaderFactory] = {TOOL_CALLS_START: _calls_reader}
         return table | region_openers({RESULT_TURN: END_OF_MESSAGE}, "tool_result_in_text")
+
+    def render_tools(self, tools: Sequence[Tool]) -> str:
+        if not tools:  # the template writes no tool definitions
+            return ""
+        listed = "".join("\n\n" + tojson(bare_tool(tool), indent=2) for tool in tools)
+        return f"{TOOL_DEFINITIONS_START}\n# Tools\n\n## Functions{listed}\n{TOOL_DEFINITIONS_END}"
 
     def render_calls(self, calls: Sequence[ToolCall], content: str = "") -> str:
         if not calls:
