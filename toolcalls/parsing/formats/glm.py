@@ -27,15 +27,15 @@ from lark import Token, Transformer
 
 from ...tools._tool import Tool
 from .._models import ToolCall
-from .._text import skip_blanks
 from ..issues import IssueKind
-from ..reader import Reader, ReaderContext, ReaderFactory, Status
+from ..reader import ReaderFactory
 from ._base import Format
-from ._jsoncall import JsonCall, JsonCallReader
+from ._json_or_xml import json_or_xml_calls
+from ._jsoncall import JsonCall
 from ._regions import XmlParameterCalls
 from ._results import result_block, wrap_result
 from ._template_json import openai_tool, tojson
-from ._xmlparams import Tag, XmlCallReader, XmlTags, grammar_tags
+from ._xmlparams import Tag, XmlTags, grammar_tags
 from ._xmlrender import XmlCallStyle, json_unless_string, render_xml_calls
 
 __all__ = ["Glm45", "Glm47", "TAGS"]
@@ -107,7 +107,7 @@ def _style(gap: str) -> XmlCallStyle:
     return XmlCallStyle(
         TAGS, call_header="{name}", param_header="{name}" + ARG_KEY_END,
         value=json_unless_string, gap=gap, content_separator=gap, strip_content=True,
-        slip_starts=("{",),  # `_Call` reads a body starting with it as a Hermes JSON call
+        slip_starts=("{",),  # `_CALL` reads a body starting with it as a Hermes JSON call
     )
 
 
@@ -138,7 +138,7 @@ class _Glm(Format):
     xgrammar_style = "glm_xml"
 
     def call_openers(self) -> dict[str, ReaderFactory]:
-        return {TOOL_CALL_START: _Call, RESULT_START: result_block(RESULT_END)}
+        return {TOOL_CALL_START: _CALL, RESULT_START: result_block(RESULT_END)}
 
     def render_tools(self, tools: Sequence[Tool]) -> str:
         if not tools:  # the template writes no tools section at all
@@ -192,24 +192,6 @@ class Glm47(_Glm):
 _JSON_CALL = JsonCall(
     close=(TOOL_CALL_END,), envelope=True, tentative=True, terminators=(TOOL_CALL_START,)
 )
-
-
-class _Call:
-    """``<tool_call>``: a GLM call, or (a slip mlx-lm reads) a Hermes JSON call."""
-
-    def __init__(self, ctx: ReaderContext, opener: str) -> None:
-        self.opener = opener
-        self.reader: Reader | None = None
-
-    def read(self, ctx: ReaderContext, eof: bool) -> Status:
-        if self.reader is None:
-            first = skip_blanks(ctx.buf, ctx.pos + len(self.opener))
-            if first == len(ctx.buf) and not eof:
-                return Status.MORE
-            if ctx.buf.startswith("{", first):
-                ctx.issue("json_call", "a Hermes-style JSON call inside GLM tags; read as JSON",
-                          (ctx.at(), ctx.at(first)))
-                self.reader = JsonCallReader(_JSON_CALL, self.opener)
-            else:
-                self.reader = XmlCallReader(TAGS, self.opener)
-        return self.reader.read(ctx, eof)
+# `<tool_call>` holds a GLM call or (a slip mlx-lm reads) a Hermes JSON call.
+_CALL = json_or_xml_calls(
+    TAGS, _JSON_CALL, "a Hermes-style JSON call inside GLM tags; read as JSON")

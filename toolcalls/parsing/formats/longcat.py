@@ -30,14 +30,14 @@ from lark import Token, Transformer
 
 from ...tools._tool import Tool
 from .._models import ToolCall
-from .._text import skip_blanks
-from ..reader import Reader, ReaderContext, ReaderFactory, Status
+from ..reader import ReaderFactory
 from ._base import Format
-from ._jsoncall import JsonCall, JsonCallReader
+from ._json_or_xml import json_or_xml_calls
+from ._jsoncall import JsonCall
 from ._regions import XmlParameterCalls
 from ._results import result_block, wrap_result
 from ._template_json import openai_tool, tojson
-from ._xmlparams import Tag, XmlCallReader, XmlTags, grammar_tags
+from ._xmlparams import Tag, XmlTags, grammar_tags
 from ._xmlrender import XmlCallStyle, json_unless_string, render_xml_calls
 
 __all__ = ["TAGS", "Longcat"]
@@ -83,25 +83,8 @@ STYLE = XmlCallStyle(
 _JSON_CALL = JsonCall(
     close=(TOOL_CALL_END,), envelope=True, tentative=True, terminators=(TOOL_CALL_START,)
 )
-
-
-class _Call:
-    """``<longcat_tool_call>``: key/value pairs, or (LongCat-Flash-Chat) a JSON call."""
-
-    def __init__(self, ctx: ReaderContext, opener: str) -> None:
-        self.opener = opener
-        self.reader: Reader | None = None
-
-    def read(self, ctx: ReaderContext, eof: bool) -> Status:
-        if self.reader is None:
-            first = skip_blanks(ctx.buf, ctx.pos + len(self.opener))
-            if first == len(ctx.buf) and not eof:
-                return Status.MORE
-            if ctx.buf.startswith("{", first):
-                self.reader = JsonCallReader(_JSON_CALL, self.opener)
-            else:
-                self.reader = XmlCallReader(TAGS, self.opener)
-        return self.reader.read(ctx, eof)
+# `<longcat_tool_call>`: key/value pairs, or (LongCat-Flash-Chat) a JSON call.
+_CALL = json_or_xml_calls(TAGS, _JSON_CALL)
 
 
 # -- prompt rendering (no public template: see the module's docstring) -----------------------
@@ -138,7 +121,7 @@ class Longcat(Format):
     call_region = XmlParameterCalls(STYLE)
 
     def call_openers(self) -> dict[str, ReaderFactory]:
-        return {TOOL_CALL_START: _Call, RESULT_START: result_block(RESULT_END)}
+        return {TOOL_CALL_START: _CALL, RESULT_START: result_block(RESULT_END)}
 
     def render_tools(self, tools: Sequence[Tool]) -> str:
         if not tools:
