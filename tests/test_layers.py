@@ -23,6 +23,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("toolcalls.tools",),
     ("toolcalls.parsing",),
     ("toolcalls.providers",),
+    ("toolcalls.arrow",),
     ("toolcalls.budget",),
     ("toolcalls.decoding", "toolcalls.grammars"),  # the grammar export, renamed to decoding
     ("toolcalls.runtime",),
@@ -33,7 +34,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 )
 """The subpackages (and top-level modules) from the bottom up: a module may import from its own
 layer or a lower one. Tools are definitions, read by the parse core; providers read and write
-parsed calls; budget renders and counts through providers; the grammar export builds on the
+parsed calls; arrow writes both as columns; budget renders and counts through providers; the grammar export builds on the
 formats (and its test samplers on budget's tokenizers); the runtime runs calls and renders its
 tools through all of those; the proxy uses them all; testing and the
 CLI drive everything; the top level re-exports."""
