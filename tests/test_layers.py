@@ -34,10 +34,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 )
 """The subpackages (and top-level modules) from the bottom up: a module may import from its own
 layer or a lower one. Tools are definitions, read by the parse core; providers read and write
-parsed calls; arrow writes both as columns; budget renders and counts through providers; the grammar export builds on the
-formats (and its test samplers on budget's tokenizers); the runtime runs calls and renders its
-tools through all of those; the proxy uses them all; testing and the
-CLI drive everything; the top level re-exports."""
+parsed calls; arrow writes both as columns; budget renders and counts through providers; the
+grammar export builds on the formats (and its test samplers on budget's tokenizers); the
+runtime runs calls and renders its tools through all of those; the proxy uses them all;
+testing and the CLI drive everything; the top level re-exports."""
 
 FLOORS: Mapping[str, tuple[tuple[str, ...], ...]] = {
     "toolcalls.budget": (
