@@ -18,6 +18,8 @@ and `NameArgsCalls` shapes.
 * `BareJsonListCalls`: xLAM-2's bare JSON list of such objects;
 * `NameArgsCalls`: Mistral v11+'s ``[TOOL_CALLS]NAME[ARGS]{...}``, or the JSON array of
   ``{"name", "arguments"}`` objects written before v11 (Mistral 7B v0.3, Nemo, Small 3.1);
+* `GenericJsonCalls`: llama.cpp's generic JSON, the whole response ``{"tool_calls": [...]}``
+  or ``{"response": "..."}``;
 * `RecipientCalls`: Functionary v3.2's parts, ``all\\n`` + text or ``NAME\\n{...}``, each
   after ``>>>`` but the first (the prompt wrote it).
 
@@ -26,12 +28,14 @@ Blanks go where the templates write a line break; the readers take any there.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..parsing.formats._regions import (
     BareJsonCalls,
     BareJsonListCalls,
+    GenericJsonCalls,
     JsonArrayCalls,
     JsonListCalls,
     JsonObjectCalls,
@@ -41,7 +45,7 @@ from ..parsing.formats._regions import (
     TaggedJsonCalls,
 )
 from ..tools._tool import Tool
-from ._ir import Free, Json, Lit, Node, Opt, Until, Ws, alt, seq
+from ._ir import Free, Json, Lit, Node, Opt, Ref, Rep, Until, Ws, alt, seq
 from ._region import CallRegion, arguments_schema, named_object, rebased
 
 __all__ = ["BUILDERS"]
@@ -129,6 +133,41 @@ def recipient_region(shape: RecipientCalls) -> CallRegion:
     return CallRegion(Lit(shape.part), call, Lit(""), response=response)
 
 
+def generic_json_region(shape: GenericJsonCalls) -> CallRegion:
+    """One object is the whole response, so the region is the response (`CallRegion.response`):
+    the calls under their key, one call under the single-call key, or the answer as a JSON
+    string, with JSON's blanks anywhere between (llama.cpp's grammar writes them indented).
+    Content goes on lines before the calls, as `render_calls` writes it."""
+    def after_brace(key: str) -> Node:
+        return seq(Ws(), Lit(f'"{key}"'), Ws(), Lit(":"), Ws())
+
+    def call(tool: Tool) -> Node:
+        # The keys in llama.cpp's order, spelled out: a schema with an optional key ("id")
+        # would be any object to the dialects that cannot follow one (plain Lark's).
+        call_id = seq(Ws(), Lit(","), after_brace("id"), Json({"type": "string"}))
+        name = Lit(json.dumps(tool.name, ensure_ascii=False))
+        return seq(Lit("{"), after_brace("name"), name, Ws(), Lit(","), after_brace("arguments"),
+                   Json(arguments_schema(tool)), Opt(call_id), Ws(), Lit("}"))
+
+    def response(calls: Node, tool_choice: str, reasoning: bool) -> Node:
+        begin, end = shape.reasoning
+        lead: list[Node] = [Lit(begin), Until(end), Ws()] if reasoning else []
+        listed = seq(after_brace(shape.calls_key), Lit("["), Ws(), calls)
+        one = seq(after_brace(shape.call_key), Ref("call"), Ws(), Lit("}"))
+        if tool_choice != "auto":
+            return seq(*lead, Lit("{"), alt(listed, one))
+        answer = seq(after_brace(shape.response_key), Json({"type": "string"}), Ws(), Lit("}"))
+        # Content as lines before the object, none opening with its brace (the reader would
+        # read an object there); each line one greedy piece that stops at its line break.
+        line = seq(Opt(Free(("\n",), first_not="{\n")), Lit("\n"))
+        return seq(*lead, alt(seq(Lit("{"), answer),
+                              seq(Rep(line), Lit("{"), alt(listed, one))))
+
+    return CallRegion(Lit("{"), call, seq(Ws(), Lit(","), Ws()),
+                      close=seq(Ws(), Lit("]"), Ws(), Lit("}")), reopen=False,
+                      response=response)
+
+
 def json_array_region(shape: JsonArrayCalls) -> CallRegion:
     """The array as the templates write it, or one call object per pair of markers."""
     close = Lit(shape.close, special=shape.special)
@@ -214,5 +253,6 @@ BUILDERS: dict[type[Any], Callable[[Any], CallRegion]] = {
     RecipientCalls: recipient_region,
     BareJsonListCalls: bare_json_list_region,
     KeyedJsonListCalls: keyed_json_list_region,
+    GenericJsonCalls: generic_json_region,
 }
 """The region builder of each shape this module writes."""

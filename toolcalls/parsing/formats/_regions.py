@@ -25,6 +25,7 @@ __all__ = [
     "DeepseekCalls",
     "DsmlCalls",
     "GemmaCalls",
+    "GenericJsonCalls",
     "HarmonyCalls",
     "JsonArrayCalls",
     "JsonListCalls",
@@ -250,11 +251,23 @@ class GemmaCalls:
     quote: str
 
 
+@dataclass(frozen=True)
+class GenericJsonCalls:
+    """The whole response one JSON object (llama.cpp's generic JSON): the calls as a list under
+    ``calls_key``, one call under ``call_key``, or an answer string under ``response_key``;
+    maybe ``reasoning`` before it."""
+
+    calls_key: str
+    call_key: str
+    response_key: str
+    reasoning: tuple[str, str]
+
+
 CallShape = (
     JsonObjectCalls | JsonListCalls | TaggedJsonCalls | BareJsonCalls | NameArgsCalls
     | BareJsonListCalls
     | XmlParameterCalls | DeepseekCalls | DsmlCalls | KimiCalls | PythonListCalls
     | PythonLineCalls | HarmonyCalls | RecipientCalls | GemmaCalls | JsonArrayCalls
-    | KeyedJsonListCalls
+    | KeyedJsonListCalls | GenericJsonCalls
 )
 """Every way a format may write its calls (`Format.call_region`)."""

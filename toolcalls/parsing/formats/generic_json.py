@@ -28,6 +28,10 @@ indents it by two; a line is what the grammar's model writes too), content, if a
 before it, where it reads back as written (the polyfill puts it in a ``"content"`` key, whose
 escapes would stay in the content), a result as ``{"tool_response": {"tool": ..., "content":
 ...}}`` indented by two, on lines of its own.
+
+The grammar (`GenericJsonCalls`) is the whole response as llama.cpp's schema makes it: the
+answer object, or the calls under either key with JSON's blanks anywhere, each call's keys in
+llama.cpp's order (name, arguments, an optional id); content only as lines before the calls.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ from ..reader import ReaderContext, ReaderFactory, Status
 from ._base import Format
 from ._jsonobjects import JsonCallsReader, JsonShape
 from ._phased import PhasedReader
+from ._regions import GenericJsonCalls
 from ._template_json import openai_tool
 
 __all__ = ["GenericJson"]
@@ -157,11 +162,7 @@ class GenericJson(Format):
 
     models = "any model, under llama.cpp's generic JSON grammar"
     wire = '`{"tool_calls": [{"name": …, "arguments": {…}}]}`'
-    no_call_region_reason = (
-        "the whole response is one JSON object under a key (tool_calls, tool_call or "
-        "response), a JSON schema llama.cpp builds from the tools: no call region of "
-        "formats/_regions.py writes calls inside a key"
-    )
+    call_region = GenericJsonCalls(CALLS_KEY, CALL_KEY, RESPONSE_KEY, ("<think>", "</think>"))
 
     def call_openers(self) -> dict[str, ReaderFactory]:
         return {OBJECT_OPEN: GenericObjectReader}
