@@ -82,3 +82,16 @@ def test_a_typed_user_program_passes_mypy_strict(tmp_path: Path) -> None:
         capture_output=True, text=True, cwd=tmp_path,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+LAZY_PACKAGES = ["toolcalls", "toolcalls.budget", "toolcalls.parsing", "toolcalls.providers",
+                 "toolcalls.runtime", "toolcalls.serve", "toolcalls.tools"]
+
+
+@pytest.mark.parametrize("name", LAZY_PACKAGES)
+def test_dir_of_a_lazy_package_shows_its_api_not_its_loading(name: str) -> None:
+    module = importlib.import_module(name)
+    shown = dir(module)
+    assert set(module.__all__) <= set(shown)
+    assert not {"_LAZY", "lazy_attributes", "lazy_dir", "TYPE_CHECKING", "annotations"} & set(shown)
+    assert all(hasattr(module, attribute) for attribute in shown)  # completion offers real names

@@ -28,7 +28,7 @@ from ._errors import (
     UnknownFormatError,
     UnknownToolError,
 )
-from ._lazy import lazy_attributes, show_as
+from ._lazy import lazy_attributes, lazy_dir, show_as
 from ._version import __version__ as __version__
 from .parsing import (
     ArgumentsDelta,
@@ -85,6 +85,7 @@ _LAZY = {
     "tools": ".tools",
 }
 __getattr__ = lazy_attributes(__name__, _LAZY)
+__dir__ = lazy_dir(__name__, _LAZY)
 
 
 __all__ = [

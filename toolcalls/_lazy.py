@@ -12,7 +12,7 @@ import importlib
 import sys
 from collections.abc import Callable, Mapping
 
-__all__ = ["lazy_attributes", "show_as"]
+__all__ = ["lazy_attributes", "lazy_dir", "show_as"]
 
 
 def lazy_attributes(package: str, table: Mapping[str, str]) -> Callable[[str], object]:
@@ -34,6 +34,20 @@ def lazy_attributes(package: str, table: Mapping[str, str]) -> Callable[[str], o
         return value
 
     return __getattr__
+
+
+def lazy_dir(package: str, table: Mapping[str, str]) -> Callable[[], list[str]]:
+    """A module ``__dir__`` for `package`: its public names (``__all__``) and the lazily loaded
+    ones (`table`), what tab completion should offer, not the loading machinery."""
+
+    def __dir__() -> list[str]:
+        module = sys.modules[package]
+        public = getattr(module, "__all__", ())
+        loaded = (name for name in vars(module) if not name.startswith("_")
+                  and isinstance(vars(module)[name], type(module)))  # subpackages imported
+        return sorted({*public, *table, *loaded})
+
+    return __dir__
 
 
 def show_as(public_module: str, obj: object) -> None:

@@ -425,3 +425,18 @@ def test_validate_arguments_takes_one_raw_definition() -> None:
         "argument 'city' must be a string, got 3 (an integer)"]
     with pytest.raises(ToolDefinitionError, match="one tool definition"):
         validate_arguments({"tools": [RAW_ANTHROPIC[0], {**RAW_ANTHROPIC[0], "name": "b"}]}, {})
+
+
+def test_an_unknown_keyword_field_is_refused_naming_the_known_ones() -> None:
+    with pytest.raises(ToolDefinitionError, match=r"no field 'capabilities', 'tool_type'.*"
+                                                  r"a Tool has name, description, parameters"):
+        Tool(name="f", capabilities=["read"], tool_type="x")
+
+
+def test_provider_shapes_still_read_by_keyword_and_their_own_keys_by_model_validate() -> None:
+    by_keyword = Tool(type="function", function={"name": "f", "parameters": {"type": "object"}})
+    anthropic = {"name": "f", "input_schema": {"type": "object"}, "cache_control": {"type": "x"}}
+    assert Tool.model_validate(anthropic) == by_keyword
+    assert toolcalls.to_tools([anthropic]) == [by_keyword]
+    with pytest.raises(ToolDefinitionError, match="cache_control"):
+        Tool(**anthropic)  # a program's keywords: the provider's key is not a Tool field

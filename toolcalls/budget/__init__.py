@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._lazy import lazy_attributes
+from .._lazy import lazy_attributes, lazy_dir
 
 if TYPE_CHECKING:
     from ._deferral import NativeDeferral as NativeDeferral
@@ -102,3 +102,4 @@ _RENDERING = {
 _LAZY = {**_COUNTING, **_SESSIONS, **_PLANNING, **_SIMULATION, **_RENDERING}
 __all__ = sorted(_LAZY)
 __getattr__ = lazy_attributes(__name__, _LAZY)
+__dir__ = lazy_dir(__name__, _LAZY)

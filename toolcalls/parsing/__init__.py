@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._errors import FormatSpecError
-from .._lazy import lazy_attributes
+from .._lazy import lazy_attributes, lazy_dir
 from ..tools._read import to_tools
 from ._api import Parser, parse, parser, stream
 from ._events import (
@@ -64,6 +64,7 @@ _LAZY = {
     "spec_from_template": "._from_template",
 }
 __getattr__ = lazy_attributes(__name__, _LAZY)
+__dir__ = lazy_dir(__name__, _LAZY)
 
 __all__ = [
     "ArgumentsDelta",

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._lazy import lazy_attributes
+from .._lazy import lazy_attributes, lazy_dir
 
 if TYPE_CHECKING:
     from ._base import Provider as Provider
@@ -54,3 +54,4 @@ _LAZY = {
 }
 __all__ = sorted(_LAZY)
 __getattr__ = lazy_attributes(__name__, _LAZY)
+__dir__ = lazy_dir(__name__, _LAZY)

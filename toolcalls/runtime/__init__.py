@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._lazy import lazy_attributes
+from .._lazy import lazy_attributes, lazy_dir
 
 if TYPE_CHECKING:
     from ._agent import Agent as Agent
@@ -145,3 +145,4 @@ _LAZY = {
 }
 __all__ = sorted(_LAZY)
 __getattr__ = lazy_attributes(__name__, _LAZY)
+__dir__ = lazy_dir(__name__, _LAZY)

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._lazy import lazy_attributes
+from .._lazy import lazy_attributes, lazy_dir
 
 if TYPE_CHECKING:
     from ._app import create_app as create_app
@@ -56,3 +56,4 @@ if TYPE_CHECKING:
 _LAZY = {"ServeConfig": "._config", "create_app": "._app", "serve": "._server"}
 __all__ = ["ServeConfig", "create_app", "serve"]
 __getattr__ = lazy_attributes(__name__, _LAZY)
+__dir__ = lazy_dir(__name__, _LAZY)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._lazy import lazy_attributes
+from .._lazy import lazy_attributes, lazy_dir
 
 if TYPE_CHECKING:
     from ._calls import CallProblem as CallProblem
@@ -57,3 +57,4 @@ _LAZY = {
 }
 __all__ = sorted(_LAZY)
 __getattr__ = lazy_attributes(__name__, _LAZY)
+__dir__ = lazy_dir(__name__, _LAZY)

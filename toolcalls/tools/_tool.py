@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -15,6 +16,8 @@ from ._schema import nesting_problem, python_type_names_fixed, schema_problem
 __all__ = ["OPTIONAL_FIELDS", "Tool", "check_unique_names"]
 
 _EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
+_READING_A_DEFINITION: ContextVar[bool] = ContextVar("_READING_A_DEFINITION", default=False)
+"""Set while `Tool.model_validate` reads a definition, whose extra keys are the provider's."""
 OPTIONAL_FIELDS = ("help", "category", "source", "aliases", "is_dangerous")
 """Fields a definition may carry beside its schema, in any shape the importers read."""
 
@@ -75,13 +78,21 @@ class Tool(BaseModel):
     """It changes or destroys something outside the conversation: hosts may confirm first."""
 
     def __init__(self, /, **data: Any) -> None:
+        unknown = sorted(set(data) - _KEYWORDS)
+        if unknown and not _READING_A_DEFINITION.get():  # a misspelt field would vanish
+            raise ToolDefinitionError(_unknown_fields(data.get("name"), unknown))
         with _definition_errors():
             super().__init__(**data)
 
     @classmethod
     def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> Self:
-        with _definition_errors():
-            return super().model_validate(obj, *args, **kwargs)
+        # pydantic runs __init__ with the definition's keys: a provider's own are not typos.
+        reading = _READING_A_DEFINITION.set(True)
+        try:
+            with _definition_errors():
+                return super().model_validate(obj, *args, **kwargs)
+        finally:
+            _READING_A_DEFINITION.reset(reading)
 
     @model_validator(mode="before")
     @classmethod
@@ -123,6 +134,19 @@ class Tool(BaseModel):
     def property_schema(self, argument: str) -> dict[str, Any] | None:
         """The JSON Schema of one argument, or None when the tool does not declare it."""
         return property_schema(self.parameters, argument)
+
+
+_PROVIDER_KEYWORDS = ("type", "function", "input_schema", "inputSchema", "outputSchema")
+"""Keys of the provider shapes `Tool` reads (see its docstring), accepted as keywords too."""
+_KEYWORDS = frozenset((*Tool.model_fields, *_PROVIDER_KEYWORDS))
+
+
+def _unknown_fields(name: object, unknown: list[str]) -> str:
+    known = ", ".join(Tool.model_fields)
+    return (f"Tool({name!r}): no field {', '.join(map(repr, unknown))}; a Tool has {known}. "
+            "A provider's tool definition with keys of its own (strict, cache_control, "
+            "annotations...) reads with Tool.model_validate(definition) or "
+            "toolcalls.to_tools([...]), which keep what a Tool holds")
 
 
 def check_unique_names(tools: Sequence[Tool]) -> None:
