@@ -125,3 +125,20 @@ def test_cl100k_counts_differ_from_o200k() -> None:
     tools = toolset("mcp-filesystem")
     assert budget_report(tools, "cl100k_base").full_tokens == count_openai_tools(
         tools, "cl100k_base") != budget_report(tools).full_tokens
+
+
+def test_the_table_says_why_a_mode_is_not_used_and_counts_in_words() -> None:
+    table = budget_report(toolset("mcp-fetch"), budget=30).table("t")
+    assert "(not used: no tool could be loaded before it costs more than full)" in table
+    assert table.splitlines()[-1] == (
+        "chosen: compact mode, 115 tokens (full: 183, saves 37%), the cheapest; no mode fits "
+        "the budget of 30 (this one is 85 over): raise the budget to 115, or send fewer tools")
+    one_loaded = budget_report(toolset("playwright-mcp"), budget=300).table("t")
+    assert "656 with 1 tool loaded" in one_loaded and "1 tools" not in one_loaded
+
+
+def test_a_fitting_verdict_says_how_much_is_left() -> None:
+    report = budget_report(toolset("mcp-filesystem"), budget=3000)
+    assert report.verdict() == ("chosen: full mode, 1,175 tokens; it fits the budget of 3,000 "
+                                "with 1,825 to spare")
+    assert report.why_not == {}

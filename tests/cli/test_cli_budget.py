@@ -65,7 +65,8 @@ def test_render_native_prints_the_payload(capsys: pytest.CaptureFixture[str]) ->
     code, out, err = run(capsys, "render", str(path), "--format", "anthropic")
     payload = json.loads(out)
     assert code == 0 and len(payload["tools"]) == 12 and "input_schema" in payload["tools"][0]
-    assert err == "toolcalls: chosen: full mode, 1,936 tokens; no budget\n"  # Claude's count
+    assert err == ("toolcalls: chosen: full mode, 1,936 tokens; no budget was set, so any size "
+                   "fits\n")  # Claude's count
 
 
 def test_render_prompt_format_within_a_budget(capsys: pytest.CaptureFixture[str]) -> None:
@@ -110,13 +111,14 @@ def test_render_and_budget_give_one_verdict(
     _, table, _ = run(capsys, "budget", *argv)
     verdict = table.splitlines()[-1]
     assert rendered == f"toolcalls: {verdict}\n"
-    assert verdict.startswith("chosen: ") and ("no budget" in verdict if budget is None else
+    assert verdict.startswith("chosen: ") and ("no budget was set" in verdict if budget is None else
                                                 f"budget of {int(budget):,}" in verdict)
 
 
 @pytest.mark.parametrize(("budget", "status", "says"), [
-    ("300", 1, "over the budget of 300 by 109: no mode fits, this is the cheapest"),
-    ("1200", 0, "fits the budget of 1,200"),
+    ("300", 1, "no mode fits the budget of 300 (this one is 109 over at session start alone): "
+               "raise the budget, or send fewer tools"),
+    ("1200", 0, "it fits the budget of 1,200 with 791 to spare"),
 ])
 @pytest.mark.parametrize("command", ["render", "budget"])
 def test_fail_over_exits_1_over_the_budget_after_printing(
@@ -132,5 +134,5 @@ def test_fail_over_exits_1_over_the_budget_after_printing(
 def test_lazy_over_the_budget_once_tools_load_says_so(capsys: pytest.CaptureFixture[str]) -> None:
     path = str(TOOLSETS / "github-mcp-server-all.json")
     _, _, err = run(capsys, "render", path, "-f", "openai", "--budget", "2000")
-    assert err.endswith("over the budget of 2,000: it fits at session start, but not with 3 "
-                        "tools loaded\n")
+    assert err.endswith("at session start; it does not fit the budget of 2,000 once 3 tools "
+                        "are loaded: raise the budget, or pin or send fewer tools\n")

@@ -71,6 +71,7 @@ __all__ = [
     "lazy_tools",
     "mode_costs",
     "openai_cost",
+    "plural",
 ]
 
 Mode = Literal["full", "compact", "lazy"]
@@ -194,6 +195,8 @@ class ModeCost:
     """Lazy mode: the activation ceiling that keeps the session within full and the budget."""
     ceiling_tokens: int | None = None
     """Lazy mode: tokens with `max_active` of the largest tools loaded."""
+    why_not: str = ""
+    """Why the policy may not choose it, in words ("" when it may)."""
 
 
 @dataclass(frozen=True)
@@ -259,7 +262,9 @@ def mode_costs(
                          fits=budget is None or full <= budget),
         "compact": ModeCost("compact", compact_tokens, tuple(compact),
                             eligible=compact_tokens < full,
-                            fits=budget is None or compact_tokens <= budget),
+                            fits=budget is None or compact_tokens <= budget,
+                            why_not="" if compact_tokens < full else
+                            "shortening the descriptions saves nothing: they are short already"),
         "lazy": _lazy_cost(tools, cost, full, budget, tuple(pinned), max_active),
     }
 
@@ -273,7 +278,8 @@ def _lazy_cost(
     max_active: int,
 ) -> ModeCost:
     if any(tool.name == TOOL_SEARCH for tool in tools):  # lazy would send two of that name
-        return ModeCost("lazy", full, tuple(tools), eligible=False, fits=False)
+        return ModeCost("lazy", full, tuple(tools), eligible=False, fits=False,
+                        why_not=f"a tool is already named {TOOL_SEARCH}")
     start = lazy_tools(tools, pinned)
     start_tokens = cost(start)
     deferred = [tool for tool in tools if tool.name not in set(pinned)]
@@ -288,7 +294,22 @@ def _lazy_cost(
     ceiling = within_budget if fits or budget is None else max(within_budget, 1)
     return ModeCost("lazy", start_tokens, tuple(start),
                     eligible=start_tokens < full and within_full >= needed, fits=fits,
-                    max_active=ceiling, ceiling_tokens=cost([*start, *largest[:ceiling]]))
+                    max_active=ceiling, ceiling_tokens=cost([*start, *largest[:ceiling]]),
+                    why_not=_lazy_why_not(start_tokens, full, within_full, needed))
+
+
+def _lazy_why_not(start_tokens: int, full: int, within_full: int, needed: int) -> str:
+    if start_tokens >= full:
+        return "its index and search tool cost as much as the tools themselves"
+    if within_full < needed:
+        some = "no tool" if needed == 1 else f"fewer than {needed} tools"
+        return f"{some} could be loaded before it costs more than full"
+    return ""
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 tool``, ``3 tools``: the count with its noun agreeing."""
+    return f"{count:,} {noun}" if count == 1 else f"{count:,} {noun}s"
 
 
 def _largest_ceiling(start: list[Tool], largest: list[Tool], cost: ToolsCost, limit: int) -> int:
@@ -331,7 +352,9 @@ def choose(
     count = cost or openai_cost()
     costs = mode_costs(tools, count, budget=budget, pinned=pins, max_active=max_active)
     if lazy_pays is not None and costs["lazy"].eligible and not lazy_pays(tools, count, pins):
-        costs["lazy"] = replace(costs["lazy"], eligible=False)
+        costs["lazy"] = replace(costs["lazy"], eligible=False, why_not=(
+            "over the session planned for it costs more than full (searches, loaded tools and "
+            "cache misses outweigh the smaller tools block)"))
     eligible = [costs[mode] for mode in MODES if costs[mode].eligible]
     fitting = [entry for entry in eligible if entry.fits]
     picked = fitting[0] if fitting else min(eligible, key=lambda entry: entry.tokens)

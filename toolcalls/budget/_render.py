@@ -14,7 +14,7 @@ tools block for prompt formats, each with the model's tokenizer where one is ins
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..parsing._registry import get_format
@@ -23,7 +23,7 @@ from ..tools._importers import import_tools
 from ..tools._tool import Tool
 from ._counts import count_target, counter_for, tools_cost
 from ._model_tokens import counter_name
-from ._plan import MIN_ACTIVE, MODES, Mode, Plan
+from ._plan import MIN_ACTIVE, MODES, Mode, Plan, plural
 from ._prices import Prices, resolve_prices
 from ._profiles import native_payload
 from ._session import DEFAULT_MAX_ACTIVE, load_mode_for
@@ -118,6 +118,8 @@ class BudgetReport:
     """The activation ceiling of a lazy session (lowered so it never costs more than full)."""
     lazy_ceiling_tokens: int | None
     """Tokens of a lazy session with its largest tools loaded up to the ceiling."""
+    why_not: dict[Mode, str] = field(default_factory=dict)
+    """Why each mode the policy may not choose is out, in words."""
 
     @property
     def full_tokens(self) -> int:
@@ -139,16 +141,18 @@ class BudgetReport:
                  f"{'mode':<9}{'tokens':>9}{'saving':>9}"]
         for mode in MODES:
             saving = "—" if mode == "full" else f"{self.saving(mode):.0%}"
-            note = "" if self.eligible[mode] else "   (not eligible)"
+            note = "" if self.eligible[mode] else f"   (not used: {self._why_not(mode)})"
             if mode == "lazy" and self.lazy_ceiling_tokens is not None:
-                note = (f"   at session start; {self.lazy_ceiling_tokens:,} with "
-                        f"{self.lazy_max_active} tools loaded")
+                loaded = plural(self.lazy_max_active or 0, "tool")
+                note = (f"   at session start; {self.lazy_ceiling_tokens:,} with {loaded} "
+                        "loaded")
             lines.append(f"{mode:<9}{self.tokens[mode]:>9,}{saving:>9}{note}")
         lines.append(self.verdict())
         return "\n".join(lines)
 
     def verdict(self) -> str:
-        """The mode chosen, its cost, and whether it fits the budget, in one line.
+        """One sentence: the mode chosen and its cost, whether it fits the budget and by how
+        much, and what to do when it does not.
 
         ``toolcalls budget`` ends its table with it and ``toolcalls render`` prints it on
         stderr: the same words and numbers for the same tools, format and budget.
@@ -157,14 +161,25 @@ class BudgetReport:
         if self.chosen != "full":
             line += f" (full: {self.full_tokens:,}, saves {self.saving(self.chosen):.0%})"
         if self.budget is None:
-            return line + "; no budget"
+            return line + "; no budget was set, so any size fits"
         if self.fits:
-            return line + f"; fits the budget of {self.budget:,}"
+            spare = self.budget - self.chosen_tokens
+            return line + f"; it fits the budget of {self.budget:,} with {spare:,} to spare"
         if self.chosen == "lazy" and self.chosen_tokens <= self.budget:
-            return line + (f"; over the budget of {self.budget:,}: it fits at session start, "
-                           f"but not with {MIN_ACTIVE} tools loaded")
-        return line + (f"; over the budget of {self.budget:,} by "
-                       f"{self.chosen_tokens - self.budget:,}: no mode fits, this is the cheapest")
+            return line + (f" at session start; it does not fit the budget of {self.budget:,} "
+                           f"once {plural(MIN_ACTIVE, 'tool')} are loaded: raise the budget, "
+                           "or pin or send fewer tools")
+        over = f"{self.chosen_tokens - self.budget:,} over"
+        if self.chosen == "lazy":  # what it needs grows as tools load: no one number fits
+            return line + (f", the cheapest; no mode fits the budget of {self.budget:,} (this "
+                           f"one is {over} at session start alone): raise the budget, or "
+                           "send fewer tools")
+        return line + (f", the cheapest; no mode fits the budget of {self.budget:,} (this one "
+                       f"is {over}): raise the budget to {self.chosen_tokens:,}, or send fewer "
+                       "tools")
+
+    def _why_not(self, mode: Mode) -> str:
+        return self.why_not.get(mode) or "it would cost more than full"
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON of ``toolcalls budget --json``."""
@@ -226,6 +241,7 @@ def plan_report(
         fits=plan.fits,
         lazy_max_active=lazy.max_active if lazy.eligible else None,
         lazy_ceiling_tokens=lazy.ceiling_tokens if lazy.eligible else None,
+        why_not={mode: plan.costs[mode].why_not for mode in MODES if plan.costs[mode].why_not},
     )
 
 
