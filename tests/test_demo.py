@@ -1,15 +1,19 @@
 """demo.py, the README's first command: real responses we read as their source does, shown
-readably, then the budget report."""
+readably, a malformed and a cut-off call, a recorded provider response, a fuzz run against a toy
+parser, then the budget report."""
 
 from __future__ import annotations
 
 import importlib.util
+import re
 import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
 
 from corpus import load_disagreements
+
+import toolcalls
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "demo.py"
@@ -30,6 +34,27 @@ def test_the_demo_runs_and_every_stream_gives_the_batch_result() -> None:
     assert "the same result: False" not in done.stdout
     assert "token budget" in done.stdout and "tool_search" in done.stdout
     assert '"      ' not in done.stdout  # no value shown with its blanks
+    out = done.stdout
+    assert re.search(r"over all \d+ rows it agrees on \d+ \(\d+%\)", out)  # says the whole
+    assert "issue invalid_arguments" in out and "issue truncated_call" in out
+    assert "read_response: provider anthropic, finish_reason tool_use" in out
+    assert re.search(r"hermes: \d+ responses in \d+ s, \d+ disagreements", out)
+    assert "<minimax:tool_call>⏎" in out  # the wire format shown with its line breaks
+
+
+def test_a_response_is_wrapped_never_cut() -> None:
+    demo = _demo()
+    text = "a" * 200 + "\nb"
+    shown = demo.wrapped(text, indent="")
+    assert shown.replace("⏎\n", "\n").replace("\n", "") == text.replace("\n", "")
+    assert max(len(line) for line in shown.splitlines()) <= demo.WRAP + 1
+
+
+def test_the_toy_parser_is_fooled_where_toolcalls_is_not() -> None:
+    text = '<tool_call>{"name": "f", "arguments": {"s": "</tool_call>"}}</tool_call>'
+    assert _demo().naive_hermes(text) == []
+    assert [call.arguments for call in toolcalls.parse(text, "hermes").calls] == [
+        {"s": "</tool_call>"}]
 
 
 def test_the_demo_shows_only_rows_we_agree_on_in_several_formats() -> None:
