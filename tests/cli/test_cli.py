@@ -66,6 +66,18 @@ def test_formats_lists_every_format(capsys: pytest.CaptureFixture[str]) -> None:
     assert all(name in printed for name in toolcalls.list_formats())
 
 
+def test_formats_lists_the_model_ids_that_select_each(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["formats"]) == 0
+    blocks = capsys.readouterr().out.strip().split("\n\n")
+    listed = {block.split()[0]: block for block in blocks}
+    assert "    models: Qwen/Qwen3-Coder, " in listed["qwen3_coder"]
+    for name, block in listed.items():
+        for line in block.splitlines():
+            if line.startswith("    models: "):  # each id listed selects the format it is under
+                ids = line.removeprefix("    models: ").split(", ")
+                assert {toolcalls.get_format(i + "X").name for i in ids} == {name}, name
+
+
 def test_read_prints_a_saved_response_as_the_result(capsys: pytest.CaptureFixture[str]) -> None:
     saved = FIXTURES / "providers" / "openai_chat" / "constructed_native_and_text_call.json"
     assert main(["read", str(saved)]) == 0

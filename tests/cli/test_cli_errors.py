@@ -130,7 +130,7 @@ def test_ctrl_c_during_stream_ends_the_open_call_and_exits_130(tmp_path: Path) -
     assert printed[-2]["incomplete"]["raw"].endswith('{"a": "x')
 
 
-def test_a_closed_pipe_exits_141_in_one_line(tmp_path: Path) -> None:
+def test_a_closed_pipe_exits_141_silently(tmp_path: Path) -> None:
     response = tmp_path / "many.txt"
     response.write_text('<tool_call>{"name": "f", "arguments": {}}</tool_call>\n' * 20000,
                         encoding="utf-8")
@@ -142,7 +142,7 @@ def test_a_closed_pipe_exits_141_in_one_line(tmp_path: Path) -> None:
     err = process.stderr.read().decode()
     process.stderr.close()
     assert process.wait(timeout=120) == 141 and json.loads(first)["kind"] == "tool_call_start"
-    assert "Traceback" not in err and "stdout was closed" in one_line(err)
+    assert err == ""  # as `yes | head -1`: the reader left, nothing to say
 
 
 # -- read: what the response is -----------------------------------------------------------------

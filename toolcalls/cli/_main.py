@@ -23,7 +23,7 @@ already holds, and an exit status (`EXIT_STATUSES`, also in ``toolcalls --help``
     70   a bug in toolcalls: the line says what to report (TOOLCALLS_TRACEBACK=1 shows it)
     130  interrupted (Ctrl-C); parse --stream first ends the calls left open with
          tool_call_failed events
-    141  stdout was closed before the end (a pipe into head, say)
+    141  stdout was closed before the end (a pipe into head, say): nothing more is printed
 """
 
 from __future__ import annotations
@@ -70,9 +70,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(str(error), 2)
     except KeyboardInterrupt:
         return _fail("interrupted", 130)
-    except BrokenPipeError:
+    except BrokenPipeError:  # `| head`: silent, as Unix tools are, with the status they give
         _discard_stdout()
-        return _fail("stdout was closed before the end of the output", 141)
+        return 141
     except Exception as error:  # a bug: say what to report, keep the traceback for who asks
         if os.environ.get("TOOLCALLS_TRACEBACK"):
             raise
@@ -250,6 +250,8 @@ def _formats(args: argparse.Namespace) -> int:
         fmt = get_format(name)
         aliases = f" (aliases: {', '.join(fmt.aliases)})" if fmt.aliases else ""
         print(f"{name}{aliases}")
+        if fmt.model_prefixes:  # what `--format MODEL_ID` and serve's model detection match
+            print(f"    models: {', '.join(fmt.model_prefixes)}")
         for line in fmt.example.splitlines() or ["(no example)"]:
             print(f"    {line}")
         print()
