@@ -258,7 +258,7 @@ def show_budget() -> None:
     report = toolcalls.budget.budget_report(tools, "o200k_base", BUDGET)
     for line in report.table(TOOLSET.name).splitlines()[1:]:
         print(f"   {line}")
-    session = toolcalls.render(tools, "openai", budget=BUDGET).plan.session(tools)
+    session = toolcalls.budget.render(tools, "openai", budget=BUDGET).plan.session(tools)
     query = "merge a pull request"
     found = [hit["name"] for hit in session.tool_search(query=query)["tools"]]
     print(f"   tool_search(query={query!r}) → {', '.join(found[:4])}, … ({len(found)} tools)")

@@ -1,5 +1,5 @@
-"""Grammar export on deep and wide schemas: time and size of `toolcalls.grammar` (every format
-and dialect) and `toolcalls.structural_tag`, as the schema grows.
+"""Grammar export on deep and wide schemas: time and size of `toolcalls.decoding.grammar`
+(every format and dialect) and `toolcalls.decoding.structural_tag`, as the schema grows.
 
 Issue 24: the pythonic grammar wrote a list's item twice, so nested arrays took x2.6 time a
 level (14 levels 5.4 s, 30 levels more than 300 s). Export must be linear in the schema: this

@@ -1,5 +1,5 @@
-"""`toolcalls.structural_tag` in xgrammar: each format's tag compiles in both shapes, and the
-corpus rows and fixtures toolcalls reads cleanly are accepted by xgrammar's matcher.
+"""`toolcalls.decoding.structural_tag` in xgrammar: each format's tag compiles in both shapes,
+and the corpus rows and fixtures toolcalls reads cleanly are accepted by xgrammar's matcher.
 
     PYTHONPATH=. python bench/xgrammar_check.py [format...]
     PYTHONPATH=. python bench/xgrammar_check.py --sample N [format...]
@@ -9,7 +9,7 @@ Needs xgrammar (and so torch; the CPU build: ``pip install torch==2.13.0`` from 
 never plain ``torch`` on Linux, the CUDA build). Prints, per format, the clean reads accepted
 and the first refused ones. A structural tag writes the call as the tag's fixed begin, so rows
 written otherwise (another header order, spacing or key) are refused by design: the count says
-how much of the real output one tag covers, the llguidance grammar (`toolcalls.grammar`)
+how much of the real output one tag covers, the llguidance grammar (`toolcalls.decoding.grammar`)
 covers the rest. The current shape's free text excludes the reader's markers (code fences
 included), as the grammar's content does: a row with another layout of call is refused, not
 taken as free text.
@@ -53,7 +53,8 @@ def sample_run(count: int, names: list[str]) -> int:
         for legacy in (False, True) if name in TAGGED else (False,):
             for choice in ("auto", "required", "search"):
                 rng = random.Random(f"bench-{name}-{legacy}-{choice}")
-                tag = toolcalls.structural_tag(name, TOOLS, tool_choice=choice, legacy=legacy)
+                tag = toolcalls.decoding.structural_tag(name, TOOLS, tool_choice=choice,
+                                                        legacy=legacy)
                 done = with_calls = failed = 0
                 disagreements: dict[str, int] = {}
                 started = time.perf_counter()
@@ -92,8 +93,8 @@ def main() -> int:
                 continue
             clean += 1
             tools = options.get("tools") or infer_tools(result.calls)
-            tag = toolcalls.structural_tag(name, tools)
-            legacy = toolcalls.structural_tag(name, tools, legacy=True)
+            tag = toolcalls.decoding.structural_tag(name, tools)
+            legacy = toolcalls.decoding.structural_tag(name, tools, legacy=True)
             current = xgr.Grammar.from_structural_tag(json.dumps(tag))
             xgr.Grammar.from_structural_tag(
                 [xgr.StructuralTagItem(begin=s["begin"], schema=json.dumps(s["schema"]),

@@ -18,7 +18,7 @@ TOOLSET = ROOT / "fixtures" / "toolsets" / "github-mcp-server-all.json"  # the G
 
 def main(budget: int) -> None:
     catalog = toolcalls.tools.import_tools(json.loads(TOOLSET.read_text(encoding="utf-8")))
-    rendering = toolcalls.render(catalog, "openai", budget=budget)
+    rendering = toolcalls.budget.render(catalog, "openai", budget=budget)
     plan = rendering.plan
     sent = len(rendering.content["tools"])
     print(f"{len(catalog)} tools: {plan.full_tokens:,} tokens in full; budget {budget:,}: "

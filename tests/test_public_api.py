@@ -22,10 +22,33 @@ PACKAGES = ["toolcalls", "toolcalls.parsing", "toolcalls.tools", "toolcalls.prov
 
 
 def test_the_top_level_is_small() -> None:
-    """About 30 names: what a program that parses, streams and renders touches (the rest is
-    in the subpackages); room is left for the provider responses of the next issues."""
-    assert len(toolcalls.__all__) <= 35
+    """About 30 names: what a program that parses, streams and reads provider responses
+    touches; the rest is in the subpackages."""
+    assert len(toolcalls.__all__) <= 31
     assert sorted(toolcalls.__all__) == toolcalls.__all__
+
+
+SUBPACKAGES = {"budget", "cli", "decoding", "parsing", "providers", "tools"}
+"""The subpackages reached as attributes of `toolcalls` (lazily, or once imported)."""
+
+
+def test_all_is_exactly_the_public_names_of_the_top_level() -> None:
+    """Nothing public that `__all__` leaves out (an import left behind, a helper without its
+    underscore), nothing in it that is not there: one list a reader can trust."""
+    namespace = vars(toolcalls)
+    public = {name for name in {*namespace, *toolcalls._LAZY} if not name.startswith("_")}
+    plumbing = {"annotations", "TYPE_CHECKING", "lazy_attributes", "lazy_dir", "show_as"}
+    assert public - plumbing - SUBPACKAGES == set(toolcalls.__all__)
+
+
+def test_each_top_level_name_has_one_spelling() -> None:
+    """No top-level name is also exported by a subpackage under the same name, except the
+    core's own (`toolcalls.parsing`, `toolcalls.tools` and `toolcalls.providers` hold what the
+    top level re-exports, for their own readers): a subsystem's names live in it alone."""
+    owners = {"toolcalls.parsing", "toolcalls.tools", "toolcalls.providers"}
+    for package in set(PACKAGES) - owners - {"toolcalls"}:
+        doubled = set(importlib.import_module(package).__all__) & set(toolcalls.__all__)
+        assert doubled == set(), package
 
 
 def test_version_is_the_installed_distribution_version() -> None:

@@ -6,11 +6,14 @@
 >>> result.calls[0].name, result.calls[0].arguments
 ('f', {'x': 1})
 
-The top level holds what a program that parses, streams, reads responses and renders touches.
-The rest lives in subpackages named for what they hold: `toolcalls.parsing` (the compiled core
-and its formats), `toolcalls.tools` (tool definitions and importers), `toolcalls.providers`
-(each provider API's JSON shapes and response readers), `toolcalls.budget` (token counts,
-budgets, sessions, tool search) and `toolcalls.cli`.
+The top level holds what a program that parses, streams and reads provider responses touches,
+each name once. The rest lives in subpackages named for what they hold, each reached as an
+attribute after ``import toolcalls``: `toolcalls.parsing` (the compiled core and its formats),
+`toolcalls.tools` (tool definitions and importers), `toolcalls.providers` (each provider API's
+JSON shapes and response readers), `toolcalls.budget` (rendering tools, token counts, budgets,
+sessions, tool search), `toolcalls.decoding` (grammars for constrained decoding) and
+`toolcalls.cli`; `toolcalls.runtime`, `toolcalls.serve`, `toolcalls.arrow` and
+`toolcalls.testing` are imported by name (extras).
 """
 
 from __future__ import annotations
@@ -18,7 +21,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._errors import (
-    EncodingError,
     IncompleteToolCallError,
     InvalidArgumentsError,
     ParseError,
@@ -51,11 +53,9 @@ from .parsing import (
 if TYPE_CHECKING:  # what type checkers see; at run time these load on first use (below)
     from . import budget as budget
     from . import cli as cli
+    from . import decoding as decoding
     from . import providers as providers
     from . import tools as tools
-    from .budget._render import render as render
-    from .decoding._api import grammar as grammar
-    from .decoding._api import structural_tag as structural_tag
     from .parsing._models import IncompleteCall as IncompleteCall
     from .parsing._models import ParseIssue as ParseIssue
     from .parsing._models import ParseResult as ParseResult
@@ -66,11 +66,9 @@ if TYPE_CHECKING:  # what type checkers see; at run time these load on first use
     from .tools._tool import Tool as Tool
 
 # pydantic alone costs ~150 ms to import (the whole budget of `import toolcalls`), tiktoken and
-# jsonschema more: the models, `render` and the subpackages load on first use.
+# jsonschema more: the models and the subpackages load on first use.
 _LAZY = {
     "IncompleteCall": ".parsing._models",
-    "grammar": ".decoding._api",
-    "structural_tag": ".decoding._api",
     "ParseIssue": ".parsing._models",
     "ParseResult": ".parsing._models",
     "StreamParser": ".parsing.stream",
@@ -78,9 +76,9 @@ _LAZY = {
     "ToolCall": ".parsing._models",
     "read_response": ".providers._response_reader",
     "read_stream": ".providers._stream_reader",
-    "render": ".budget._render",
     "budget": ".budget",
     "cli": ".cli",
+    "decoding": ".decoding",
     "providers": ".providers",
     "tools": ".tools",
 }
@@ -90,7 +88,6 @@ __dir__ = lazy_dir(__name__, _LAZY)
 
 __all__ = [
     "ArgumentsDelta",
-    "EncodingError",
     "Event",
     "IncompleteCall",
     "IncompleteToolCallError",
@@ -114,15 +111,12 @@ __all__ = [
     "UnknownToolError",
     "detect",
     "get_format",
-    "grammar",
     "list_formats",
     "parse",
     "parser",
     "read_response",
     "read_stream",
-    "render",
     "stream",
-    "structural_tag",
     "to_tools",
 ]
 

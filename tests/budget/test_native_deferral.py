@@ -340,7 +340,7 @@ def test_the_client_search_can_leave_the_names_out() -> None:
 
 
 def test_a_lazy_plan_defers_natively_with_its_pins() -> None:
-    plan = toolcalls.render(GITHUB, "anthropic", budget=3000, pinned=["get_me"]).plan
+    plan = toolcalls.budget.render(GITHUB, "anthropic", budget=3000, pinned=["get_me"]).plan
     assert plan.mode == "lazy"
     deferral = plan.native_deferral(GITHUB, "anthropic")
     assert deferral.pinned == ("get_me",) and deferral.tokens < plan.tokens

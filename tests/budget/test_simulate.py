@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from toolcalls import Tool, render, to_tools
-from toolcalls.budget import Prices, Trace, UsageProfile, choose, simulate
+from toolcalls import Tool, to_tools
+from toolcalls.budget import Prices, Trace, UsageProfile, choose, render, simulate
 from toolcalls.budget._counts import tools_cost
 from toolcalls.budget._prices import PRICES
 from toolcalls.budget._simulate import STRATEGIES

@@ -120,11 +120,11 @@ def test_dsml_writes_strings_raw_and_the_rest_as_json() -> None:
 
 def test_structural_tags_cover_the_json_formats_only() -> None:
     for name in ("deepseek_v3", "deepseek_v31", "kimi_k2"):
-        tag = toolcalls.structural_tag(name, TOOLS, tool_choice="search")
+        tag = toolcalls.decoding.structural_tag(name, TOOLS, tool_choice="search")
         assert [t["begin"] for t in tag["format"]["tags"]][0].endswith(
             ("search\n```json\n", f"search{deepseek.SEP}", f"search:0{kimi_k2.ARGUMENT_BEGIN}"))
-    with pytest.raises(ValueError, match="use toolcalls.grammar"):
-        toolcalls.structural_tag("deepseek_v32_dsml", TOOLS)
+    with pytest.raises(ValueError, match="use toolcalls.decoding.grammar"):
+        toolcalls.decoding.structural_tag("deepseek_v32_dsml", TOOLS)
 
 
 def test_dsml_writes_either_block_name() -> None:

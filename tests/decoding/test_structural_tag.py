@@ -1,4 +1,4 @@
-"""`toolcalls.structural_tag` compiles in xgrammar in both shapes (the current
+"""`toolcalls.decoding.structural_tag` compiles in xgrammar in both shapes (the current
 ``triggered_tags`` one and the legacy ``{structures, triggers}``), and the matcher accepts
 what the format's renderer writes, content before the calls included."""
 
@@ -38,7 +38,7 @@ def accepted(grammar: object, text: str) -> bool:
 
 @pytest.mark.parametrize("name", sorted(TAGGED))
 def test_current_shape_compiles_and_accepts(name: str) -> None:
-    tag = toolcalls.structural_tag(name, TOOLS)
+    tag = toolcalls.decoding.structural_tag(name, TOOLS)
     assert tag["format"]["type"] == "triggered_tags"
     grammar = xgr.Grammar.from_structural_tag(json.dumps(tag))
     assert accepted(grammar, written(name, "Let me look. "))
@@ -47,7 +47,7 @@ def test_current_shape_compiles_and_accepts(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(TAGGED))
 def test_legacy_shape_compiles_and_accepts(name: str) -> None:
-    tag = toolcalls.structural_tag(name, TOOLS, legacy=True)
+    tag = toolcalls.decoding.structural_tag(name, TOOLS, legacy=True)
     items = [
         xgr.StructuralTagItem(begin=s["begin"], schema=json.dumps(s["schema"]), end=s["end"])
         for s in tag["structures"]
@@ -57,7 +57,8 @@ def test_legacy_shape_compiles_and_accepts(name: str) -> None:
 
 
 def test_formats_without_fixed_json_arguments_are_refused() -> None:
-    with pytest.raises(ValueError, match="use toolcalls.grammar"):
-        toolcalls.structural_tag("pythonic", TOOLS)
-    with pytest.raises(ValueError, match="use toolcalls.grammar"):
-        toolcalls.structural_tag("qwen3_coder", TOOLS, legacy=True)  # XML content: current only
+    with pytest.raises(ValueError, match="use toolcalls.decoding.grammar"):
+        toolcalls.decoding.structural_tag("pythonic", TOOLS)
+    with pytest.raises(ValueError, match="use toolcalls.decoding.grammar"):
+        # XML content: the current shape only
+        toolcalls.decoding.structural_tag("qwen3_coder", TOOLS, legacy=True)

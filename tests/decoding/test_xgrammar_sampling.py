@@ -40,7 +40,8 @@ SHAPES = [(name, False) for name in sorted(set(TAGGED) | set(XGRAMMAR_STYLES))] 
 @pytest.mark.parametrize("tool_choice", ["auto", "required", "search"])
 def test_samples_parse_as_valid_calls(format_name: str, legacy: bool, tool_choice: str) -> None:
     rng = random.Random(f"{format_name}-{legacy}-{tool_choice}")
-    tag = toolcalls.structural_tag(format_name, TOOLS, tool_choice=tool_choice, legacy=legacy)
+    tag = toolcalls.decoding.structural_tag(format_name, TOOLS, tool_choice=tool_choice,
+                                            legacy=legacy)
     # The legacy shape has no "at least one" nor "stop after first": any calls of its tools.
     expected = "auto" if legacy else tool_choice
     finished = 0
@@ -55,12 +56,12 @@ def test_samples_parse_as_valid_calls(format_name: str, legacy: bool, tool_choic
 
 
 def test_special_tokens_are_single_tokens() -> None:
-    tag = toolcalls.structural_tag("deepseek_v3", TOOLS)
+    tag = toolcalls.decoding.structural_tag("deepseek_v3", TOOLS)
     specials = tag_specials(tag)
     assert "<｜tool▁calls▁begin｜>" in specials and "<｜tool▁sep｜>" in specials
     vocab = byte_vocabulary(specials)
     assert len(vocab.pieces) == 256 + len(specials) + 1
-    assert tag_specials(toolcalls.structural_tag("hermes", TOOLS)) == ()
+    assert tag_specials(toolcalls.decoding.structural_tag("hermes", TOOLS)) == ()
 
 
 def accepted(tag: dict[str, object], text: str) -> bool:
@@ -78,9 +79,9 @@ def test_free_text_excludes_the_readers_markers() -> None:
     free text cannot hold one (as the llguidance grammar's content), the legacy one can."""
     stray = "Done.\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
     assert toolcalls.parse(stray, "deepseek_v3").issues
-    assert not accepted(toolcalls.structural_tag("deepseek_v3", TOOLS), stray)
-    assert accepted(toolcalls.structural_tag("deepseek_v3", TOOLS, legacy=True), stray)
-    assert accepted(toolcalls.structural_tag("deepseek_v3", TOOLS), "Done, no call.")
+    assert not accepted(toolcalls.decoding.structural_tag("deepseek_v3", TOOLS), stray)
+    assert accepted(toolcalls.decoding.structural_tag("deepseek_v3", TOOLS, legacy=True), stray)
+    assert accepted(toolcalls.decoding.structural_tag("deepseek_v3", TOOLS), "Done, no call.")
 
 
 def test_xml_styles_let_blanks_pad_an_enum_value() -> None:
@@ -91,7 +92,7 @@ def test_xml_styles_let_blanks_pad_an_enum_value() -> None:
         "<arg_value>[]</arg_value><arg_key>mode</arg_key><arg_value>\n\ndeep</arg_value>"
         "</tool_call>"
     )
-    assert accepted(toolcalls.structural_tag("glm45", TOOLS), text)
+    assert accepted(toolcalls.decoding.structural_tag("glm45", TOOLS), text)
     found = problems("glm45", text, TOOLS, "required")
     assert found and all(padded_enum(problem) for problem in found)
     assert not problems("glm45", text.replace("\n\ndeep", "\ndeep"), TOOLS, "required")
@@ -104,7 +105,7 @@ def test_unpaired_surrogate_escapes_pass_xgrammar_json() -> None:
         '<tool_call>\n{"name": "search", "arguments": {"q": "a\\udd97b", "tags": []}}\n'
         "</tool_call>"
     )
-    assert accepted(toolcalls.structural_tag("hermes", TOOLS), text)
+    assert accepted(toolcalls.decoding.structural_tag("hermes", TOOLS), text)
     found = problems("hermes", text, TOOLS, "required")
     assert known_disagreement(found) == "lone surrogate"
     assert not problems("hermes", text.replace("\\udd97", "\\ud83d\\ude00"), TOOLS, "required")

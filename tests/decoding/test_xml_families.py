@@ -113,7 +113,7 @@ def test_structural_tag_in_xgrammar_accepts_the_template_layout(name: str) -> No
         return bool(xgr.testing._is_grammar_accept_string(compiled, text))
 
     fmt = toolcalls.get_format(name)
-    tag = toolcalls.structural_tag(name, TWO)
+    tag = toolcalls.decoding.structural_tag(name, TWO)
     assert accepted(tag, fmt.render_calls(CALLS, "Let me look."))
     assert not accepted(tag, fmt.render_calls(CALLS).replace("search", "serch"))
     wrong = toolcalls.ToolCall(id="c", name="note", arguments={"title": "x", "level": "many"},
@@ -123,15 +123,15 @@ def test_structural_tag_in_xgrammar_accepts_the_template_layout(name: str) -> No
     holding = toolcalls.ToolCall(id="d", name="note", arguments={"title": f"a {opener} b"},
                                  source="native")
     assert not accepted(tag, fmt.render_calls([holding]))  # the reader would end the value
-    forced = toolcalls.structural_tag(name, TWO, tool_choice="search")
+    forced = toolcalls.decoding.structural_tag(name, TWO, tool_choice="search")
     assert accepted(forced, fmt.render_calls(CALLS[1:]))
     assert not accepted(forced, fmt.render_calls(CALLS[:1]))
-    assert not accepted(toolcalls.structural_tag(name, TWO, tool_choice="required"), "Hi.")
+    assert not accepted(toolcalls.decoding.structural_tag(name, TWO, tool_choice="required"), "Hi.")
 
 
 def test_structural_tag_legacy_shape_holds_json_only() -> None:
-    with pytest.raises(ValueError, match="use toolcalls.grammar"):
-        toolcalls.structural_tag("glm45", TWO, legacy=True)
+    with pytest.raises(ValueError, match="use toolcalls.decoding.grammar"):
+        toolcalls.decoding.structural_tag("glm45", TWO, legacy=True)
 
 
 FLAGS = {

@@ -128,7 +128,7 @@ def test_a_described_format_streams_as_it_parses(registered: Format) -> None:
 
 @pytest.mark.parametrize("registered", list(BODIES), indirect=True)
 def test_a_described_format_has_a_grammar_that_its_reader_reads(registered: Format) -> None:
-    grammar = toolcalls.grammar(registered.name, TOOLS, dialect="lark")
+    grammar = toolcalls.decoding.grammar(registered.name, TOOLS, dialect="lark")
     assert registered.spec.calls.start.strip() in grammar  # type: ignore[attr-defined]
     prompt = registered.render_tools(toolcalls.to_tools(TOOLS))
     assert prompt.startswith("<tools>\n") and '"get_weather"' in prompt
@@ -142,7 +142,7 @@ def test_a_name_under_another_key_is_read_and_has_no_grammar() -> None:
                            '{"city": "Paris"}}]<|END_ACTION|>')
     assert [c.name for c in toolcalls.parse(fmt.example, fmt).calls] == ["get_weather"]
     with pytest.raises(ValueError, match="the tool's name is under 'tool_name'"):
-        toolcalls.grammar(fmt, TOOLS)
+        toolcalls.decoding.grammar(fmt, TOOLS)
 
 
 @pytest.mark.parametrize("chunk", [1, 3, 1000])

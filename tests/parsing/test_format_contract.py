@@ -175,17 +175,17 @@ def test_calls_in_reasoning_are_read_as_it_declares(name: str) -> None:
 @pytest.mark.parametrize("name", FORMATS)
 def test_has_a_whole_response_grammar_or_says_why_not(name: str) -> None:
     """A format declares how it writes its calls (`call_region`, a shape `toolcalls.decoding`
-    has a builder for), and so has `toolcalls.grammar`, or says why not."""
+    has a builder for), and so has `toolcalls.decoding.grammar`, or says why not."""
     fmt = toolcalls.get_format(name)
     if fmt.call_region is None:
         assert fmt.no_call_region_reason, f"{name}: set call_region or no_call_region_reason"
         with pytest.raises(ValueError, match="no whole-response grammar"):
-            toolcalls.grammar(name, [TOOL])
+            toolcalls.decoding.grammar(name, [TOOL])
         return
     assert not fmt.no_call_region_reason, f"{name}: a call_region and a reason for none"
     assert type(fmt.call_region) in BUILDERS, f"{name}: no region builder for its shape"
     for dialect in ("llguidance", "lark", "gbnf"):
-        assert toolcalls.grammar(name, [TOOL], dialect=dialect, tool_choice="required")
+        assert toolcalls.decoding.grammar(name, [TOOL], dialect=dialect, tool_choice="required")
 
 
 @pytest.mark.parametrize("name", FORMATS)
@@ -195,9 +195,9 @@ def test_structural_tag_declarations_fit_its_call_region(name: str) -> None:
     fmt = toolcalls.get_format(name)
     if fmt.xgrammar_style is not None:
         assert isinstance(fmt.call_region, XmlParameterCalls), f"{name}: xgrammar_style"
-        assert toolcalls.structural_tag(name, [TOOL])["format"]["tags"]
+        assert toolcalls.decoding.structural_tag(name, [TOOL])["format"]["tags"]
     if fmt.structural_tag_markers is not None:
         assert fmt.call_region is not None, f"{name}: structural_tag_markers, no call_region"
         trigger, begin, _ = fmt.structural_tag_markers
         assert begin.format(name="f", name_json='"f"').startswith(trigger)
-        assert toolcalls.structural_tag(name, [TOOL], legacy=True)["triggers"] == [trigger]
+        assert toolcalls.decoding.structural_tag(name, [TOOL], legacy=True)["triggers"] == [trigger]

@@ -250,13 +250,13 @@ def test_definitions_follow_additions() -> None:
 def test_registry_renders_into_every_path() -> None:
     registry = ToolRegistry([search])
     registry.add_all(server_tools("mcp-git.json"), server="git")
-    rendered = toolcalls.render(registry, "hermes")
+    rendered = toolcalls.budget.render(registry, "hermes")
     assert isinstance(rendered.content, str) and "git__git_status" in rendered.content
     native = render_native(registry, "anthropic")
     assert [item["name"] for item in native["tools"]] == registry.names()
     session = Session(registry, pinned=["search"])
     assert set(session.catalog) == set(registry.names())
-    grammar = toolcalls.grammar("hermes", registry, tool_choice="required")
+    grammar = toolcalls.decoding.grammar("hermes", registry, tool_choice="required")
     assert "git__git_status" in grammar
     parsed = toolcalls.parse(
         '<tool_call>{"name": "git__git_status", "arguments": {"repo_path": "."}}</tool_call>',

@@ -106,8 +106,8 @@ def test_an_odd_valid_schema_parses_renders_and_counts(schema: dict[str, Any]) -
     # bool subschemas: TypeError in qwen3_coder's renderer on main
     for target in [*RENDERING_FORMATS, "openai", "anthropic", "gemini", "ollama",
                    "openai_responses"]:
-        toolcalls.render(tools, target)
-        toolcalls.render(tools, target, budget=10)
+        toolcalls.budget.render(tools, target)
+        toolcalls.budget.render(tools, target, budget=10)
 
 
 def test_a_gemini_declaration_nested_thousands_deep_is_a_tool_definition_error() -> None:

@@ -58,12 +58,12 @@ def test_parsing_against_tools_of_one_name_raises() -> None:
 @pytest.mark.parametrize("provider", sorted(PROVIDERS))
 def test_no_provider_request_declares_two_functions_of_one_name(provider: str) -> None:
     raises_naming_both(lambda: render_native(BOTH, provider))
-    raises_naming_both(lambda: toolcalls.render(BOTH, provider))
+    raises_naming_both(lambda: toolcalls.budget.render(BOTH, provider))
 
 
 @pytest.mark.parametrize("fmt", toolcalls.list_formats())
 def test_no_prompt_declares_two_tools_of_one_name(fmt: str) -> None:
-    raises_naming_both(lambda: toolcalls.render(BOTH, fmt))
+    raises_naming_both(lambda: toolcalls.budget.render(BOTH, fmt))
 
 
 def test_budget_sessions_plans_and_deferral_keep_both_or_raise() -> None:

@@ -70,13 +70,14 @@ def reading_a_stream() -> None:
 
 def rendering() -> None:
     tools = import_tools([TOOL_DICT])
-    rendered = toolcalls.render(tools, "hermes", budget=4_000)
+    rendered = toolcalls.budget.render(tools, "hermes", budget=4_000)
     print(rendered.content, rendered.tokens, count_tokens("hello"), Session(tools))
 
 
 def grammars() -> None:
-    rules: str = toolcalls.grammar("hermes", [TOOL_DICT], dialect="gbnf", tool_choice="required")
-    tag: dict[str, Any] = toolcalls.structural_tag("hermes", [TOOL_DICT], legacy=True)
+    rules: str = toolcalls.decoding.grammar("hermes", [TOOL_DICT], dialect="gbnf",
+                                            tool_choice="required")
+    tag: dict[str, Any] = toolcalls.decoding.structural_tag("hermes", [TOOL_DICT], legacy=True)
     print(rules, tag)
 
 
@@ -89,7 +90,7 @@ def errors() -> None:
         toolcalls.UnknownFormatError,
         toolcalls.ToolDefinitionError,
         toolcalls.ToolNotFoundError,
-        toolcalls.EncodingError,
+        toolcalls.budget.EncodingError,
     )
     try:
         toolcalls.parse(TEXT, "hermes", strict=True)

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_attributes, lazy_dir
 
 if TYPE_CHECKING:
+    from .._errors import EncodingError as EncodingError
     from ._deferral import NativeDeferral as NativeDeferral
     from ._deferral import native_deferral as native_deferral
     from ._deferral import search_calls as search_calls
@@ -69,6 +70,7 @@ _COUNTING = {
     **dict.fromkeys(["TiktokenCounter", "TokenCounter", "count_anthropic_tools",
                      "count_openai_tools", "count_tokens", "get_encoding", "openai_tools_text"],
                     "._tokens"),
+    "EncodingError": ".._errors",  # an encoding or tokenizer it cannot load
     "Profile": "._profiles",
     "select_mode": "._profiles",
     "truncate_result": "._truncate",

@@ -1,7 +1,7 @@
 """What a tool list costs at each provider, counted as that provider's model reads it.
 
 One entry point, `provider_cost(target, model=, encoding=)`, gives the `ToolsCost` that budgets
-(`toolcalls.render`, `budget_report`, the ``toolcalls budget`` verdict) use:
+(`toolcalls.budget.render`, `budget_report`, the ``toolcalls budget`` verdict) use:
 
 - **OpenAI** (Chat Completions, Responses, Azure, the DeepSeek API): the ``namespace functions``
   text of openai-harmony's renderer plus the per-request wrapping, with o200k_base. Within 0.6%

@@ -68,7 +68,7 @@ class Profile:
 
     @property
     def target(self) -> str:
-        """What `toolcalls.render` takes as its format: a payload or a format name."""
+        """What `toolcalls.budget.render` takes as its format: a payload or a format name."""
         return (self.provider if self.mode == "native" else self.format) or DEFAULT_PROMPT_FORMAT
 
 

@@ -52,7 +52,7 @@ def grammar(
 
     >>> import toolcalls
     >>> tools = [{"name": "f", "parameters": {"type": "object", "properties": {}}}]
-    >>> print(toolcalls.grammar("hermes", tools, tool_choice="required").splitlines()[2])
+    >>> print(toolcalls.decoding.grammar("hermes", tools, tool_choice="required").splitlines()[2])
     start: "<tool_call>" (call ("\\n" "<tool_call>" call)*)
     """
     return build(
@@ -100,7 +100,7 @@ def structural_tag(
     if markers is None:
         raise ValueError(
             f"format {fmt.name!r} cannot be written as a structural tag (its arguments are not "
-            f"one JSON object between fixed strings): use toolcalls.grammar; one of "
+            f"one JSON object between fixed strings): use toolcalls.decoding.grammar; one of "
             f"{sorted(TAGGED)}"
         )
     chosen = _chosen(fmt, to_tools(tools), tool_choice)
@@ -141,7 +141,7 @@ def structural_tag(
 
 
 def _free_text_excludes(fmt: Format, triggers: list[str]) -> list[str]:
-    """The markers free text may not hold, as content in `toolcalls.grammar` may not
+    """The markers free text may not hold, as content in `toolcalls.decoding.grammar` may not
     (`Format.openers`: the reader opens a block at each, so a stray one is read with an issue),
     but for the triggers' own pieces, which xgrammar must let through to see the trigger.
     None for a response made of messages (gpt-oss): its text before a call is itself messages

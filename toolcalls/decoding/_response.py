@@ -68,7 +68,8 @@ def build(
     reasoning: bool = False,
     parallel: bool = True,
 ) -> Grammar:
-    """The whole-response grammar of ``format_name`` for ``tools`` (see `toolcalls.grammar`)."""
+    """The whole-response grammar of ``format_name`` for ``tools`` (see
+    `toolcalls.decoding.grammar`)."""
     fmt = get_format(format_name)
     region = region_of(fmt)  # a registered format, or one described as data
     if region is None:

@@ -5,8 +5,8 @@ name the providers accept (``^[a-zA-Z][a-zA-Z0-9_-]{0,63}$``): a tool of an MCP 
 OpenAPI service is namespaced ``server__tool``, a dynamic tool whose name is taken becomes
 ``dynamic__tool``, a name with other characters is sanitized, and what cannot be made valid
 and unique raises `ToolNameError`. The registry renders wherever tools are taken
-(``toolcalls.render(registry, "hermes")``, ``render_native``, budget ``Session``,
-``toolcalls.grammar``), through the definitions it hands out (`definitions`).
+(``toolcalls.budget.render(registry, "hermes")``, ``render_native``, budget ``Session``,
+``toolcalls.decoding.grammar``), through the definitions it hands out (`definitions`).
 
 >>> from toolcalls.runtime import ToolRegistry, tool
 >>> @tool

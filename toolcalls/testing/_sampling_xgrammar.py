@@ -50,7 +50,7 @@ class ByteVocabulary(TokenClasses):
         self.compiler = xgr.GrammarCompiler(info)
 
     def matcher(self, tag: dict[str, Any]) -> Any:
-        """A matcher of either shape of `toolcalls.structural_tag`."""
+        """A matcher of either shape of `toolcalls.decoding.structural_tag`."""
         xgr = importlib.import_module("xgrammar")
         if "structures" in tag:  # the legacy shape
             items = [

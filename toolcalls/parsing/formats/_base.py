@@ -128,13 +128,13 @@ class Format:
     # the format writes calls and results, each built from the markers its reader uses.
 
     call_region: ClassVar[CallShape | None] = None
-    """How the format writes its calls (a shape of `_regions`), from which `toolcalls.grammar`
-    builds its whole-response grammar. A format has one or says why not
+    """How the format writes its calls (a shape of `_regions`), from which
+    `toolcalls.decoding.grammar` builds its whole-response grammar. A format has one or says why not
     (`no_call_region_reason`)."""
     no_call_region_reason: ClassVar[str] = ""
     """Why the format has no `call_region` (no whole-response grammar), or ``""`` when it has."""
     structural_tag_markers: ClassVar[tuple[str, str, str] | None] = None
-    """For `toolcalls.structural_tag`, when the arguments are one JSON object between fixed
+    """For `toolcalls.decoding.structural_tag`, when the arguments are one JSON object between fixed
     strings: the trigger, the begin (a `str.format` template of ``{name}`` and
     ``{name_json}``, braces doubled) and the end of one call. None: no such tag."""
     xgrammar_style: ClassVar[str | None] = None
