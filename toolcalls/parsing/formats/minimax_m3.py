@@ -14,9 +14,11 @@ Recovered with an issue: a missing ``</invoke>`` (``missing_close_tag``: an inco
 and tags that do not nest (``malformed_call``). A ``<response>`` block is a tool result:
 content, never calls.
 
-Evidence: vLLM ``tool_parsers/minimax_m3_tool_parser.py`` and its tests, mlx-vlm's and
-llamadart's M3 parsers (no public chat template was found: rendering writes the layout those
-tests write, content then the block, and no render fidelity test is possible yet).
+Evidence: vLLM's ``minimax_m3`` tool parser and its tests, mlx-vlm's and llamadart's M3
+parsers, llama.cpp PR 24523's M3 parser. No public chat template was found, so there is no
+render fidelity test yet: rendering writes the layout mlx-lm's M3 pull request (1416) quotes
+from the template: the content, then the block, one tag per line at the top. llama.cpp's
+parser reads non-string values as JSON rather than nested tags; this reader does not.
 """
 
 from __future__ import annotations
@@ -65,10 +67,10 @@ class InvokeReader:
         if (end < 0 or problem is not None) and not eof:  # a later close may still fit
             return Status.MORE
         ctx.start_call(name)
-        if end < 0:
-            ctx.consume("call", self._cut(ctx, header))
-            ctx.fail_call("missing_close_tag", f"the call to {name!r} ends without {INVOKE_END!r}")
-            return Status.DONE
+        if end < 0 or problem is not None:
+            cut = self._cut(ctx, header)
+            if end < 0 or cut < end:  # the close tag left out: the call ends where the next begins
+                return self._unclosed(ctx, name, header + len(HEADER_END), cut, schema)
         ctx.consume("call", end + len(INVOKE_END))
         if problem is not None:
             ctx.fail_call("malformed_call", f"the call to {name!r}: {problem}")
@@ -92,11 +94,33 @@ class InvokeReader:
             end = ctx.buf.find(INVOKE_END, end + len(INVOKE_END))
         return first
 
+    def _unclosed(
+        self, ctx: ReaderContext, name: str, body: int, cut: int, schema: dict[str, Any] | None
+    ) -> Status:
+        arguments, problem = parse_arguments(ctx.buf[body:cut], schema)
+        ctx.consume("call", cut)
+        missing = f"the call to {name!r} ends without {INVOKE_END!r}"
+        if problem is not None:
+            ctx.fail_call("missing_close_tag", missing)
+        else:
+            ctx.issue("missing_close_tag", missing, (ctx.call_start(), ctx.at()))
+            ctx.end_call(arguments)
+        return Status.DONE
+
     def _cut(self, ctx: ReaderContext, header: int) -> int:
         """Where an invoke with no close tag ends: the next invoke, the block's close, or eof."""
         ends = [ctx.find(marker, header) for marker in (INVOKE_START, TOOL_CALL_END)]
         found = [end for end in ends if end >= 0]
         return min(found) if found else len(ctx.buf)
+
+
+def _invoke(call: ToolCall) -> str:
+    """One invoke as mlx-lm's M3 pull request shows the template writing it: a line per tag
+    at the top, nested values on their parameter's line."""
+    if '"' in call.name or "\n" in call.name:
+        raise ValueError(f"{call.name!r}: a tool name cannot hold a quote or a line break")
+    lines = [render_arguments({key: value}) + "\n" for key, value in call.arguments.items()]
+    return f"{INVOKE_START}{call.name}{HEADER_END}\n{''.join(lines)}{INVOKE_END}\n"
 
 
 def _section(ctx: ReaderContext, opener: str) -> SectionOpen:
@@ -140,10 +164,7 @@ class MinimaxM3(Format):
     def render_calls(self, calls: Sequence[ToolCall], content: str = "") -> str:
         if not calls:
             return content
-        invokes = "".join(
-            f"{INVOKE_START}{call.name}{HEADER_END}{render_arguments(call.arguments)}{INVOKE_END}\n"
-            for call in calls
-        )
+        invokes = "".join(map(_invoke, calls))
         return f"{content}{TOOL_CALL_START}\n{invokes}{TOOL_CALL_END}"
 
     def render_result(self, call: ToolCall, result: str) -> str:
