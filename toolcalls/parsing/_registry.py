@@ -57,6 +57,7 @@ FORMATS: dict[str, str] = {
     "longcat": "toolcalls.parsing.formats.longcat:Longcat",
     "minimax_m1": "toolcalls.parsing.formats.minimax_m1:MinimaxM1",
     "minimax_m2": "toolcalls.parsing.formats.minimax_m2:MinimaxM2",
+    "minimax_m3": "toolcalls.parsing.formats.minimax_m3:MinimaxM3",
     "mistral": "toolcalls.parsing.formats.mistral:Mistral",
     "nemotron_v2": "toolcalls.parsing.formats.nemotron_v2:NemotronV2",
     "ollama": "toolcalls.parsing.formats.ollama:Ollama",
