@@ -49,6 +49,7 @@ TOOL_CALLS_END: Final = "</tool_calls>"
 ANSWER_START: Final = "<answer>"
 ANSWER_END: Final = "</answer>"
 END_OF_SENTENCE: Final = "<|eos|>"
+END_OF_INPUT: Final = "<|extra_0|>"
 RESPONSE_OPEN: Final = "<tool_response>"
 RESPONSE_CLOSE: Final = "</tool_response>"
 
@@ -113,7 +114,11 @@ class HunyuanA13b(Format):
         "parser tests (fixtures/hunyuan_a13b/README.md)"
     )
     result_tags = (RESPONSE_OPEN, RESPONSE_CLOSE)
-    call_region = JsonListCalls(TOOL_CALLS_START, close=TOOL_CALLS_END)
+    # Each result is its own tool message, ended as a user turn is.
+    result_run = ("", END_OF_INPUT, "")
+    # The calls as the template writes them in history: no <answer> wrapper. Neither tag is a
+    # special token of Hunyuan's tokenizer.
+    call_region = JsonListCalls(TOOL_CALLS_START, close=TOOL_CALLS_END, special=False)
     structural_tag_markers = (
         TOOL_CALLS_START, f"{TOOL_CALLS_START}[{NAMED_OBJECT_HEAD}", f"}}]{TOOL_CALLS_END}"
     )
