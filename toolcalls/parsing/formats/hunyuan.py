@@ -13,9 +13,11 @@ a call (an undeclared one with an ``unknown_tool`` issue); one object without th
 too; each element is its own call, streamed as it arrives; a list whose ``</tool_calls>``
 never comes keeps its complete calls (one cut off inside reports ``truncated_call``). The
 model thinks in ``<think>...</think>``: a call rehearsed there is reasoning. ``<answer>`` and
-``</answer>`` are markup wherever they stand (the model's own answer tags, never prose), so
-the content is the answer without them; text after the calls stays content (vLLM drops it: the
-house keeps content). ``<|eos|>`` ends the turn.
+``</answer>`` (with the blanks after each) are markup wherever they stand, so the content is
+the answer without them: the model wraps every answer in them, though neither is a special
+token, so prose that names the tag loses it too. Text after the calls stays content (vLLM drops
+it: the house keeps content). ``<|eos|>`` ends the turn. The whole-response grammar writes the
+calls as history does, without the ``<answer>`` wrapper (tests/decoding/not_in_grammar.json).
 
 The template asks for plain replies to start with ``助手：`` ("Assistant:"); that prefix is
 kept as content, as vLLM keeps it. A tool result in history (``<tool_response>`` ...
