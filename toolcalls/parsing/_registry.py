@@ -49,6 +49,7 @@ FORMATS: dict[str, str] = {
     "granite": "toolcalls.parsing.formats.granite:Granite",
     "granite4": "toolcalls.parsing.formats.granite:Granite4",
     "hermes": "toolcalls.parsing.formats.hermes:Hermes",
+    "hunyuan_a13b": "toolcalls.parsing.formats.hunyuan:HunyuanA13b",
     "internlm2": "toolcalls.parsing.formats.internlm2:Internlm2",
     "jamba": "toolcalls.parsing.formats.jamba:Jamba",
     "kimi_k2": "toolcalls.parsing.formats.kimi_k2:KimiK2",
