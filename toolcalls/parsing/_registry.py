@@ -50,7 +50,7 @@ FORMATS: dict[str, str] = {
     "granite4": "toolcalls.parsing.formats.granite:Granite4",
     "hermes": "toolcalls.parsing.formats.hermes:Hermes",
     "internlm2": "toolcalls.parsing.formats.internlm2:Internlm2",
-    "jamba": "toolcalls.parsing.formats.jamba:Jamba",
+    "jamba": "toolcalls.parsing.formats.described:jamba",
     "kimi_k2": "toolcalls.parsing.formats.kimi_k2:KimiK2",
     "lfm2": "toolcalls.parsing.formats.lfm2:Lfm2",
     "llama3_json": "toolcalls.parsing.formats.llama3_json:Llama3Json",

@@ -42,7 +42,7 @@ from ._regions import (
 )
 from ._results import protect, region_openers, result_block, wrap_result
 from ._spec import CallsSpec, FormatSpec
-from ._template_json import openai_tool, tojson
+from ._template_json import bare_tool, openai_tool, tojson
 from ._xmlrender import render_xml_calls
 from .pythonic import PythonicReader
 
@@ -90,7 +90,10 @@ class Declared(Format):
                                       "add it to write a tools section")
         if not tools:
             return ""
-        listed = spec.separator.join(tojson(openai_tool(tool)) for tool in tools)
+        written = openai_tool if spec.tool_object == "openai" else bare_tool
+        listed = spec.separator.join(tojson(written(tool), indent=spec.indent) for tool in tools)
+        if spec.template:
+            return spec.template.replace("{tools}", listed)
         return f"{spec.start}{listed}{spec.end}"
 
     def render_calls(self, calls: Sequence[ToolCall], content: str = "") -> str:
@@ -106,7 +109,7 @@ class Declared(Format):
             raise NotImplementedError(f"format {self.name!r} was described without "
                                       "[results]: add it to write tool results")
         if spec.tokens:
-            return f"{spec.start}{protect(result, spec.end.strip())}{spec.end}"
+            return f"{spec.start}{protect(result, spec.end.strip(), *spec.escape)}{spec.end}"
         return wrap_result(spec.start, spec.end, result)
 
 
@@ -127,10 +130,10 @@ def build_format(spec: FormatSpec) -> Declared:
         "bare_calls": calls.bare,
         "turn_ends": spec.turn_ends,
         "models": spec.models or spec.name,
-        "wire": f"`{start}…{end}`".replace("{name}", "f"),
+        "wire": spec.wire or f"`{start}…{end}`".replace("{name}", "f"),
         "grammars": ("pythonic",) if calls.body == "pythonic" else (),
-        "no_corpus_reason": "a format described at run time",
-        "example": (render_xml_calls(xml_style(calls), [_EXAMPLE_CALL], "")
+        "no_corpus_reason": spec.no_corpus_reason or "a format described at run time",
+        "example": spec.example or (render_xml_calls(xml_style(calls), [_EXAMPLE_CALL], "")
                     if calls.body == "xml" else _write_calls(calls, [_EXAMPLE_CALL])),
         "call_region": region,
         "no_call_region_reason": reason,
@@ -168,8 +171,9 @@ def _call_reader(calls: CallsSpec, start: str, end: str) -> ReaderFactory:
         return lambda ctx, opener: JsonCallReader(headed, opener)
     if calls.body == "pythonic":
         return lambda ctx, opener: PythonicReader(opener, bare=True, closer=closer)
-    # A list, or objects one after another, as models write them.
-    listed = JsonShape(prefix=True, arrays=True, sequence=True, closer=closer, wrapped=True,
+    # A list, or objects one after another, as models write them (unless list_only).
+    listed = JsonShape(prefix=True, arrays=True, sequence=not calls.list_only, closer=closer,
+                       wrapped=True,
                        name_keys=(calls.name_key,))
     return lambda ctx, opener: JsonCallsReader(listed, opener)
 
@@ -292,7 +296,8 @@ def _call_region(calls: CallsSpec) -> tuple[CallShape | None, str]:
     if calls.body == "json":
         return JsonObjectCalls(start, call_close=end or None), ""
     if calls.body == "json_list":
-        return JsonListCalls(start, close=end, special=_is_token(start)), ""
+        special = _is_token(start) if calls.tokens is None else calls.tokens
+        return JsonListCalls(start, close=end, special=special), ""
     if calls.body == "name_json":
         return TaggedJsonCalls(start, "", calls.name_end.strip(), "", "", end), ""
     return PythonListCalls(start, end), ""
@@ -314,6 +319,8 @@ def _structural_tag(calls: CallsSpec) -> tuple[str, str, str] | None:
     if not start or calls.body in ("pythonic", "xml") or (calls.name_key, calls.arguments_key) != (
             "name", "arguments"):
         return None
+    if calls.body == "json_list":  # the calls begin inside the list
+        return start, f"{literal}[{NAMED_OBJECT_HEAD}", f"}}]{end}"
     return start, f"{literal}{NAMED_OBJECT_HEAD}", f"}}{end}"
 
 
