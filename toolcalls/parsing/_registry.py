@@ -58,7 +58,7 @@ FORMATS: dict[str, str] = {
     "minimax_m1": "toolcalls.parsing.formats.minimax_m1:MinimaxM1",
     "minimax_m2": "toolcalls.parsing.formats.minimax_m2:MinimaxM2",
     "mistral": "toolcalls.parsing.formats.mistral:Mistral",
-    "nemotron_v2": "toolcalls.parsing.formats.nemotron_v2:NemotronV2",
+    "nemotron_v2": "toolcalls.parsing.formats.described:nemotron_v2",
     "ollama": "toolcalls.parsing.formats.ollama:Ollama",
     "olmo3": "toolcalls.parsing.formats.olmo3:Olmo3",
     "phi4_mini": "toolcalls.parsing.formats.firefunction:Phi4Mini",

@@ -33,6 +33,7 @@ from ._regions import (
     NAMED_OBJECT_HEAD,
     CallShape,
     DeepseekCalls,
+    JsonArrayCalls,
     JsonListCalls,
     JsonObjectCalls,
     KimiCalls,
@@ -101,20 +102,25 @@ class Declared(Format):
             return content
         if self.spec.calls.body == "xml":
             return render_xml_calls(xml_style(self.spec.calls), calls, content)
-        return content + self.spec.calls.before + _write_calls(self.spec.calls, calls)
+        gap = self.spec.calls.after_text if content.strip() else ""
+        return content + self.spec.calls.before + gap + _write_calls(self.spec.calls, calls)
 
     def render_result(self, call: ToolCall, result: str) -> str:
         spec = self.spec.results
         if spec is None:
             raise NotImplementedError(f"format {self.name!r} was described without "
                                       "[results]: add it to write tool results")
+        escaped = protect(result, spec.end.strip(), *spec.escape)
+        if spec.run is not None:  # one element of the turn's run (`result_run`)
+            return escaped
         if spec.tokens:
-            return f"{spec.start}{protect(result, spec.end.strip(), *spec.escape)}{spec.end}"
+            return f"{spec.start}{escaped}{spec.end}"
         return wrap_result(spec.start, spec.end, result)
 
 
-def build_format(spec: FormatSpec) -> Declared:
-    """The format `spec` describes."""
+def build_format(spec: FormatSpec, *, shipped: bool = False) -> Declared:
+    """The format `spec` describes; `shipped`: a built-in description (`formats.described`),
+    whose goldens and corpus rows the tests read as a module's."""
     calls = spec.calls
     start, end = calls.start.strip(), calls.end.strip()
     region, reason = _call_region(calls)
@@ -132,7 +138,8 @@ def build_format(spec: FormatSpec) -> Declared:
         "models": spec.models or spec.name,
         "wire": spec.wire or f"`{start}…{end}`".replace("{name}", "f"),
         "grammars": ("pythonic",) if calls.body == "pythonic" else (),
-        "no_corpus_reason": spec.no_corpus_reason or "a format described at run time",
+        "no_corpus_reason": spec.no_corpus_reason or (
+            "" if shipped else "a format described at run time"),
         "example": spec.example or (render_xml_calls(xml_style(calls), [_EXAMPLE_CALL], "")
                     if calls.body == "xml" else _write_calls(calls, [_EXAMPLE_CALL])),
         "call_region": region,
@@ -142,6 +149,8 @@ def build_format(spec: FormatSpec) -> Declared:
         "result_region_end": spec.results.end.strip() if spec.results and
         spec.results.tokens else None,
     }
+    if spec.results is not None and spec.results.run is not None:
+        attributes["result_run"] = spec.results.run
     if calls.body == "pythonic":
         attributes["tool_name_rule"] = ("a Python dotted name, and parameter names Python "
                                         "identifiers")
@@ -295,6 +304,8 @@ def _call_region(calls: CallsSpec) -> tuple[CallShape | None, str]:
                              end), ""
     if calls.body == "json":
         return JsonObjectCalls(start, call_close=end or None), ""
+    if calls.body == "json_list" and calls.grammar_list:
+        return JsonArrayCalls(start, end, special=bool(calls.tokens)), ""
     if calls.body == "json_list":
         special = _is_token(start) if calls.tokens is None else calls.tokens
         return JsonListCalls(start, close=end, special=special), ""
@@ -333,6 +344,6 @@ def _signatures(calls: CallsSpec) -> tuple[str, ...]:
 
 def _result_tags(spec: FormatSpec) -> tuple[str, str] | None:
     results = spec.results
-    if results is None or results.tokens:
-        return None
+    if results is None or results.tokens or results.run is not None:
+        return None  # no tag pair around each result
     return results.start.strip(), results.end.strip()

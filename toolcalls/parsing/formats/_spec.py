@@ -82,6 +82,11 @@ class CallsSpec(_Strict):
     other_markers: tuple[tuple[Marker, Marker], ...] = Field(
         (), description="Other (start, end) pairs models were seen to write around the same "
                         "body: read as calls, never written.")
+    after_text: Marker = Field("", description="Between an assistant turn's content and its "
+                                               "first call, only when the content holds text "
+                                               "(Nemotron's blank line).")
+    grammar_list: bool = Field(False, description="json_list: constrained decoding writes "
+                                                  "the list always, never one object bare.")
     list_only: bool = Field(False, description="json_list: read one list (or one object), "
                                               "never objects one after another, which "
                                               "another format may own (Jamba vs MiniMax-M1).")
@@ -129,8 +134,10 @@ class CallsSpec(_Strict):
             if value and self.body != "name_json":
                 raise ValueError(f"{field} is read only with body 'name_json', not "
                                  f"{self.body!r}")
-        if self.list_only and self.body != "json_list":
-            raise ValueError(f"list_only is read only with body 'json_list', not {self.body!r}")
+        for field in ("list_only", "grammar_list"):
+            if getattr(self, field) and self.body != "json_list":
+                raise ValueError(f"{field} is read only with body 'json_list', not "
+                                 f"{self.body!r}")
         if any(not start.strip() for start, _ in self.other_markers):
             raise ValueError("other_markers: each start must hold a marker")
         return self
@@ -162,6 +169,10 @@ class ResultsSpec(_Strict):
     escape: tuple[Marker, ...] = Field((), description="Other markers a result must not hold "
                                                        "as written (a call's start), escaped "
                                                        "like the end marker.")
+    run: tuple[str, str, str] | None = Field(
+        None, description="The results of one turn written together, inside one start ... "
+                          "end: before the first, between two, after the last (Nemotron's "
+                          "list); each result is then written bare, its markers escaped.")
 
     @model_validator(mode="after")
     def _markers_written(self) -> ResultsSpec:

@@ -31,7 +31,7 @@ def described_format(name: str) -> type[Declared]:
     validate is a bug of the package: pydantic's error names the field)."""
     text = resources.files(__name__).joinpath(f"{name}.toml").read_text(encoding="utf-8")
     spec = FormatSpec.model_validate(tomllib.loads(text))
-    return type(build_format(spec))
+    return type(build_format(spec, shipped=True))
 
 
 def __getattr__(name: str) -> type[Declared]:
