@@ -29,10 +29,18 @@ from toolcalls.parsing import (
     register_format,
     unregister_format,
 )
+from toolcalls.parsing._registry import FORMATS
 from toolcalls.parsing.formats._base import Format
+from toolcalls.parsing.formats._declared import Declared
+from toolcalls.parsing.formats._regions import NAMED_OBJECT_HEAD, JsonArrayCalls, JsonListCalls
+from toolcalls.parsing.formats._results import protect
+from toolcalls.parsing.formats.described import shipped_descriptions
 
 ROOT = Path(__file__).resolve().parents[2]
 DECLARED = ROOT / "fixtures" / "declared"
+PACKAGE = ROOT / "toolcalls" / "parsing" / "formats"
+CALL = toolcalls.ToolCall(id="call_0", name="get_weather", arguments={"city": "Paris"},
+                          source="native")
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {
     "type": "object", "properties": {"city": {"type": "string"}}}}}]
 
@@ -189,6 +197,17 @@ def test_descriptions_read_from_toml_json_and_paths(tmp_path: Path) -> None:
     ({"name": "acme"}, "calls: Field required"),
     ('name = "acme"\ncalls = [', "the text is not a TOML format description"),
     ("/nowhere/acme.toml", "cannot read the format description '/nowhere/acme.toml'"),
+    # The fields the shipped descriptions added, each named where it is wrong.
+    ({"name": "acme", "calls": {"body": "json", "start": "<c>", "list_only": True}},
+     "calls: list_only is read only with body 'json_list'"),
+    ({"name": "acme", "calls": {"body": "json", "start": "<c>"}, "tools": {"template": "x"}},
+     "tools: template needs {tools} once"),
+    ({"name": "acme", "calls": {"body": "json", "start": "<c>"}, "tools": {"indent": 20}},
+     "tools.indent: Input should be less than or equal to 8"),
+    ({"name": "acme", "calls": {"body": "json", "start": "<c>"},
+      "results": {"start": "<r>", "end": "</r>", "run": ["[", "]"]}}, "results.run"),
+    ({"name": "acme", "calls": {"body": "json", "start": "<c>"}, "wire": 3},
+     "wire: Input should be a valid string"),
 ])
 def test_a_wrong_description_says_what_to_fix(description: object, message: str) -> None:
     with pytest.raises(FormatSpecError, match=message.replace("[", r"\[").replace(".", r"\.")):
@@ -222,3 +241,71 @@ def test_importing_toolcalls_loads_no_description_machinery() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"
+
+
+# -- the built-in formats that are nothing more than a description ------------------------------
+
+SHIPPED = {"jamba", "nemotron_v2"}
+
+
+def test_the_shipped_descriptions_are_valid_and_are_the_builtin_formats() -> None:
+    assert set(shipped_descriptions()) == SHIPPED
+    for name in SHIPPED:
+        source = PACKAGE / "described" / f"{name}.toml"
+        assert declare_format(source).name == name  # valid, as a user's file would be
+        assert FORMATS[name] == f"toolcalls.parsing.formats.described:{name}"
+        assert isinstance(toolcalls.get_format(name), Declared)
+        assert not (PACKAGE / f"{name}.py").exists()  # no module left behind
+    assert toolcalls.get_format("nemotron_v2").no_corpus_reason == ""  # it has corpus rows
+    assert "vLLM's jamba parser tests" in toolcalls.get_format("jamba").no_corpus_reason
+
+
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_a_shipped_description_reads_its_goldens_and_corpus_as_its_module_did(name: str) -> None:
+    # The goldens were written by the former module: the description must read them the same.
+    for path in sorted((ROOT / "fixtures" / name).glob("*.txt")):
+        text = path.read_text(encoding="utf-8")
+        expected = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+        options = {k: v for k, v in expected.get("options", {}).items() if v is not None}
+        result = toolcalls.parse(text, name, **options)
+        calls = [{"name": c.name, "arguments": c.arguments} for c in result.calls]
+        assert (result.content, result.reasoning, calls) == (
+            expected["content"], expected["reasoning"], expected["calls"]), path.name
+        assert sorted({i.kind for i in result.issues}) == sorted(set(expected["issues"]))
+    assert [case.id for case in load_cases([name]) if case.mismatches(case.run())] == []
+
+
+def test_nemotron_v2_writes_what_its_former_module_wrote() -> None:
+    fmt = toolcalls.get_format("nemotron_v2")
+    assert fmt.render_calls([CALL], "Sure.") == (
+        'Sure.\n\n<TOOLCALL>[{"name": "get_weather", "arguments": {"city": "Paris"}}]'
+        "</TOOLCALL>")
+    assert fmt.render_calls([CALL], " \n") == " \n" + fmt.example  # no gap after blanks
+    assert fmt.render_result(CALL, "a</TOOL_RESPONSE><TOOLCALL>") == protect(
+        "a</TOOL_RESPONSE><TOOLCALL>", "</TOOL_RESPONSE>", "<TOOLCALL>")
+    assert fmt.result_run == ("<TOOL_RESPONSE>[", ", ", "]</TOOL_RESPONSE>")
+    assert fmt.result_tags is None and fmt.turn_ends == ("<SPECIAL_12>",)
+    assert fmt.call_region == JsonArrayCalls("<TOOLCALL>", "</TOOLCALL>")
+    assert fmt.structural_tag_markers == (
+        "<TOOLCALL>", "<TOOLCALL>[" + NAMED_OBJECT_HEAD, "}]</TOOLCALL>")
+    tools = fmt.render_tools(toolcalls.to_tools(TOOLS))
+    assert tools.startswith("You can use the following tools to assist the user if required:\n"
+                            '<AVAILABLE_TOOLS>[{"name": "get_weather", ')
+    assert '<TOOLCALL>[{{"name": "tool_name1"' in tools  # doubled, as the template writes them
+
+
+def test_jamba_writes_what_its_former_module_wrote() -> None:
+    fmt = toolcalls.get_format("jamba")
+    assert fmt.render_calls([CALL], "Hi") == (
+        'Hi<tool_calls>[{"name": "get_weather", "arguments": {"city": "Paris"}}]</tool_calls>')
+    assert fmt.render_result(CALL, "x<|eom|>") == (
+        f"<|bom|><|tool|> {protect('x<|eom|>', '<|eom|>')}<|eom|>")
+    assert fmt.call_region == JsonListCalls("<tool_calls>", close="</tool_calls>")
+    assert fmt.result_region_end == "<|eom|>" and fmt.result_run == ("", "\n", "")
+    tools = fmt.render_tools(toolcalls.to_tools(TOOLS))
+    assert tools.startswith('<tool_definitions>\n# Tools\n\n## Functions\n\n{\n  "name": ')
+    assert tools.endswith("\n}\n</tool_definitions>")
+    # MiniMax-M1's lines under the same tag are not a Jamba list (list_only).
+    lines = '<tool_calls>\n{"name": "get_weather", "arguments": {}}\n{"name": "f"}\n</tool_calls>'
+    assert len(toolcalls.parse(lines, "minimax_m1").calls) == 2
+    assert len(toolcalls.parse(lines, "jamba").calls) < 2

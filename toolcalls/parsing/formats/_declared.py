@@ -33,6 +33,7 @@ from ._regions import (
     NAMED_OBJECT_HEAD,
     CallShape,
     DeepseekCalls,
+    JsonArrayCalls,
     JsonListCalls,
     JsonObjectCalls,
     KimiCalls,
@@ -42,7 +43,7 @@ from ._regions import (
 )
 from ._results import protect, region_openers, result_block, wrap_result
 from ._spec import CallsSpec, FormatSpec
-from ._template_json import openai_tool, tojson
+from ._template_json import bare_tool, openai_tool, tojson
 from ._xmlrender import render_xml_calls
 from .pythonic import PythonicReader
 
@@ -90,7 +91,10 @@ class Declared(Format):
                                       "add it to write a tools section")
         if not tools:
             return ""
-        listed = spec.separator.join(tojson(openai_tool(tool)) for tool in tools)
+        written = openai_tool if spec.tool_object == "openai" else bare_tool
+        listed = spec.separator.join(tojson(written(tool), indent=spec.indent) for tool in tools)
+        if spec.template:
+            return spec.template.replace("{tools}", listed)
         return f"{spec.start}{listed}{spec.end}"
 
     def render_calls(self, calls: Sequence[ToolCall], content: str = "") -> str:
@@ -98,20 +102,25 @@ class Declared(Format):
             return content
         if self.spec.calls.body == "xml":
             return render_xml_calls(xml_style(self.spec.calls), calls, content)
-        return content + self.spec.calls.before + _write_calls(self.spec.calls, calls)
+        gap = self.spec.calls.after_text if content.strip() else ""
+        return content + self.spec.calls.before + gap + _write_calls(self.spec.calls, calls)
 
     def render_result(self, call: ToolCall, result: str) -> str:
         spec = self.spec.results
         if spec is None:
             raise NotImplementedError(f"format {self.name!r} was described without "
                                       "[results]: add it to write tool results")
+        escaped = protect(result, spec.end.strip(), *spec.escape)
+        if spec.run is not None:  # one element of the turn's run (`result_run`)
+            return escaped
         if spec.tokens:
-            return f"{spec.start}{protect(result, spec.end.strip())}{spec.end}"
+            return f"{spec.start}{escaped}{spec.end}"
         return wrap_result(spec.start, spec.end, result)
 
 
-def build_format(spec: FormatSpec) -> Declared:
-    """The format `spec` describes."""
+def build_format(spec: FormatSpec, *, shipped: bool = False) -> Declared:
+    """The format `spec` describes; `shipped`: a built-in description (`formats.described`),
+    whose goldens and corpus rows the tests read as a module's."""
     calls = spec.calls
     start, end = calls.start.strip(), calls.end.strip()
     region, reason = _call_region(calls)
@@ -127,10 +136,11 @@ def build_format(spec: FormatSpec) -> Declared:
         "bare_calls": calls.bare,
         "turn_ends": spec.turn_ends,
         "models": spec.models or spec.name,
-        "wire": f"`{start}…{end}`".replace("{name}", "f"),
+        "wire": spec.wire or f"`{start}…{end}`".replace("{name}", "f"),
         "grammars": ("pythonic",) if calls.body == "pythonic" else (),
-        "no_corpus_reason": "a format described at run time",
-        "example": (render_xml_calls(xml_style(calls), [_EXAMPLE_CALL], "")
+        "no_corpus_reason": spec.no_corpus_reason or (
+            "" if shipped else "a format described at run time"),
+        "example": spec.example or (render_xml_calls(xml_style(calls), [_EXAMPLE_CALL], "")
                     if calls.body == "xml" else _write_calls(calls, [_EXAMPLE_CALL])),
         "call_region": region,
         "no_call_region_reason": reason,
@@ -139,6 +149,8 @@ def build_format(spec: FormatSpec) -> Declared:
         "result_region_end": spec.results.end.strip() if spec.results and
         spec.results.tokens else None,
     }
+    if spec.results is not None and spec.results.run is not None:
+        attributes["result_run"] = spec.results.run
     if calls.body == "pythonic":
         attributes["tool_name_rule"] = ("a Python dotted name, and parameter names Python "
                                         "identifiers")
@@ -168,8 +180,9 @@ def _call_reader(calls: CallsSpec, start: str, end: str) -> ReaderFactory:
         return lambda ctx, opener: JsonCallReader(headed, opener)
     if calls.body == "pythonic":
         return lambda ctx, opener: PythonicReader(opener, bare=True, closer=closer)
-    # A list, or objects one after another, as models write them.
-    listed = JsonShape(prefix=True, arrays=True, sequence=True, closer=closer, wrapped=True,
+    # A list, or objects one after another, as models write them (unless list_only).
+    listed = JsonShape(prefix=True, arrays=True, sequence=not calls.list_only, closer=closer,
+                       wrapped=True,
                        name_keys=(calls.name_key,))
     return lambda ctx, opener: JsonCallsReader(listed, opener)
 
@@ -291,8 +304,11 @@ def _call_region(calls: CallsSpec) -> tuple[CallShape | None, str]:
                              end), ""
     if calls.body == "json":
         return JsonObjectCalls(start, call_close=end or None), ""
+    if calls.body == "json_list" and calls.grammar_list:
+        return JsonArrayCalls(start, end, special=bool(calls.tokens)), ""
     if calls.body == "json_list":
-        return JsonListCalls(start, close=end, special=_is_token(start)), ""
+        special = _is_token(start) if calls.tokens is None else calls.tokens
+        return JsonListCalls(start, close=end, special=special), ""
     if calls.body == "name_json":
         return TaggedJsonCalls(start, "", calls.name_end.strip(), "", "", end), ""
     return PythonListCalls(start, end), ""
@@ -314,6 +330,8 @@ def _structural_tag(calls: CallsSpec) -> tuple[str, str, str] | None:
     if not start or calls.body in ("pythonic", "xml") or (calls.name_key, calls.arguments_key) != (
             "name", "arguments"):
         return None
+    if calls.body == "json_list":  # the calls begin inside the list
+        return start, f"{literal}[{NAMED_OBJECT_HEAD}", f"}}]{end}"
     return start, f"{literal}{NAMED_OBJECT_HEAD}", f"}}{end}"
 
 
@@ -326,6 +344,6 @@ def _signatures(calls: CallsSpec) -> tuple[str, ...]:
 
 def _result_tags(spec: FormatSpec) -> tuple[str, str] | None:
     results = spec.results
-    if results is None or results.tokens:
-        return None
+    if results is None or results.tokens or results.run is not None:
+        return None  # no tag pair around each result
     return results.start.strip(), results.end.strip()

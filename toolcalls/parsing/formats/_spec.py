@@ -82,6 +82,17 @@ class CallsSpec(_Strict):
     other_markers: tuple[tuple[Marker, Marker], ...] = Field(
         (), description="Other (start, end) pairs models were seen to write around the same "
                         "body: read as calls, never written.")
+    after_text: Marker = Field("", description="Between an assistant turn's content and its "
+                                               "first call, only when the content holds text "
+                                               "(Nemotron's blank line).")
+    grammar_list: bool = Field(False, description="json_list: constrained decoding writes "
+                                                  "the list always, never one object bare.")
+    list_only: bool = Field(False, description="json_list: read one list (or one object), "
+                                              "never objects one after another, which "
+                                              "another format may own (Jamba vs MiniMax-M1).")
+    tokens: bool | None = Field(None, description="The call markers are special tokens of "
+                                                  "the tokenizer (default: when written "
+                                                  "<|...|>); the grammar export reads it.")
     bare: bool = Field(False, description="The body may also stand with no markers (a JSON "
                                           "object or list, a Python call list): a call only "
                                           "when it names a tool (a declared one, with tools).")
@@ -123,6 +134,10 @@ class CallsSpec(_Strict):
             if value and self.body != "name_json":
                 raise ValueError(f"{field} is read only with body 'name_json', not "
                                  f"{self.body!r}")
+        for field in ("list_only", "grammar_list"):
+            if getattr(self, field) and self.body != "json_list":
+                raise ValueError(f"{field} is read only with body 'json_list', not "
+                                 f"{self.body!r}")
         if any(not start.strip() for start, _ in self.other_markers):
             raise ValueError("other_markers: each start must hold a marker")
         return self
@@ -151,6 +166,13 @@ class ResultsSpec(_Strict):
     tokens: bool = Field(False, description="The markers are special tokens (a result region "
                                             "the model never writes) rather than tags it may "
                                             "name in prose.")
+    escape: tuple[Marker, ...] = Field((), description="Other markers a result must not hold "
+                                                       "as written (a call's start), escaped "
+                                                       "like the end marker.")
+    run: tuple[str, str, str] | None = Field(
+        None, description="The results of one turn written together, inside one start ... "
+                          "end: before the first, between two, after the last (Nemotron's "
+                          "list); each result is then written bare, its markers escaped.")
 
     @model_validator(mode="after")
     def _markers_written(self) -> ResultsSpec:
@@ -166,6 +188,19 @@ class ToolsSpec(_Strict):
     start: str = ""
     separator: str = "\n"
     end: str = ""
+    template: str = Field("", description="The whole section, {tools} where the tools go "
+                                          "(instead of start and end); other braces are text.")
+    tool_object: Literal["openai", "function"] = Field(
+        "openai", description="Each tool as OpenAI's {type, function} object, or only the "
+                              "function (name, description, parameters).")
+    indent: int | None = Field(None, ge=0, le=8, description="JSON indent of each tool "
+                                                            "(none: one line).")
+
+    @model_validator(mode="after")
+    def _one_placeholder(self) -> ToolsSpec:
+        if self.template and (self.template.count("{tools}") != 1 or self.start or self.end):
+            raise ValueError("template needs {tools} once, and replaces start and end")
+        return self
 
 
 class FormatSpec(_Strict):
@@ -175,6 +210,11 @@ class FormatSpec(_Strict):
     aliases: tuple[str, ...] = ()
     model_ids: tuple[str, ...] = Field((), description="Model ids or their prefixes.")
     models: str = Field("", description="The models, for people (one line).")
+    wire: str = Field("", description="The calls' shape, for the README table (default: the "
+                                      "markers).")
+    example: str = Field("", description="A call as the model writes it (default: "
+                                         "get_weather as the description writes it).")
+    no_corpus_reason: str = Field("", description="Why no shared corpus rows test it.")
     reasoning: tuple[Marker, Marker] | None = ("<think>", "</think>")
     turn_ends: tuple[Marker, ...] = ()
     calls: CallsSpec
