@@ -3,9 +3,11 @@
 Each row, and each call, incomplete call and issue in it, is kept as one tuple of its leaf
 values; at the end the tuples are turned into columns (``zip(*rows)``) and assembled into
 `RESULT_TYPE` with offsets for the lists. One tuple per item keeps the Python work per row to a
-few appends: 3.6 us a one-call row where ``pa.array(dicts, type=RESULT_TYPE)`` takes 16.6
-(bench/arrow.py). Arrow strings are UTF-8, which cannot hold a lone surrogate (a Python string
-read from JSON can): such a character is written as its ``\\uXXXX`` escape, and the row gets a
+few appends: 6.3 us a one-call row where ``pa.array(dicts, type=RESULT_TYPE)`` takes 11.0
+(bench/arrow.py, 20,000 rows, the pure-Python install).
+
+Arrow strings are UTF-8, which cannot hold a lone surrogate (a Python string read from JSON
+can): such a character is written as its ``\\uXXXX`` escape, and the row gets a
 ``lone_surrogate`` issue saying so, so nothing changes silently.
 """
 
