@@ -53,8 +53,19 @@ def test_a_tight_budget_sends_the_search_tool_natively(provider: str) -> None:
     assert [tool.name for tool in sent] == ["get_me", TOOL_SEARCH]
 
 
+NO_TOOLS_SECTION = {"minimax_m3": "MiniMax-M3's chat template, and so its tools block, is not "
+                                  "public: render_tools writes nothing to count"}
+
+
+def test_only_the_listed_formats_write_no_tools_section() -> None:
+    tools = toolset("mcp-time")
+    silent = {name for name in list_formats() if not get_format(name).render_tools(tools)}
+    assert silent == set(NO_TOOLS_SECTION)
+
+
 # "ollama" names Ollama's native API in render(); its prompt format is "ollama_json".
-@pytest.mark.parametrize("name", [name for name in list_formats() if name != "ollama"])
+@pytest.mark.parametrize("name", [name for name in list_formats()
+                                  if name != "ollama" and name not in NO_TOOLS_SECTION])
 def test_prompt_formats_are_counted_in_their_own_rendering(name: str) -> None:
     tools = toolset("playwright-mcp")
     rendering = render(tools, name)
