@@ -67,6 +67,18 @@ def test_an_opener_followed_by_anything_streams_to_the_batch_result(fmt: str) ->
     check()
 
 
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_mid_line_fence_before_an_opener_streams_to_the_batch_result(fmt: str) -> None:
+    """Found by the test above (CI, xlam): a fence mid-line, then prose and a marker. A chunk
+    ending right after the fence made xLAM's fence reader decide later, when the text before
+    it had gone, so it took the fence for one opening a line and the marker as quoted."""
+    text = "Hi ``` Use<tool_call>"
+    batch = toolcalls.parse(text, fmt)
+    for cut in range(1, len(text)):
+        _, streamed = stream_chunks(fmt, [text[:cut], text[cut:]])
+        assert streamed == batch, cut
+
+
 # Word boundaries, and places between two marks ('="', '">'): where a model might slip a blank.
 BOUNDARY = re.compile(r"\b|(?<=[^\w\s])(?=[^\w\s])")
 

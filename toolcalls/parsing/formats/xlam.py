@@ -73,12 +73,17 @@ class FencedListReader:
         self.opener = opener
         self.quoted = quoted
         self.inner: Reader | None = None
+        self.line_start: bool | None = None
+        """Whether the fence starts a line, asked on the first read: by the time the inner
+        reader is chosen, a stream may have passed on the text before the fence."""
 
     @property
     def resume(self) -> int | None:
         return getattr(self.inner, "resume", None)
 
     def read(self, ctx: ReaderContext, eof: bool) -> Status:
+        if self.line_start is None:
+            self.line_start = ctx.starts_line()
         if self.inner is None:
             at = skip_blanks(ctx.buf, ctx.pos + len(self.opener))
             if at == len(ctx.buf) and not eof:
@@ -86,13 +91,18 @@ class FencedListReader:
             if ctx.buf[at : at + 1] == LIST_START:
                 self.inner = JsonCallsReader(IN_FENCE, self.opener)
             else:
-                self.inner = CodeFenceReader(CODE_FENCE, self.quoted)
+                self.inner = self._code_block()
         status = self.inner.read(ctx, eof)
         if status is Status.REJECT and isinstance(self.inner, JsonCallsReader):
             # A list that is no call (nothing consumed yet): the fence is a code block after all.
-            self.inner = CodeFenceReader(CODE_FENCE, self.quoted)
+            self.inner = self._code_block()
             status = self.inner.read(ctx, eof)
         return status
+
+    def _code_block(self) -> CodeFenceReader:
+        block = CodeFenceReader(CODE_FENCE, self.quoted)
+        block.line_start = self.line_start
+        return block
 
 
 def _call_object(call: ToolCall) -> str:
