@@ -163,3 +163,18 @@ def test_bad_provider_rows_get_errors_and_never_stop_the_rest() -> None:
     assert "cannot tell the provider" in rows[1]["error"]
     assert rows[2]["error"] is None and rows[2]["calls"]
     assert rows[3]["error"]
+
+
+def test_hostile_provider_rows_never_raise() -> None:
+    deep_list = "[" * 100_000 + "]" * 100_000  # deeper than Python's JSON decoder goes
+    deep_object = '{"a":' * 100_000 + "1" + "}" * 100_000
+    repeated_ids = json.dumps({"choices": [{"message": {"content": "\ud800 x", "tool_calls": [
+        {"id": "a", "function": {"name": "f", "arguments": "{}"}}] * 2}}]})
+    rows = parse_array([deep_list, deep_object, {"choices": float("nan")}, repeated_ids,
+                        b'data: {"choices": [{"delta": {"content": "hi"}}]}\n\n'],
+                       provider="openai").to_pylist()
+    assert [row["error"] for row in rows] == [None] * 5
+    assert rows[0]["issues"] and rows[1]["issues"]  # read as a stream that never was: said
+    assert len({call["id"] for call in rows[3]["calls"]}) == 2  # the repeat got its own
+    assert {"duplicate_call_id", "lone_surrogate"} <= {i["kind"] for i in rows[3]["issues"]}
+    assert rows[4]["content"] == "hi"

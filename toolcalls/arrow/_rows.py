@@ -9,13 +9,13 @@ recorded in the row's ``error``; it never stops the rest.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from .._errors import ToolCallsError
 from ..parsing._api import Parser
 from ..parsing._models import ParseResult
 from ..parsing.formats._base import Format
+from ..providers._fields import load_json
 from ..providers._response_reader import read_response
 from ..providers._stream_reader import read_stream
 from ..tools._read import ToolsLike, read_tools
@@ -67,8 +67,8 @@ class ResponseRows(RowReader):
 
     def _read(self, row: Any) -> ParseResult:
         if isinstance(row, str | bytes | bytearray):
-            try:
-                row = json.loads(row)
+            try:  # load_json: nesting too deep for the decoder is a ValueError too, not a crash
+                row = load_json(row)
             except ValueError:  # not one JSON document: a captured SSE or NDJSON stream
                 return self._stream([row])
         if isinstance(row, list):
