@@ -145,7 +145,8 @@ _G = ToolCall(id="call00001", name="g", arguments={}, span=(0, 0))
 def _rendered_without_last_close_tag(fmt: str) -> str:
     """`fmt`'s rendered call of f, cut before its last close tag, then its rendered call of g."""
     first = toolcalls.get_format(fmt).render_calls([_F])
-    last = re.search(r"</[^<>]+>\s*$", first)
+    # A close tag, or a special token that closes (Step-3's <｜tool_calls_end｜>).
+    last = re.search(r"(?:</[^<>]+>|<｜[^<>｜]+_end｜>)\s*$", first)
     assert last is not None, first
     return first[: last.start()] + toolcalls.get_format(fmt).render_calls([_G])
 

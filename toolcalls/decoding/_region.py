@@ -75,7 +75,14 @@ def structural_tags(tags: XmlTags) -> tuple[str, ...]:
     tag gone missing), so a value holding one would lose its tail."""
     found = (tags.call_open, tags.call_close, tags.param_open, *tags.section_opens,
              *tags.section_closes)
-    return tuple(sorted({tag for tag in found if tag}))
+    return tuple(sorted({_first_tag(tag) for tag in found if tag}))
+
+
+def _first_tag(marker: str) -> str:
+    """A marker of two tags (Step-3's ``</steptml:invoke><｜tool_call_end｜>``) as its first:
+    a value without that one holds no marker, and the value grammars bar tags one by one."""
+    second = marker.find("<", 1)
+    return marker[:second] if second > 0 else marker
 
 
 def raw_value(

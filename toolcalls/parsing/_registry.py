@@ -68,6 +68,7 @@ FORMATS: dict[str, str] = {
     "qwen3_coder": "toolcalls.parsing.formats.qwen3_coder:Qwen3Coder",
     "reka": "toolcalls.parsing.formats.reka:Reka",
     "seed_oss": "toolcalls.parsing.formats.seed_oss:SeedOss",
+    "step3": "toolcalls.parsing.formats.step3:Step3",
     "step35": "toolcalls.parsing.formats.step35:Step35",
     "xlam": "toolcalls.parsing.formats.xlam:Xlam",
     "xml": "toolcalls.parsing.formats.xml:Xml",
