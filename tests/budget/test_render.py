@@ -54,7 +54,9 @@ def test_a_tight_budget_sends_the_search_tool_natively(provider: str) -> None:
 
 
 NO_TOOLS_SECTION = {"minimax_m3": "MiniMax-M3's chat template, and so its tools block, is not "
-                                  "public: render_tools writes nothing to count"}
+                                  "public: render_tools writes nothing to count",
+                    "step3": "Step-3's chat template could not be fetched whole, so its tools "
+                             "block is unknown: render_tools writes nothing to count"}
 
 
 def test_only_the_listed_formats_write_no_tools_section() -> None:

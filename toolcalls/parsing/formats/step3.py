@@ -42,6 +42,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from ...tools._tool import Tool
 from .._models import ToolCall
 from ..reader import ReaderContext, ReaderFactory, Status
 from ._base import Format
@@ -217,6 +218,9 @@ class Step3(Format):
             CALL_END: lambda ctx, opener: Stray(opener, reported=False),
         }
         return table | region_openers({TOOL_RESPONSE: EOT}, "tool_result_in_text")
+
+    def render_tools(self, tools: Sequence[Tool]) -> str:
+        return ""  # the template's tools block could not be fetched whole: nothing is guessed
 
     def render_calls(self, calls: Sequence[ToolCall], content: str = "") -> str:
         return render_xml_calls(STYLE, calls, content)
