@@ -63,6 +63,8 @@ if TYPE_CHECKING:
     from ._tokens import openai_tools_text as openai_tools_text
     from ._traces import Trace as Trace
     from ._traces import UsageProfile as UsageProfile
+    from ._traces import sample_trace as sample_trace
+    from ._traces import sample_traces as sample_traces
     from ._truncate import truncate_result as truncate_result
 
 # tiktoken, pydantic and the vocabularies load on first use (see `toolcalls._lazy`); by floor.
@@ -91,6 +93,8 @@ _SIMULATION = {
     "Prices": "._prices",
     "Trace": "._traces",
     "UsageProfile": "._traces",
+    "sample_trace": "._traces",
+    "sample_traces": "._traces",
     "Simulation": "._simulate",
     "choose": "._simulate",  # the planner, given the simulator's pricing of a session
     "simulate": "._simulate",

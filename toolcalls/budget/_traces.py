@@ -8,13 +8,14 @@ import bisect
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from ..tools._tool import Tool
 from ._counts import ToolsCost
 
-__all__ = ["DEFAULT_TURN_TOKENS", "Trace", "Turn", "UsageProfile"]
+__all__ = ["DEFAULT_TURN_TOKENS", "Trace", "Turn", "UsageProfile", "sample_trace", "sample_traces"]
 
 DEFAULT_TURN_TOKENS = 400
 """Conversation tokens a turn adds when the trace does not say: a user message, a call or
@@ -59,6 +60,27 @@ class Trace:
 
     def tool_names(self) -> set[str]:
         return {name for turn in self.turns for name in turn.tools}
+
+
+def sample_traces() -> list[str]:
+    """The names `sample_trace` takes: sessions recorded against the sample tool sets of
+    `toolcalls.tools.sample_toolsets` (``github-maintainer-50``: 50 turns on GitHub's MCP
+    server)."""
+    folder = resources.files("toolcalls.budget") / "traces"
+    return sorted(entry.name.removesuffix(".json") for entry in folder.iterdir()
+                  if entry.name.endswith(".json"))
+
+
+def sample_trace(name: str) -> Trace:
+    """The shipped trace `name` (one of `sample_traces`, with or without ``.json``); its JSON's
+    ``toolset`` names the sample tool set it uses. Raises `ValueError` naming the samples for
+    any other name."""
+    stem = name.removesuffix(".json")
+    if stem not in sample_traces():
+        raise ValueError(f"no sample trace named {name!r}; the samples are: "
+                         f"{', '.join(sample_traces())}")
+    text = (resources.files("toolcalls.budget") / "traces" / f"{stem}.json").read_text("utf-8")
+    return Trace.from_dict(json.loads(text), name=stem)
 
 
 @dataclass(frozen=True)

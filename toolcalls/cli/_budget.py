@@ -41,8 +41,8 @@ from ..budget._simulate import simulate
 from ..budget._tokens import DEFAULT_ENCODING, ENCODINGS
 from ..budget._traces import Trace
 from ..parsing._registry import get_format, list_formats
-from ..tools._importers import load_tools
 from ..tools._tool import Tool
+from ._input import read_tools
 from ._simulate import read_session, session_svg
 
 __all__ = ["add_commands", "budget_svg"]
@@ -73,7 +73,9 @@ def add_commands(commands: Any) -> None:
 
 
 def _common_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("tools", help="JSON file: OpenAI, Anthropic, Gemini or MCP tool list")
+    parser.add_argument("tools", help="JSON file: OpenAI, Anthropic, Gemini or MCP tool list; "
+                                      "or a sample tool set's name, such as "
+                                      "github-mcp-server-all")
     parser.add_argument("--budget", type=_count(0, "a budget"), metavar="TOKENS",
                         help="tokens the tool definitions may take")
     parser.add_argument("--fail-over", action="store_true",
@@ -116,7 +118,7 @@ def _checked(args: argparse.Namespace, format: str) -> list[Tool]:  # noqa: A002
             get_format(format)
         except UnknownFormatError:
             raise _OptionError(_unknown_target(format)) from None
-    tools = load_tools(args.tools)
+    tools = read_tools(args.tools)
     unknown = sorted(set(args.pin) - {tool.name for tool in tools})
     if unknown:
         raise _OptionError(f"--pin names no tool in {args.tools!r}: {', '.join(unknown)}")

@@ -14,11 +14,16 @@ from __future__ import annotations
 import codecs
 import io
 import sys
+from pathlib import Path
 from typing import BinaryIO, cast
 
 from .._errors import ToolCallsError
+from ..tools._importers import load_tools
+from ..tools._samples import sample_tools, sample_toolsets
+from ..tools._tool import Tool
 
-__all__ = ["InputError", "TextDecoder", "input_name", "open_input", "read_input", "warn"]
+__all__ = ["InputError", "TextDecoder", "input_name", "open_input", "read_input",
+           "read_tools", "warn"]
 
 
 class InputError(ToolCallsError):
@@ -92,3 +97,14 @@ def read_input(file: str) -> str:
         if file != "-":
             handle.close()
     return TextDecoder(input_name(file)).decode(data, final=True)
+
+
+def read_tools(spec: str) -> list[Tool]:
+    """The tools of a JSON file, or, where no file of that name exists, of the shipped sample
+    tool set it names (`toolcalls.tools.sample_toolsets`), so the examples run anywhere."""
+    if Path(spec).exists():
+        return load_tools(spec)
+    if spec.removesuffix(".json") in sample_toolsets():
+        return sample_tools(spec)
+    raise InputError(f"cannot read tools file {spec!r}: no such file, nor a sample tool set of "
+                     f"that name ({', '.join(sample_toolsets())})")

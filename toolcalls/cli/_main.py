@@ -43,11 +43,10 @@ from ..parsing._registry import get_format, list_formats
 from ..providers._registry import detect_stream_provider
 from ..providers._response_reader import read_response
 from ..providers._stream_reader import read_stream
-from ..tools._importers import load_tools
 from ..tools._tool import Tool
 from ._budget import add_commands as add_budget_commands
 from ._fuzz import add_commands as add_fuzz_commands
-from ._input import InputError, TextDecoder, input_name, open_input, read_input
+from ._input import InputError, TextDecoder, input_name, open_input, read_input, read_tools
 from ._mcp import add_commands as add_mcp_commands
 from ._openapi import add_commands as add_openapi_commands
 from ._serve import add_command as add_serve_command
@@ -145,12 +144,12 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _load_tools(path: str | None) -> list[Tool]:
-    return [] if path is None else load_tools(path)
+def _read_tools(path: str | None) -> list[Tool]:
+    return [] if path is None else read_tools(path)
 
 
 def _parse(args: argparse.Namespace) -> int:
-    tools = _load_tools(args.tools)
+    tools = _read_tools(args.tools)
     if args.template is not None:
         if args.format != "auto":
             raise InputError("--template and --format both name the format: give one")
@@ -163,7 +162,7 @@ def _parse(args: argparse.Namespace) -> int:
 
 
 def _read(args: argparse.Namespace) -> int:
-    tools = _load_tools(args.tools)
+    tools = _read_tools(args.tools)
     text = read_input(args.file)
     fmt = None if args.format == "none" else args.format
     try:

@@ -1,6 +1,7 @@
 """``toolcalls budget TOOLS --simulate TRACE``: what a whole session costs per strategy.
 
-TRACE is a trace file (fixtures/traces/README.md) or a usage profile written
+TRACE is a trace file (fixtures/traces/README.md), the name of a shipped sample trace
+(`toolcalls.budget.sample_traces`, such as ``github-maintainer-50``), or a usage profile written
 ``TURNSxTOOLS[xTOKENS]`` (``50x15x300``: 50 turns, 15 distinct tools, 300 tokens a turn; see
 `toolcalls.budget._traces.UsageProfile`). The plot is drawn the way ``--plot`` draws the
 modes (`toolcalls.cli._budget.budget_svg`): SVG by hand, deterministic, no plotting library;
@@ -15,7 +16,7 @@ from pathlib import Path
 
 from .._errors import ToolCallsError
 from ..budget._simulate import Simulation, Strategy
-from ..budget._traces import Trace, UsageProfile
+from ..budget._traces import Trace, UsageProfile, sample_trace, sample_traces
 
 __all__ = ["SimulateError", "read_session", "session_svg"]
 
@@ -37,11 +38,14 @@ def read_session(spec: str) -> Trace | UsageProfile:
         if int(turns) < 1 or int(tools) < 1:
             raise SimulateError(f"--simulate {spec!r}: turns and tools are 1 or more")
         return UsageProfile(int(turns), int(tools), *([int(tokens)] if tokens else []))
+    if not Path(spec).exists() and spec.removesuffix(".json") in sample_traces():
+        return sample_trace(spec)
     try:
         return Trace.load(spec)
     except OSError as error:
         raise SimulateError(f"cannot read --simulate {spec!r}: {error.strerror} (a trace file, "
-                            "or a profile such as 50x15x300: turns x tools x tokens)") from None
+                            f"a sample trace ({', '.join(sample_traces())}), or a profile such "
+                            "as 50x15x300: turns x tools x tokens)") from None
     except (ValueError, KeyError, TypeError, AttributeError) as error:
         raise SimulateError(f"--simulate {spec!r} is not a trace ({error!r}); see "
                             "fixtures/traces/README.md") from None

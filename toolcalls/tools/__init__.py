@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from ._importers import import_tools as import_tools
     from ._importers import load_tools as load_tools
     from ._read import to_tools as to_tools
+    from ._samples import sample_tools as sample_tools
+    from ._samples import sample_toolsets as sample_toolsets
     from ._schema import schema_problem as schema_problem
     from ._tool import Tool as Tool
     from ._typescript import schema_to_typescript as schema_to_typescript
@@ -50,6 +52,8 @@ _LAZY = {
          "import_tools", "load_tools"],
         "._importers",
     ),
+    "sample_tools": "._samples",
+    "sample_toolsets": "._samples",
     "schema_problem": "._schema",
     "Tool": "._tool",
     "schema_to_typescript": "._typescript",
