@@ -183,10 +183,10 @@ def test_a_template_without_jinja2_names_the_extra() -> None:
     assert "pip install 'toolcalls[templates]'" in out.stdout
 
 
-def test_the_readme_states_how_many_templates_derive() -> None:
+def test_the_docs_state_how_many_templates_derive() -> None:
     import re
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "formats.md").read_text(encoding="utf-8")
     stated = re.search(r"derives (\d+) of the (\d+) real templates", readme)
     assert stated is not None
     made = sum(isinstance(derived(key), Format) for key in TEMPLATES)
