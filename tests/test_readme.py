@@ -5,15 +5,16 @@ package runs them), with nothing defined for it, and the packages it imports nam
 to `toolcalls serve` at its default address runs against a real proxy started as the docs'
 command line says, in front of the serve tests' fake upstream answering as the model would.
 
-A transcript (an indented block of ``$ toolcalls ...`` lines, each followed by what it prints,
-``...`` standing for lines left out) is run, and must still print those lines in that order;
-every figure in the paragraph before it must be in its commands or what they print, so the
-numbers in prose come from a command a reader can run."""
+A transcript (an indented block of ``$ toolcalls ...`` lines, or ``$ echo 'TEXT' | toolcalls
+...``, each followed by what it prints, ``...`` standing for lines left out) is run, and must
+still print those lines in that order; every figure in the paragraph before it must be in its
+commands or what they print, so the numbers in prose come from a command a reader can run."""
 
 from __future__ import annotations
 
 import ast
 import importlib.util
+import io
 import re
 import shlex
 import sys
@@ -210,7 +211,9 @@ class Transcript:
 
 
 # the paragraph before, then the indented block that starts with a command
-_TRANSCRIPT = re.compile(r"(?:\A|(?<=\n\n))((?:[^\n]+\n)+)\n((?:    \$ toolcalls .*\n)(?:    .*\n)*)")
+_TRANSCRIPT = re.compile(r"(?:\A|(?<=\n\n))((?:[^\n]+\n)+)\n"
+                         r"((?:    \$ (?:echo .* \| )?toolcalls .*\n)(?:    .*\n)*)")
+_PIPED = re.compile(r"echo (.*) \| (toolcalls .*)")
 
 
 def _transcripts(page: str, text: str) -> list[Transcript]:
@@ -256,7 +259,11 @@ def test_a_transcript_prints_what_it_shows_and_backs_its_figures(
     monkeypatch.chdir(tmp_path)
     seen = []
     for command, shown in transcript.runs:
-        argv = shlex.split(command)
+        piped = _PIPED.fullmatch(command)
+        if piped:  # echo's one argument and its newline, as the command's stdin
+            (text,) = shlex.split(piped[1])
+            monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(f"{text}\n".encode())))
+        argv = shlex.split(piped[2] if piped else command)
         assert argv[0] == "toolcalls", command
         assert main(argv[1:]) == 0, command
         printed = capsys.readouterr().out.splitlines()

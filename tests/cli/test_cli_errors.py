@@ -241,6 +241,8 @@ def test_help_lists_every_command_and_the_exit_statuses_without_markup(tmp_path:
                     if isinstance(action.choices, dict)).choices
     done = run(tmp_path, "--help")
     assert done.returncode == 0 and {"parse", "read", "render", "budget"} <= set(commands)
-    assert all(f"    {name} " in done.stdout for name in commands)
+    # a name too long for the column (completion) has its help on the next line
+    assert all(f"    {name} " in done.stdout or f"    {name}\n" in done.stdout
+               for name in commands)
     assert "`" not in done.stdout and "exit status:" in done.stdout
     assert all(f"\n    {status} " in done.stdout for status in (0, 1, 2, 70, 130, 141))

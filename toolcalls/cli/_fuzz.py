@@ -32,14 +32,41 @@ def add_commands(commands: Any) -> None:
     f.add_argument("--against", "-a", required=True, metavar="MODULE:CALLABLE",
                    help="the other parser: a callable taking the response text (a list of "
                    "deltas with --stream), and optionally format= and tools= keywords, and "
-                   "returning its calls")
-    f.add_argument("--seconds", "-s", type=float, default=60.0, help="how long to fuzz "
-                   "(default: 60)")
+                   "returning the calls it read: a list of {\"name\", \"arguments\"} dicts "
+                   "(arguments a dict or JSON text), OpenAI tool_calls, (name, arguments) "
+                   "pairs or objects with those attributes; raising is a disagreement (raised)")
+    f.add_argument("--seconds", "-s", type=float, default=60.0, help="how long to fuzz")
     f.add_argument("--out", "-o", help="JSONL file for the shrunk reproducers")
     f.add_argument("--stream", action="store_true", help="feed the other parser deltas")
-    f.add_argument("--per-class", type=int, default=3, help="reproducers kept per class "
-                   "(default: 3)")
+    f.add_argument("--per-class", type=int, default=3, help="reproducers kept per class")
+    f.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="responses tried, disagreements and rate on stderr, each second "
+                   "(default: when stderr is a terminal)")
     f.set_defaults(run=_fuzz)
+
+
+class _Progress:
+    """One status line on stderr: rewritten in place on a terminal, else one line each time."""
+
+    def __init__(self, seconds: float, terminal: bool) -> None:
+        self.seconds, self.terminal, self.width = seconds, terminal, 0
+
+    def __call__(self, report: Any, elapsed: float) -> None:
+        found = sum(report.counts.values())
+        line = (f"{report.format}: {report.examples:,} responses, {found:,} disagreement"
+                f"{'' if found == 1 else 's'}, {report.examples / max(elapsed, 1e-9):,.0f}/s, "
+                f"{max(self.seconds - elapsed, 0):.0f} s left")
+        if self.terminal:
+            sys.stderr.write("\r" + line.ljust(self.width))
+            self.width = len(line)
+        else:
+            sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.terminal and self.width:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
 
 
 def load_callable(spec: str) -> Any:
@@ -85,8 +112,12 @@ def _fuzz(args: argparse.Namespace) -> int:
             open(args.out, "w").close()
         except OSError as error:
             raise InputError(f"cannot write {args.out!r}: {error.strerror}") from None
+    show = sys.stderr.isatty() if args.progress is None else args.progress
+    progress = _Progress(args.seconds, sys.stderr.isatty()) if show else None
     report = fuzz(fmt, against, seconds=args.seconds, stream=args.stream,
-                  per_class=args.per_class, out=args.out)
+                  per_class=args.per_class, out=args.out, progress=progress)
+    if progress is not None:
+        progress.done()
     print(report.summary())
     shown: set[str] = set()
     for found in report.reproducers:

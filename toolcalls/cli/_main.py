@@ -33,7 +33,6 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import asdict
 from typing import Any, NoReturn
 
 from .._errors import ToolCallsError
@@ -45,12 +44,16 @@ from ..providers._response_reader import read_response
 from ..providers._stream_reader import read_stream
 from ..tools._tool import Tool
 from ._budget import add_commands as add_budget_commands
+from ._completion import add_command as add_completion_command
+from ._completion import complete_if_asked
 from ._fuzz import add_commands as add_fuzz_commands
+from ._help import HelpFormatter
 from ._input import InputError, TextDecoder, input_name, open_input, read_input, read_tools
 from ._mcp import add_commands as add_mcp_commands
 from ._openapi import add_commands as add_openapi_commands
 from ._serve import add_command as add_serve_command
 from ._template import format_of_template
+from ._view import add_view_options, event_line, result_text, wants_human
 
 __all__ = ["EXIT_STATUSES", "main"]
 
@@ -62,7 +65,9 @@ _DESCRIPTION = ("Parse the tool calls in model responses, read provider response
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    complete_if_asked(parser)  # a shell asking for completions (toolcalls completion SHELL)
+    args = parser.parse_args(argv)
     try:
         return int(args.run(args))
     except ToolCallsError as error:
@@ -111,36 +116,45 @@ def _parser() -> argparse.ArgumentParser:
                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"toolcalls {__version__}")
     commands = parser.add_subparsers(required=True, metavar="COMMAND", title="commands")
-    p = commands.add_parser("parse", help="parse a model response and print the result as JSON")
-    p.add_argument("file", nargs="?", default="-", help="the response text (default: stdin)")
+    p = commands.add_parser("parse", help="parse a model response and print the result")
+    p.add_argument("file", nargs="?", default="-", help="the response text (- for stdin)")
     p.add_argument("--format", "-f", default="auto", help="format name, alias or model id")
     p.add_argument("--template", metavar="FILE", help="the model's Jinja chat template: the "
                    "format is derived from it (needs jinja2: pip install "
                    "'toolcalls[templates]'); instead of --format")
     p.add_argument("--tools", help="JSON file with the tool definitions offered to the model")
-    p.add_argument("--stream", action="store_true", help="print one JSON event per line, as the "
+    p.add_argument("--stream", action="store_true", help="print one event per line, as the "
                    "input arrives; the issues follow as events of kind 'issue'")
     p.add_argument("--thinking", action="store_true", help="the text starts inside reasoning")
+    add_view_options(p)
     p.set_defaults(run=_parse)
     r = commands.add_parser("read", help="read a provider's saved response (JSON) or captured "
                             "stream (SSE, NDJSON) and print the result: native calls first, "
                             "then calls in the text")
     r.add_argument("file", nargs="?", default="-",
-                   help="the response as JSON, or the stream as SSE/NDJSON (default: stdin)")
+                   help="the response as JSON, or the stream as SSE/NDJSON (- for stdin)")
     r.add_argument("--provider", "-p", help="openai, openai_responses, anthropic, gemini or "
-                   "ollama (default: detected from the response's shape)")
+                   "ollama (default: told from the response's shape)")
     r.add_argument("--format", "-f", default="auto", help="the format calls in the text are in: "
                    "a name, alias or model id, auto (from the response's model id, then the "
                    "markup), or none (the text is not read for calls)")
     r.add_argument("--tools", help="JSON file with the tool definitions offered to the model")
+    r.add_argument("--events", action="store_true", help="a captured stream's events, one per "
+                   "line, as they are read (read_stream), then its issues")
+    add_view_options(r)
     r.set_defaults(run=_read)
-    f = commands.add_parser("formats", help="list the formats with an example each")
+    f = commands.add_parser("formats", help="list the formats, the model ids that select each, "
+                            "and an example")
+    f.add_argument("--json", action="store_true", help="print the list as JSON")
     f.set_defaults(run=_formats)
     add_budget_commands(commands)
     add_serve_command(commands)
     add_fuzz_commands(commands)
     add_openapi_commands(commands)
     add_mcp_commands(commands)
+    add_completion_command(commands)
+    for command in commands.choices.values():  # every --help shows the defaults
+        command.formatter_class = HelpFormatter
     return parser
 
 
@@ -156,15 +170,19 @@ def _parse(args: argparse.Namespace) -> int:
         args.format = format_of_template(args.template)
     if args.stream:
         return _parse_stream(args, tools)
+    _hint_on_a_terminal(args.file)
     result = parse(read_input(args.file), args.format, tools=tools, thinking=args.thinking)
-    print(result.model_dump_json(indent=2))
+    print(result_text(result, args))
     return 0
 
 
 def _read(args: argparse.Namespace) -> int:
     tools = _read_tools(args.tools)
-    text = read_input(args.file)
     fmt = None if args.format == "none" else args.format
+    _hint_on_a_terminal(args.file)
+    if args.events:
+        return _read_events(args, fmt, tools)
+    text = read_input(args.file)
     try:
         if _is_captured_stream(text):
             reader = read_stream(args.provider or _stream_provider(text), format=fmt, tools=tools)
@@ -175,8 +193,55 @@ def _read(args: argparse.Namespace) -> int:
             result = read_response(text, args.provider, format=fmt, tools=tools)
     except ValueError as error:  # not JSON, or not a shape any provider answers with
         raise InputError(f"cannot read {args.file!r} as a response: {error}") from None
-    print(result.model_dump_json(indent=2))
+    print(result_text(result, args))
     return 0
+
+
+_DETECTED_WITHIN = 4096  # detect_stream_provider reads the marks in a stream's first 4 KiB
+
+
+def _read_events(args: argparse.Namespace, fmt: str | None, tools: list[Tool]) -> int:
+    """A captured stream's events as its blocks arrive; the provider, when not named, is told
+    from the first block that shows it."""
+    decoder = TextDecoder(input_name(args.file))
+    handle = open_input(args.file)
+    human = wants_human(args)
+    reader = None if args.provider is None else read_stream(args.provider, format=fmt,
+                                                            tools=tools)
+    seen = ""
+    try:
+        while block := handle.read1(4096):
+            text = decoder.decode(block)
+            if reader is None:
+                seen += text
+                provider = detect_stream_provider(seen)
+                if provider is None and len(seen) <= _DETECTED_WITHIN:
+                    continue
+                if provider is None:
+                    break
+                reader, text = read_stream(provider, format=fmt, tools=tools), seen
+            _print_events(reader.feed(text), human)
+        if reader is None:
+            if _is_captured_stream(seen):
+                raise InputError("cannot tell which provider this stream is from: name it "
+                                 "with --provider")
+            raise InputError("--events reads a captured stream (SSE or NDJSON); this is one "
+                             "whole response: read it without --events")
+        _print_events(reader.feed(decoder.finish()), human)
+    finally:
+        if args.file != "-":
+            handle.close()
+    if reader is not None:
+        _print_events(reader.close(), human)
+        _print_issues(reader.result().issues, human)
+    return 0
+
+
+def _hint_on_a_terminal(file: str) -> None:
+    """Reading stdin from a terminal waits for a paste: say so, and how to end it."""
+    if file == "-" and sys.stdin.isatty():
+        print("toolcalls: reading the response from the terminal: paste it and end with "
+              "Ctrl-D, or give a FILE, or pipe the text in (--help)", file=sys.stderr)
 
 
 def _stream_provider(text: str) -> str:
@@ -207,34 +272,33 @@ def _parse_stream(args: argparse.Namespace, tools: list[Tool]) -> int:
         raise InputError("--stream needs --format or --template: a format cannot be detected "
                          "from a prefix")
     parser = stream(args.format, tools=tools, thinking=args.thinking)
+    _hint_on_a_terminal(args.file)
+    human = wants_human(args)
     decoder = TextDecoder(input_name(args.file))
     handle = open_input(args.file)
     last = ""
     try:
         while block := handle.read1(4096):  # whatever has arrived, without waiting for more
-            _print_events(parser.feed(decoder.decode(block)))
+            _print_events(parser.feed(decoder.decode(block)), human)
         last = decoder.finish()
     finally:
         if args.file != "-":
             handle.close()
-        _print_events(parser.close(last))
-        _print_issues(parser.result().issues)
+        _print_events(parser.close(last), human)
+        _print_issues(parser.result().issues, human)
     return 0
 
 
-def _print_events(events: list[Any]) -> None:
+def _print_events(events: list[Any], human: bool) -> None:
     for event in events:
-        payload = asdict(event)
-        for key in ("call", "incomplete"):
-            if key in payload and hasattr(getattr(event, key), "model_dump"):
-                payload[key] = getattr(event, key).model_dump()
-        _write_line(json.dumps(payload, ensure_ascii=False))
+        _write_line(event_line(event, human))
 
 
-def _print_issues(issues: list[Any]) -> None:
+def _print_issues(issues: list[Any], human: bool) -> None:
     """The issues as events after the last one: ``{"kind": "issue", "issue": {...}}``."""
     for issue in issues:
-        _write_line(json.dumps({"kind": "issue", "issue": issue.model_dump()}, ensure_ascii=False))
+        _write_line(event_line(issue, True) if human else json.dumps(
+            {"kind": "issue", "issue": issue.model_dump()}, ensure_ascii=False))
 
 
 def _write_line(text: str) -> None:
@@ -245,6 +309,10 @@ def _write_line(text: str) -> None:
 
 
 def _formats(args: argparse.Namespace) -> int:
+    if args.json:
+        print(json.dumps([_format_entry(name) for name in list_formats()], indent=2,
+                         ensure_ascii=False))
+        return 0
     for name in list_formats():
         fmt = get_format(name)
         aliases = f" (aliases: {', '.join(fmt.aliases)})" if fmt.aliases else ""
@@ -255,3 +323,9 @@ def _formats(args: argparse.Namespace) -> int:
             print(f"    {line}")
         print()
     return 0
+
+
+def _format_entry(name: str) -> dict[str, Any]:
+    fmt = get_format(name)
+    return {"name": name, "aliases": list(fmt.aliases), "models": list(fmt.model_prefixes),
+            "example": fmt.example}

@@ -89,6 +89,10 @@ class FuzzReport:
         return "\n".join(lines)
 
 
+PROGRESS_EVERY = 1.0
+"""Seconds between two calls of `fuzz`'s `progress`."""
+
+
 class _TimeUp(Exception):
     """Raised inside the hypothesis run to end it (generation only: nothing to shrink)."""
 
@@ -248,7 +252,8 @@ def _shrink(runner: _Runner, text: str, cuts: list[int], tools: Sequence[Tool],
 
 def fuzz(format: str, against: Against, *, seconds: float = 60.0, stream: bool = False,
          tools: Sequence[Tool] | None = None, per_class: int = 3, out: str | None = None,
-         max_examples: int | None = None) -> FuzzReport:
+         max_examples: int | None = None,
+         progress: Callable[[FuzzReport, float], None] | None = None) -> FuzzReport:
     """Fuzz `against`, another parser of `format`, against toolcalls for `seconds`.
 
     `against(text)` returns the calls it reads in a response (see `normalize_calls` for the
@@ -256,7 +261,8 @@ def fuzz(format: str, against: Against, *, seconds: float = 60.0, stream: bool =
     instead. If it takes keyword arguments ``format`` or ``tools``, it gets the format's name
     and the tools offered (OpenAI function definitions). Tools are drawn per response unless
     `tools` is given. Disagreements are counted per class (`KINDS`); the first `per_class` of
-    each are shrunk and returned, and written as JSON lines to `out` if given.
+    each are shrunk and returned, and written as JSON lines to `out` if given. `progress`, if
+    given, is called about once a second with the report so far and the seconds gone.
 
     >>> import json
     >>> from toolcalls.testing import fuzz
@@ -272,6 +278,7 @@ def fuzz(format: str, against: Against, *, seconds: float = 60.0, stream: bool =
     report = FuzzReport(format=name)
     kept: dict[str, int] = {}
     clock: list[float] = []  # the start: the first response (imports and setup excluded)
+    ticks = [0.0]  # when `progress` was last called
     fixed = None if tools is None else list(tools)
     offered = st.just(fixed) if fixed else tool_lists(min_size=1, max_size=3)
 
@@ -301,6 +308,10 @@ def fuzz(format: str, against: Against, *, seconds: float = 60.0, stream: bool =
             raise _TimeUp
         text, cuts, chosen, intended, origin = drawn
         report.examples += 1
+        now = time.monotonic()
+        if progress is not None and now - ticks[0] >= PROGRESS_EVERY:
+            ticks[0] = now
+            progress(report, now - clock[0])
         definitions = _definitions(chosen)
         ours = runner.ours(text, chosen)
         other, error = runner.other(text, split_at(text, cuts), definitions)
