@@ -21,10 +21,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..parsing.formats._base import Format
+from ..providers._rows import ResponseRows, RowReader, TextRows
 from ..tools._read import ToolsLike
 from ._build import ResultColumns
 from ._pyarrow import pa
-from ._rows import ResponseRows, RowReader, TextRows
 from ._schema import RESULT_TYPE
 
 __all__ = ["RESULT_TYPE", "parse_array"]

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..parsing._registry import get_format
 from ._input import InputError
+from ._status import StatusLine
 
 __all__ = ["add_commands"]
 
@@ -46,27 +47,20 @@ def add_commands(commands: Any) -> None:
 
 
 class _Progress:
-    """One status line on stderr: rewritten in place on a terminal, else one line each time."""
+    """The fuzz run's status line: responses tried, disagreements, rate, time left."""
 
-    def __init__(self, seconds: float, terminal: bool) -> None:
-        self.seconds, self.terminal, self.width = seconds, terminal, 0
+    def __init__(self, seconds: float) -> None:
+        self.seconds, self.line = seconds, StatusLine()
 
     def __call__(self, report: Any, elapsed: float) -> None:
         found = sum(report.counts.values())
-        line = (f"{report.format}: {report.examples:,} responses, {found:,} disagreement"
-                f"{'' if found == 1 else 's'}, {report.examples / max(elapsed, 1e-9):,.0f}/s, "
-                f"{max(self.seconds - elapsed, 0):.0f} s left")
-        if self.terminal:
-            sys.stderr.write("\r" + line.ljust(self.width))
-            self.width = len(line)
-        else:
-            sys.stderr.write(line + "\n")
-        sys.stderr.flush()
+        self.line.show(f"{report.format}: {report.examples:,} responses, {found:,} disagreement"
+                       f"{'' if found == 1 else 's'}, "
+                       f"{report.examples / max(elapsed, 1e-9):,.0f}/s, "
+                       f"{max(self.seconds - elapsed, 0):.0f} s left")
 
     def done(self) -> None:
-        if self.terminal and self.width:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
+        self.line.done()
 
 
 def load_callable(spec: str) -> Any:
@@ -113,7 +107,7 @@ def _fuzz(args: argparse.Namespace) -> int:
         except OSError as error:
             raise InputError(f"cannot write {args.out!r}: {error.strerror}") from None
     show = sys.stderr.isatty() if args.progress is None else args.progress
-    progress = _Progress(args.seconds, sys.stderr.isatty()) if show else None
+    progress = _Progress(args.seconds) if show else None
     report = fuzz(fmt, against, seconds=args.seconds, stream=args.stream,
                   per_class=args.per_class, out=args.out, progress=progress)
     if progress is not None:

@@ -44,6 +44,7 @@ from ..providers._response_reader import read_response
 from ..providers._stream_reader import read_stream
 from ..tools._tool import Tool
 from ._budget import add_commands as add_budget_commands
+from ._bulk import add_bulk_options, run_bulk
 from ._completion import add_command as add_completion_command
 from ._completion import complete_if_asked
 from ._fuzz import add_commands as add_fuzz_commands
@@ -127,6 +128,7 @@ def _parser() -> argparse.ArgumentParser:
                    "input arrives; the issues follow as events of kind 'issue'")
     p.add_argument("--thinking", action="store_true", help="the text starts inside reasoning")
     add_view_options(p)
+    add_bulk_options(p)
     p.set_defaults(run=_parse)
     r = commands.add_parser("read", help="read a provider's saved response (JSON) or captured "
                             "stream (SSE, NDJSON) and print the result: native calls first, "
@@ -164,6 +166,10 @@ def _read_tools(path: str | None) -> list[Tool]:
 
 def _parse(args: argparse.Namespace) -> int:
     tools = _read_tools(args.tools)
+    if args.jsonl is not None:
+        return run_bulk(args, tools)
+    if args.out is not None:
+        raise InputError("--out writes what --jsonl IN reads: give --jsonl, or print to stdout")
     if args.template is not None:
         if args.format != "auto":
             raise InputError("--template and --format both name the format: give one")

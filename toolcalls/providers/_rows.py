@@ -1,4 +1,6 @@
-"""What one row holds, read into a `ParseResult`: model text, or a saved provider response.
+"""What one row of a log holds, read into a `ParseResult`: model text, or a saved provider
+response. Shared by `toolcalls.arrow` (a column at a time) and ``toolcalls parse --jsonl`` (a
+file of rows, which needs no pyarrow for JSONL output).
 
 A row of text is parsed as `toolcalls.parse` parses it. A row of a provider log is one saved
 response (its JSON text, or the object itself) read by `toolcalls.read_response`, or one
@@ -15,10 +17,10 @@ from .._errors import ToolCallsError
 from ..parsing._api import Parser
 from ..parsing._models import ParseResult
 from ..parsing.formats._base import Format
-from ..providers._fields import load_json
-from ..providers._response_reader import read_response
-from ..providers._stream_reader import read_stream
 from ..tools._read import ToolsLike, read_tools
+from ._fields import load_json
+from ._response_reader import read_response
+from ._stream_reader import read_stream
 
 __all__ = ["ResponseRows", "RowReader", "TextRows"]
 
