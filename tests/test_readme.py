@@ -21,6 +21,7 @@ import sys
 import threading
 import time
 import tomllib
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -132,6 +133,11 @@ def test_the_docs_have_python_blocks_and_only_known_fences() -> None:
 def test_docs_block_runs(block: Block, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                          request: pytest.FixtureRequest) -> None:
     monkeypatch.chdir(tmp_path)  # a reader's directory: no fixtures/, no repository beside it
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "hf"))  # nothing in ~, nothing
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")                        # fetched,
+    monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")               # nothing reported
+    # Ray Data warns about its own deprecated settings from its own modules: not ours to fix
+    warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"ray\.")
     code = block.code
     if SERVE_URL in code:
         code = code.replace(SERVE_URL, request.getfixturevalue("readme_proxy"))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 try:
     import pyarrow as pa
+    import pyarrow.compute as pc
 except ImportError as missing:
     raise ImportError("toolcalls.arrow needs pyarrow: pip install 'toolcalls[arrow]'") from missing
 
-__all__ = ["pa"]
+__all__ = ["pa", "pc"]
