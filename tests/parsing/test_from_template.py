@@ -25,7 +25,7 @@ import toolcalls
 from toolcalls import Tool, ToolCall
 from toolcalls.parsing import TemplateFormatError, format_from_template, spec_from_template
 from toolcalls.parsing._chat_template import ChatTemplate
-from toolcalls.parsing._from_template import _Probe
+from toolcalls.parsing._template_probe import Probe
 from toolcalls.parsing.formats._base import Format
 from toolcalls.testing import calls, tools
 
@@ -127,7 +127,7 @@ def _tool_calls(written: list[ToolCall]) -> list[dict[str, Any]]:
 def test_a_derived_format_reads_back_what_its_template_writes(key: str) -> None:
     fmt = derived(key)
     assert isinstance(fmt, Format)
-    probe = _Probe(ChatTemplate(TEMPLATES[key].read_text(encoding="utf-8")))
+    probe = Probe(ChatTemplate(TEMPLATES[key].read_text(encoding="utf-8")))
 
     @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(tools(), st.data(), st.integers(0, 2**16))
