@@ -11,7 +11,10 @@ that differ in one respect shows how it writes that respect:
   ``name(key=value)`` in a list (``pythonic``); the text around it is the markers;
 * the description so found must read back the template's own rendering of two calls, a call
   with no arguments, nested arguments and text before a call, or the derivation fails;
-* a tool message's text shows how results are written; a reasoning text, the reasoning tags.
+* a tool message's text shows how results are written; a reasoning text, the reasoning tags;
+* the tools given or not show the tools section (`_template_tools`), when it is a list of
+  the tools as JSON; a format derived without one writes no tools (`tools_from_template`
+  says why).
 
 What cannot be described (arguments as tags of their own, a name the template changes,
 calls it does not write at all) is a `TemplateFormatError` naming the reason.
@@ -39,12 +42,14 @@ from ._template_probe import (
     common_prefix,
     common_suffix,
 )
+from ._template_tools import tools_spec
 from .formats._base import Format
 from .formats._declared import build_format
-from .formats._spec import FormatSpec
+from .formats._spec import FormatSpec, ToolsSpec
 from .stream import parse_whole
 
-__all__ = ["TemplateFormatError", "format_from_template", "spec_from_template"]
+__all__ = ["TemplateFormatError", "format_from_template", "spec_from_template",
+           "tools_from_template"]
 
 
 
@@ -67,11 +72,7 @@ def format_from_template(template: str, *, name: str = "from_template",
 def spec_from_template(template: str, *, name: str = "from_template",
                        context: dict[str, Any] | None = None) -> FormatSpec:
     """The description `format_from_template` builds its format from (to read or save)."""
-    # llama.cpp hands some templates the tools as JSON text in `functions`, and the date in
-    # `datetime` (FireFunction v2 reads both).
-    variables = {"functions": json.dumps(PROBE_TOOLS, ensure_ascii=False),
-                 "datetime": "Jan 02 2026 03:04:05 GMT", **(context or {})}
-    probe = Probe(ChatTemplate(template, variables))
+    probe = Probe(ChatTemplate(template, _variables(context)))
     call = probe.call_text([ONE])
     fields = _call_fields(call)
     reasoning = probe.reasoning_tags()
@@ -97,7 +98,27 @@ def spec_from_template(template: str, *, name: str = "from_template",
         draft["results"] = results
     spec = _validated(draft)
     _check_reads_back(spec, probe)
-    return spec
+    try:
+        return spec.model_copy(update={"tools": tools_spec(probe.template)})
+    except TemplateFormatError:  # calls without a tools section: `tools_from_template` says why
+        return spec
+
+
+def tools_from_template(template: str, *, context: dict[str, Any] | None = None) -> ToolsSpec:
+    """How the chat template `template` writes its tools section (`Format.render_tools`).
+
+    Raises:
+        TemplateFormatError: the section is no list of the tools as JSON, or the template
+            writes none; the message says which.
+    """
+    return tools_spec(ChatTemplate(template, _variables(context)))
+
+
+def _variables(context: dict[str, Any] | None) -> dict[str, Any]:
+    # llama.cpp hands some templates the tools as JSON text in `functions`, and the date in
+    # `datetime` (FireFunction v2 reads both).
+    return {"functions": json.dumps(PROBE_TOOLS, ensure_ascii=False),
+            "datetime": "Jan 02 2026 03:04:05 GMT", **(context or {})}
 
 
 def _call_fields(call: str) -> dict[str, Any]:

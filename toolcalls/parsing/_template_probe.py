@@ -25,7 +25,7 @@ CONTENT, OTHER_CONTENT, REASONING, RESULT = "PROBE_TEXT_7Q", "PROBE_LEAD_3K", "P
     "PROBE_RESULT_9Z"
 PROBE_TOOLS: list[dict[str, Any]] = [
     {"type": "function", "function": {
-        "name": name, "description": f"Probe tool {name}.",
+        "name": name, "description": f"Probe tool \"{name}\", déjà vu.",
         "parameters": {"type": "object", "properties": properties,
                        "required": list(properties)}}}
     for name, properties in (

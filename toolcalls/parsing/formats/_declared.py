@@ -42,12 +42,12 @@ from ._regions import (
     XmlParameterCalls,
 )
 from ._results import protect, region_openers, result_block, wrap_result
-from ._spec import CallsSpec, FormatSpec
+from ._spec import CallsSpec, FormatSpec, ToolsSpec
 from ._template_json import bare_tool, openai_tool, tojson
 from ._xmlrender import render_xml_calls
 from .pythonic import PythonicReader
 
-__all__ = ["Declared", "build_format"]
+__all__ = ["Declared", "build_format", "write_tools"]
 
 _PYTHON_NAME = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
 _MAX_NAME = 200
@@ -89,13 +89,7 @@ class Declared(Format):
         if spec is None:
             raise NotImplementedError(f"format {self.name!r} was described without [tools]: "
                                       "add it to write a tools section")
-        if not tools:
-            return ""
-        written = openai_tool if spec.tool_object == "openai" else bare_tool
-        listed = spec.separator.join(tojson(written(tool), indent=spec.indent) for tool in tools)
-        if spec.template:
-            return spec.template.replace("{tools}", listed)
-        return f"{spec.start}{listed}{spec.end}"
+        return write_tools(spec, tools)
 
     def render_calls(self, calls: Sequence[ToolCall], content: str = "") -> str:
         if not calls:
@@ -116,6 +110,18 @@ class Declared(Format):
         if spec.tokens:
             return f"{spec.start}{escaped}{spec.end}"
         return wrap_result(spec.start, spec.end, result)
+
+
+def write_tools(spec: ToolsSpec, tools: Sequence[Tool]) -> str:
+    """The tools section `spec` describes, for `tools` ('' for none)."""
+    if not tools:
+        return ""
+    written = openai_tool if spec.tool_object == "openai" else bare_tool
+    listed = spec.separator.join(tojson(written(tool), indent=spec.indent,
+                                        ensure_ascii=spec.ensure_ascii) for tool in tools)
+    if spec.template:
+        return spec.template.replace("{tools}", listed)
+    return f"{spec.start}{listed}{spec.end}"
 
 
 def build_format(spec: FormatSpec, *, shipped: bool = False) -> Declared:

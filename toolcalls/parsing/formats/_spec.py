@@ -195,6 +195,8 @@ class ToolsSpec(_Strict):
                               "function (name, description, parameters).")
     indent: int | None = Field(None, ge=0, le=8, description="JSON indent of each tool "
                                                             "(none: one line).")
+    ensure_ascii: bool = Field(False, description="Each tool's JSON with non-ASCII "
+                                                  "characters escaped (\\u00e9).")
 
     @model_validator(mode="after")
     def _one_placeholder(self) -> ToolsSpec:
