@@ -144,9 +144,10 @@ def _call_fields(call: str) -> dict[str, Any]:
                         "arguments_key": keys[1], "bare": not call[:start].strip()}
             if value == arguments:
                 return _name_json(call, start, end)
-    if re.search(rf"{name}\(probe_key=", call):
-        raise TemplateFormatError("the template writes Python calls outside a list (one a "
-                                  "line), which no description holds yet")
+    bare = re.search(rf"{name}\(probe_key=", call)
+    if bare is not None:  # Olmo 3's: calls one a line between markers
+        return {"body": "pythonic", "lines": True, "start": call[:bare.start()],
+                "end": call[call.rfind(")") + 1:]}
     if "probe_key" in call and re.search(r'"probe_key"\s*:', call) is None:
         try:
             return _xml_fields(call)

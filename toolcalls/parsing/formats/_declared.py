@@ -37,6 +37,7 @@ from ._regions import (
     JsonListCalls,
     JsonObjectCalls,
     KimiCalls,
+    PythonLineCalls,
     PythonListCalls,
     TaggedJsonCalls,
     XmlParameterCalls,
@@ -45,6 +46,7 @@ from ._results import protect, region_openers, result_block, wrap_result
 from ._spec import CallsSpec, FormatSpec, ToolsSpec
 from ._template_json import bare_tool, openai_tool, tojson
 from ._xmlrender import render_xml_calls
+from .olmo3 import Olmo3Reader
 from .pythonic import PythonicReader
 
 __all__ = ["Declared", "build_format", "write_tools"]
@@ -63,6 +65,8 @@ class Declared(Format):
         calls = self.spec.calls
         if calls.body == "xml":
             return xml_openers(calls) | self._result_openers()
+        if calls.lines:
+            return {calls.start.strip(): _python_lines_reader(calls)} | self._result_openers()
         if calls.section is not None and not calls.start.strip():
             return {calls.section[0].strip(): _lines_reader(calls, calls.section)} | (
                 self._result_openers())
@@ -200,6 +204,12 @@ def _lines_reader(calls: CallsSpec, section: tuple[str, str]) -> ReaderFactory:
     return lambda ctx, opener: JsonCallsReader(lines, opener)
 
 
+def _python_lines_reader(calls: CallsSpec) -> ReaderFactory:
+    """Bare Python calls one a line inside start ... end (Olmo 3's reader, its markers)."""
+    start, end = calls.start.strip(), calls.end.strip()
+    return lambda ctx, opener: Olmo3Reader(start, end)
+
+
 def _bare_openers(calls: CallsSpec) -> dict[str, ReaderFactory]:
     """Calls with no markers: a Python list, or JSON objects (or a list of them) that name a
     tool; each a candidate until the text shows it is a call (`JsonCallsReader`)."""
@@ -252,6 +262,9 @@ def _header_reader(calls: CallsSpec) -> Callable[[str], Header | None]:
 def _write_calls(spec: CallsSpec, calls: Sequence[ToolCall]) -> str:
     if spec.body == "json_list":
         return f"{spec.start}{tojson([_call_object(spec, call) for call in calls])}{spec.end}"
+    if spec.body == "pythonic" and spec.lines:
+        one_a_line = "\n".join(map(_python_call, calls))
+        return f"{spec.start}{one_a_line}{spec.end}"
     if spec.body == "pythonic":
         return f"{spec.start}[{', '.join(map(_python_call, calls))}]{spec.end}"
     written = spec.separator.join(f"{spec.start}{_call_body(spec, call, index)}{spec.end}"
@@ -295,6 +308,8 @@ def _call_region(calls: CallsSpec) -> tuple[CallShape | None, str]:
         return None, f"the tool's name is under {calls.name_key!r}, which no grammar writes"
     if not start and calls.section is None:
         return None, "bare calls, with no marker for a grammar to begin a call at"
+    if calls.lines:
+        return PythonLineCalls(start, end), ""
     if calls.call_id:
         return None, "a call id between the name and the arguments, which no grammar writes"
     if calls.section is not None:

@@ -23,7 +23,8 @@ never written); ``bare = true`` reads the body with no markers too, when it name
 Bodies: ``json`` is one ``{"name": ..., "arguments": {...}}`` object per call between
 ``start`` and ``end``; ``json_list`` one JSON list of them between the two; ``name_json`` the
 name, then ``name_end``, then the arguments object (``<function=f>{...}</function>``);
-``pythonic`` a Python call list (``[f(a=1), g()]``); ``xml`` each argument between tags of its
+``pythonic`` a Python call list (``[f(a=1), g()]``), or with ``lines = true`` bare calls
+one a line between ``start`` and ``end`` (Olmo 3); ``xml`` each argument between tags of its
 own, ``start = "<function={name}>"``, ``parameter = ["<parameter={key}>", "</parameter>"]``,
 ``end = "</function>"``, values raw text typed by the tool's schema (Qwen3-Coder, GLM,
 MiniMax-M2, Seed-OSS).
@@ -96,6 +97,8 @@ class CallsSpec(_Strict):
     bare: bool = Field(False, description="The body may also stand with no markers (a JSON "
                                           "object or list, a Python call list): a call only "
                                           "when it names a tool (a declared one, with tools).")
+    lines: bool = Field(False, description="pythonic: bare calls one a line between start "
+                                           "and end (Olmo 3's <function_calls>), not a list.")
 
     @model_validator(mode="after")
     def _body_fields(self) -> CallsSpec:
@@ -120,6 +123,9 @@ class CallsSpec(_Strict):
         if self.body == "name_json" and self.bare:
             raise ValueError("body 'name_json' cannot stand bare: its start marker is what "
                              "tells a call from prose")
+        if self.lines and (self.body != "pythonic" or self.bare or not self.end.strip()):
+            raise ValueError("lines: calls one a line of body 'pythonic', between start and "
+                             "an end marker, never bare")
         if self.body == "xml":
             _check_xml(self)
         elif self.parameter is not None:
