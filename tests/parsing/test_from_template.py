@@ -48,7 +48,6 @@ NOT_DERIVED = {
     "render/functionary_v32": "start must hold a marker",
     # call:NAME{key:<|"|>value<|"|>}: keys bare, strings between quote tokens.
     "render/gemma4": "cannot write the template's calls",
-    "render/apertus": "no known call shape",  # [{"NAME": {...}}]: the name is the key
     # vLLM's InternLM2 template writes the arguments as Python's str of a dict.
     "render/internlm2": "outside JSON",
     # vLLM's Llama 3.2 pythonic template writes strings unquoted, which no reader reads back.
@@ -64,6 +63,7 @@ BODIES = {
     "Qwen3-Coder-30B-A3B-Instruct.jinja": "xml", "Seed-OSS.jinja": "xml",
     "render/lfm2": "pythonic", "render/minimax_m1": "json", "render/firefunction_v2": "json_list",
     "render/xlam": "json_list", "render/granite4": "json", "render/olmo3": "pythonic",
+    "render/apertus": "json_list",
 }
 
 # Corpus rows of the template's format that the derived format reads as their source expects:
@@ -73,6 +73,7 @@ AGREES_AT_LEAST = {
     "llama3_json": 20, "minimax_m2": 47, "gpt_oss": 3, "mistral": 48, "qwen3_coder": 58,
     "reka": 13, "seed_oss": 8, "functionary_v31": 3, "apriel": 2, "nemotron_v2": 1,
     "minimax_m1": 8, "firefunction_v2": 3, "cohere": 9, "step35": 11, "olmo3": 25,
+    "apertus": 1,
 }
 
 

@@ -35,6 +35,7 @@ TOOLS_NOT_DERIVED = {
     "render/gpt_oss": "more of the prompt than one section",
     "render/granite4": "more of the prompt than one section",
     "render/hunyuan_a13b": "more of the prompt than one section",
+    "render/apertus": "more of the prompt than one section",  # TypeScript, and a line less
     # Its tools replace a line saying there are none, which prompt mode would leave in place.
     "render/olmo3": "more of the prompt than one section",
     "Qwen3-Coder-30B-A3B-Instruct.jinja": "no shape a description holds",  # XML per tool

@@ -131,6 +131,9 @@ def _call_fields(call: str) -> dict[str, Any]:
         return {"body": "pythonic", "start": opening, "end": call[close + 1:],
                 "bare": not opening.strip()}
     for start, value, end in _json_values(call):
+        if isinstance(value, list) and value == [{name: arguments}]:  # Apertus' name as key
+            return {"body": "json_list", "name_as_key": True, "start": call[:start],
+                    "end": call[end:]}
         if isinstance(value, list) and value and isinstance(value[0], dict):
             keys = _envelope_keys(value[0], name, arguments)
             if keys is not None:

@@ -46,6 +46,7 @@ from ._results import protect, region_openers, result_block, wrap_result
 from ._spec import CallsSpec, FormatSpec, ToolsSpec
 from ._template_json import bare_tool, openai_tool, tojson
 from ._xmlrender import render_xml_calls
+from .apertus import KeyedCallsReader, keyed_call
 from .olmo3 import Olmo3Reader
 from .pythonic import PythonicReader
 
@@ -67,6 +68,8 @@ class Declared(Format):
             return xml_openers(calls) | self._result_openers()
         if calls.lines:
             return {calls.start.strip(): _python_lines_reader(calls)} | self._result_openers()
+        if calls.name_as_key:
+            return {calls.start.strip(): _keyed_reader(calls)} | self._result_openers()
         if calls.section is not None and not calls.start.strip():
             return {calls.section[0].strip(): _lines_reader(calls, calls.section)} | (
                 self._result_openers())
@@ -210,6 +213,12 @@ def _python_lines_reader(calls: CallsSpec) -> ReaderFactory:
     return lambda ctx, opener: Olmo3Reader(start, end)
 
 
+def _keyed_reader(calls: CallsSpec) -> ReaderFactory:
+    """``[{NAME: {...}}]`` after start (Apertus' reader, its markers)."""
+    end = calls.end.strip()
+    return lambda ctx, opener: KeyedCallsReader(ctx, opener, end)
+
+
 def _bare_openers(calls: CallsSpec) -> dict[str, ReaderFactory]:
     """Calls with no markers: a Python list, or JSON objects (or a list of them) that name a
     tool; each a candidate until the text shows it is a call (`JsonCallsReader`)."""
@@ -260,6 +269,8 @@ def _header_reader(calls: CallsSpec) -> Callable[[str], Header | None]:
 
 
 def _write_calls(spec: CallsSpec, calls: Sequence[ToolCall]) -> str:
+    if spec.body == "json_list" and spec.name_as_key:
+        return f"{spec.start}[{', '.join(map(keyed_call, calls))}]{spec.end}"
     if spec.body == "json_list":
         return f"{spec.start}{tojson([_call_object(spec, call) for call in calls])}{spec.end}"
     if spec.body == "pythonic" and spec.lines:
@@ -304,6 +315,9 @@ def _call_region(calls: CallsSpec) -> tuple[CallShape | None, str]:
     start, end = calls.start.strip(), calls.end.strip()
     if calls.body == "xml":
         return XmlParameterCalls(xml_style(calls)), ""
+    if calls.name_as_key:
+        special = _is_token(start) if calls.tokens is None else calls.tokens
+        return JsonArrayCalls(start, end, name_as_key=True, special=special), ""
     if calls.body in ("json", "json_list") and calls.name_key != "name":
         return None, f"the tool's name is under {calls.name_key!r}, which no grammar writes"
     if not start and calls.section is None:
@@ -343,7 +357,7 @@ def _is_token(marker: str) -> bool:
 def _structural_tag(calls: CallsSpec) -> tuple[str, str, str] | None:
     start, end = calls.start.strip(), calls.end.strip()
     literal = start.replace("{", "{{").replace("}", "}}")
-    if calls.section is not None or calls.call_id or calls.index_separator:
+    if calls.section is not None or calls.call_id or calls.index_separator or calls.name_as_key:
         return None  # a structural tag has no section around its calls, nor an id or index
     if calls.body == "name_json":
         name_end = calls.name_end.strip().replace("{", "{{").replace("}", "}}")

@@ -97,6 +97,8 @@ class CallsSpec(_Strict):
     bare: bool = Field(False, description="The body may also stand with no markers (a JSON "
                                           "object or list, a Python call list): a call only "
                                           "when it names a tool (a declared one, with tools).")
+    name_as_key: bool = Field(False, description="json_list: each call is {NAME: ARGUMENTS}, "
+                                                 "the tool's name its one key (Apertus).")
     lines: bool = Field(False, description="pythonic: bare calls one a line between start "
                                            "and end (Olmo 3's <function_calls>), not a list.")
 
@@ -123,6 +125,9 @@ class CallsSpec(_Strict):
         if self.body == "name_json" and self.bare:
             raise ValueError("body 'name_json' cannot stand bare: its start marker is what "
                              "tells a call from prose")
+        if self.name_as_key and (self.body != "json_list" or self.bare):
+            raise ValueError("name_as_key: calls {NAME: ARGUMENTS} in a list, body "
+                             "'json_list', never bare")
         if self.lines and (self.body != "pythonic" or self.bare or not self.end.strip()):
             raise ValueError("lines: calls one a line of body 'pythonic', between start and "
                              "an end marker, never bare")
