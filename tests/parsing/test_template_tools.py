@@ -33,7 +33,6 @@ TOOLS_NOT_DERIVED = {
     "render/llama3_json": "more of the prompt than one section",
     "gpt-oss-120b.jinja": "more of the prompt than one section",  # TypeScript namespaces
     "render/gpt_oss": "more of the prompt than one section",
-    "render/granite4": "more of the prompt than one section",
     "render/hunyuan_a13b": "more of the prompt than one section",
     "render/apertus": "more of the prompt than one section",  # TypeScript, and a line less
     # Its tools replace a line saying there are none, which prompt mode would leave in place.
@@ -56,7 +55,7 @@ TOOLS_NOT_DERIVED = {
 # Where prompt mode writes the very prompt the template writes with native tools: the section
 # right after the system text, and the same system turn without a system message.
 SAME_PROMPT = {"Qwen3-0.6B.jinja", "render/hermes", "render/reka", "render/step35",
-               "render/nemotron_v2"}
+               "render/nemotron_v2", "render/granite4"}
 
 WITH_TOOLS = sorted(key for key in TEMPLATES
                     if key not in NOT_DERIVED and key not in TOOLS_NOT_DERIVED)

@@ -5,7 +5,8 @@ The template is rendered with the probe tools and without: what the tools add is
 it there; elsewhere, in a message or a role of its own, otherwise). Each tool is found in it as
 JSON (OpenAI's object or the bare function, on one line or indented) between a start,
 separators and an end; the description so found must write the section the template writes
-for other tool sets, with a system message and without. A section written otherwise (each
+for other tool sets with a system message, and a section the prompt holds as it is without
+one (where a template may also write a default system text). A section written otherwise (each
 tool in a language of its own, text that depends on the tools) is a `TemplateFormatError`
 saying so, and the derived format then writes no tools (serve refuses prompt mode for it).
 
@@ -27,7 +28,8 @@ from .formats._declared import write_tools
 from .formats._spec import ToolsSpec
 from .formats._template_json import bare_tool, openai_tool, tojson
 
-__all__ = ["JOINER", "tools_section", "tools_spec", "writes_the_same_prompt"]
+__all__ = ["JOINER", "prompt_with_tools", "tools_section", "tools_spec",
+           "writes_the_same_prompt"]
 
 SYSTEM, USER = "PROBE_SYSTEM_2W", "Probe the tools."
 JOINER = "\n\n"
@@ -49,10 +51,11 @@ def tools_spec(template: ChatTemplate) -> ToolsSpec:
     spec = _described(tools_section(template, tools, SYSTEM), tools)
     for offered in (tools, tools[2:3], tools[::-1]):
         for system in (SYSTEM, None):
-            section = tools_section(template, offered, system)
             written = write_tools(spec, offered)
-            # Without a system message the template may wrap the section in a system role.
-            if written != section and (system or written not in section):
+            # Without a system message the template may write more around the section (a
+            # system role, a default system text): the section must be there, as it is.
+            if (written != tools_section(template, offered, system) if system else
+                    written not in prompt_with_tools(template, offered)):
                 where = "with" if system else "without"
                 raise TemplateFormatError(
                     f"the template's tools section is no list of the tools as JSON: it "
@@ -75,6 +78,11 @@ def tools_section(template: ChatTemplate, tools: Sequence[Tool], system: str | N
             + without[after:]):
         return with_tools[after + len(JOINER):after + added]
     return _inserted(with_tools, without)
+
+
+def prompt_with_tools(template: ChatTemplate, tools: Sequence[Tool]) -> str:
+    """The prompt the template writes for a user's message alone, given `tools`."""
+    return template.render(_messages(None), [openai_tool(tool) for tool in tools])
 
 
 def writes_the_same_prompt(template: ChatTemplate, spec: ToolsSpec,
