@@ -136,9 +136,9 @@ class ServeConfig:
             object.__setattr__(self, "format", TEMPLATE_FORMAT)
         if self.mode == "prompt" and unwritten:
             raise ConfigError(f"template: prompt mode writes the tools as the template does, "
-                              f"and {path!r} writes them in no shape a description holds "
-                              f"({unwritten}); use mode repair (the upstream renders the "
-                              f"tools with the template) or name a format")
+                              f"and the tools section of {path!r} could not be described: "
+                              f"{unwritten}; use mode repair (the upstream renders the tools "
+                              f"with the template) or name a format")
         if self.mode == "auto":
             object.__setattr__(self, "mode", "repair")
 
