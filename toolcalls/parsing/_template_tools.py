@@ -51,17 +51,23 @@ def tools_spec(template: ChatTemplate) -> ToolsSpec:
     spec = _described(tools_section(template, tools, SYSTEM), tools)
     for offered in (tools, tools[2:3], tools[::-1]):
         for system in (SYSTEM, None):
-            written = write_tools(spec, offered)
-            # Without a system message the template may write more around the section (a
-            # system role, a default system text): the section must be there, as it is.
-            if (written != tools_section(template, offered, system) if system else
-                    written not in prompt_with_tools(template, offered)):
+            if not _writes_the_section(template, write_tools(spec, offered), offered, system):
                 where = "with" if system else "without"
                 raise TemplateFormatError(
                     f"the template's tools section is no list of the tools as JSON: it "
                     f"changes otherwise with the tools ({where} a system message, "
                     f"{len(offered)} tools)")
     return spec
+
+
+def _writes_the_section(template: ChatTemplate, written: str, tools: Sequence[Tool],
+                        system: str | None) -> bool:
+    """Whether `written` is the template's section for `tools`: the very one after a system
+    text; without a system message, one the prompt holds as it is (the template may write
+    more around it there: a system role, a default system text)."""
+    if system:
+        return written == tools_section(template, tools, system)
+    return written in prompt_with_tools(template, tools)
 
 
 def tools_section(template: ChatTemplate, tools: Sequence[Tool], system: str | None) -> str:
