@@ -61,6 +61,12 @@ BODIES = {
     "name_json": {"start": "<|fn|>", "name_end": "<|args|>", "end": "<|end_fn|>",
                   "separator": ""},
     "pythonic": {"start": "<|py|>", "end": "<|/py|>", "bare": True},
+    # Apertus' layout, as format_from_template derives it: the name as the object's key.
+    "json_list_keyed": {"body": "json_list", "start": "<|calls|>", "end": "<|/calls|>",
+                        "name_as_key": True},
+    # Olmo 3's layout, as format_from_template derives it: bare calls one a line.
+    "pythonic_lines": {"body": "pythonic", "start": "<calls>\n", "end": "\n</calls>",
+                       "lines": True},
 }
 
 
@@ -206,6 +212,10 @@ def test_descriptions_read_from_toml_json_and_paths(tmp_path: Path) -> None:
      "tools.indent: Input should be less than or equal to 8"),
     ({"name": "acme", "calls": {"body": "json", "start": "<c>"},
       "results": {"start": "<r>", "end": "</r>", "run": ["[", "]"]}}, "results.run"),
+    ({"name": "acme", "calls": {"body": "json", "start": "<c>", "name_as_key": True}},
+     "name_as_key: calls {NAME: ARGUMENTS} in a list"),
+    ({"name": "acme", "calls": {"body": "json", "start": "<c>", "end": "</c>", "lines": True}},
+     "lines: calls one a line of body 'pythonic'"),
     ({"name": "acme", "calls": {"body": "json", "start": "<c>"}, "wire": 3},
      "wire: Input should be a valid string"),
 ])

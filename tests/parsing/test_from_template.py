@@ -25,7 +25,7 @@ import toolcalls
 from toolcalls import Tool, ToolCall
 from toolcalls.parsing import TemplateFormatError, format_from_template, spec_from_template
 from toolcalls.parsing._chat_template import ChatTemplate
-from toolcalls.parsing._from_template import _Probe
+from toolcalls.parsing._template_probe import Probe
 from toolcalls.parsing.formats._base import Format
 from toolcalls.testing import calls, tools
 
@@ -44,12 +44,10 @@ NOT_DERIVED = {
     "render/granite": "writes no tool calls",  # Granite 3.3's template drops an assistant's calls
     # vLLM's Phi-4-mini template writes the arguments as Python's str of a dict.
     "render/phi4_mini": "in no order a description holds",
-    "render/olmo3": "Python calls outside a list",
     # The prompt writes the first >>>: the first call has no marker of its own.
     "render/functionary_v32": "start must hold a marker",
     # call:NAME{key:<|"|>value<|"|>}: keys bare, strings between quote tokens.
     "render/gemma4": "cannot write the template's calls",
-    "render/apertus": "no known call shape",  # [{"NAME": {...}}]: the name is the key
     # vLLM's InternLM2 template writes the arguments as Python's str of a dict.
     "render/internlm2": "outside JSON",
     # vLLM's Llama 3.2 pythonic template writes strings unquoted, which no reader reads back.
@@ -64,7 +62,8 @@ BODIES = {
     "name_json", "GLM-4.6.jinja": "xml", "MiniMax-M2.unsloth.jinja": "xml",
     "Qwen3-Coder-30B-A3B-Instruct.jinja": "xml", "Seed-OSS.jinja": "xml",
     "render/lfm2": "pythonic", "render/minimax_m1": "json", "render/firefunction_v2": "json_list",
-    "render/xlam": "json_list", "render/granite4": "json",
+    "render/xlam": "json_list", "render/granite4": "json", "render/olmo3": "pythonic",
+    "render/apertus": "json_list",
 }
 
 # Corpus rows of the template's format that the derived format reads as their source expects:
@@ -73,7 +72,8 @@ AGREES_AT_LEAST = {
     "deepseek_v31": 57, "glm45": 56, "glm47": 32, "hermes": 28, "kimi_k2": 34, "lfm2": 8,
     "llama3_json": 20, "minimax_m2": 47, "gpt_oss": 3, "mistral": 48, "qwen3_coder": 58,
     "reka": 13, "seed_oss": 8, "functionary_v31": 3, "apriel": 2, "nemotron_v2": 1,
-    "minimax_m1": 8, "firefunction_v2": 3, "cohere": 9, "step35": 11,
+    "minimax_m1": 8, "firefunction_v2": 3, "cohere": 9, "step35": 11, "olmo3": 25,
+    "apertus": 1,
 }
 
 
@@ -127,7 +127,7 @@ def _tool_calls(written: list[ToolCall]) -> list[dict[str, Any]]:
 def test_a_derived_format_reads_back_what_its_template_writes(key: str) -> None:
     fmt = derived(key)
     assert isinstance(fmt, Format)
-    probe = _Probe(ChatTemplate(TEMPLATES[key].read_text(encoding="utf-8")))
+    probe = Probe(ChatTemplate(TEMPLATES[key].read_text(encoding="utf-8")))
 
     @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(tools(), st.data(), st.integers(0, 2**16))

@@ -11,7 +11,10 @@ that differ in one respect shows how it writes that respect:
   ``name(key=value)`` in a list (``pythonic``); the text around it is the markers;
 * the description so found must read back the template's own rendering of two calls, a call
   with no arguments, nested arguments and text before a call, or the derivation fails;
-* a tool message's text shows how results are written; a reasoning text, the reasoning tags.
+* a tool message's text shows how results are written; a reasoning text, the reasoning tags;
+* the tools given or not show the tools section (`_template_tools`), when it is a list of
+  the tools as JSON; a format derived without one writes no tools (`tools_from_template`
+  says why).
 
 What cannot be described (arguments as tags of their own, a name the template changes,
 calls it does not write at all) is a `TemplateFormatError` naming the reason.
@@ -20,43 +23,35 @@ calls it does not write at all) is a `TemplateFormatError` naming the reason.
 from __future__ import annotations
 
 import json
-import os
 import re
 from typing import Any
 
-from .._errors import FormatSpecError
 from ..tools._read import to_tools
-from ._chat_template import ChatTemplate, TemplateFormatError, TemplateRenderError
+from ._chat_template import ChatTemplate, TemplateFormatError
 from ._models import ParseResult
+from ._template_probe import (
+    NESTED,
+    NO_ARGUMENTS,
+    ONE,
+    OTHER_CONTENT,
+    PROBE_TOOLS,
+    TOKEN,
+    TWO,
+    Call,
+    Probe,
+    common_prefix,
+    common_suffix,
+)
+from ._template_tools import tools_spec
 from .formats._base import Format
 from .formats._declared import build_format
-from .formats._spec import FormatSpec
+from .formats._spec import FormatSpec, ToolsSpec
 from .stream import parse_whole
 
-__all__ = ["TemplateFormatError", "format_from_template", "spec_from_template"]
+__all__ = ["TemplateFormatError", "format_from_template", "spec_from_template",
+           "tools_from_template"]
 
 
-CONTENT, OTHER_CONTENT, REASONING, RESULT = "PROBE_TEXT_7Q", "PROBE_LEAD_3K", "PROBE_WHY_5M", \
-    "PROBE_RESULT_9Z"
-_TOOLS: list[dict[str, Any]] = [
-    {"type": "function", "function": {
-        "name": name, "description": f"Probe tool {name}.",
-        "parameters": {"type": "object", "properties": properties,
-                       "required": list(properties)}}}
-    for name, properties in (
-        ("probe_alpha", {"probe_key": {"type": "string"}}),
-        ("probe_beta", {"probe_count": {"type": "integer"}}),
-        ("probe_gamma", {}),
-        ("probe_delta", {"probe_filter": {"type": "object"}}),
-    )
-]
-Call = tuple[str, dict[str, Any]]
-ONE: Call = ("probe_alpha", {"probe_key": "PROBE_VALUE_4X"})
-TWO: tuple[Call, Call] = (ONE, ("probe_beta", {"probe_count": 7}))
-NO_ARGUMENTS: Call = ("probe_gamma", {})
-NESTED: Call = ("probe_delta", {"probe_filter": {"tags": ["a", "b"], "limit": 3, "on": True}})
-_TOKEN = re.compile(r"<\|[^|<>\s]{1,40}\|>|<｜[^<>\s]{1,40}｜>|</?[A-Za-z_][\w:.-]{0,40}>|"
-                    r"\[/?[A-Z_]{2,30}\]|</s>")
 
 
 def format_from_template(template: str, *, name: str = "from_template",
@@ -77,11 +72,7 @@ def format_from_template(template: str, *, name: str = "from_template",
 def spec_from_template(template: str, *, name: str = "from_template",
                        context: dict[str, Any] | None = None) -> FormatSpec:
     """The description `format_from_template` builds its format from (to read or save)."""
-    # llama.cpp hands some templates the tools as JSON text in `functions`, and the date in
-    # `datetime` (FireFunction v2 reads both).
-    variables = {"functions": json.dumps(_TOOLS, ensure_ascii=False),
-                 "datetime": "Jan 02 2026 03:04:05 GMT", **(context or {})}
-    probe = _Probe(ChatTemplate(template, variables))
+    probe = Probe(ChatTemplate(template, _variables(context)))
     call = probe.call_text([ONE])
     fields = _call_fields(call)
     reasoning = probe.reasoning_tags()
@@ -107,122 +98,27 @@ def spec_from_template(template: str, *, name: str = "from_template",
         draft["results"] = results
     spec = _validated(draft)
     _check_reads_back(spec, probe)
-    return spec
+    try:
+        return spec.model_copy(update={"tools": tools_spec(probe.template)})
+    except TemplateFormatError:  # calls without a tools section: `tools_from_template` says why
+        return spec
 
 
-class _Probe:
-    """Renders the probe conversations and cuts out the assistant's part."""
+def tools_from_template(template: str, *, context: dict[str, Any] | None = None) -> ToolsSpec:
+    """How the chat template `template` writes its tools section (`Format.render_tools`).
 
-    def __init__(self, template: ChatTemplate) -> None:
-        self.template = template
-
-    def render(self, assistant: dict[str, Any], *after: dict[str, Any]) -> str:
-        """The conversation up to `assistant` (and `after`). Arguments go as objects, as
-        transformers passes them; a template that joins them to text (Functionary's) gets
-        them as JSON text instead, from its first refusal on."""
-        for attempt in (assistant, _arguments_as_text(assistant)):
-            messages = [{"role": "system", "content": "You are a probe."},
-                        {"role": "user", "content": "Probe the tools."}, attempt, *after]
-            try:
-                return self.template.render(messages, _TOOLS)
-            except TemplateRenderError:
-                if attempt is not assistant or "tool_calls" not in assistant:
-                    raise
-        raise AssertionError("unreachable: the last attempt returns or raises")
-
-    def assistant_part(self, assistant: dict[str, Any]) -> str:
-        """What the assistant turn adds, against a turn holding `CONTENT` alone."""
-        plain = self.render({"role": "assistant", "content": CONTENT})
-        other = self.render(assistant)
-        at = plain.find(CONTENT)
-        if at < 0:
-            raise TemplateFormatError("the template does not write an assistant's text")
-        head = len(_common_prefix(plain[:at], other))
-        rest = plain[at + len(CONTENT):]
-        tail = len(other) - len(_common_suffix(rest, other[head:]))
-        # A cut inside a token (<|end|> and <|call|> share their ends) takes the whole token.
-        for token in _TOKEN.finditer(other):
-            if token.start() < head < token.end():
-                head = token.start()
-            if token.start() < tail < token.end():
-                tail = token.end()
-        return other[head:tail]
-
-    def call_text(self, calls: list[Call], content: str = "") -> str:
-        written = self.assistant_part(_assistant(calls, content))
-        if ONE[0] not in written and calls and calls[0][0] not in written:
-            raise TemplateFormatError("the template writes no tool calls: an assistant turn "
-                                      "with a call renders as one without")
-        return written
-
-    def text_before_calls(self, call: str) -> str:
-        """What the template writes between an assistant's text and its first call."""
-        both = self.call_text([ONE], OTHER_CONTENT)
-        at, found = both.find(OTHER_CONTENT), both.find(call.strip())
-        if at < 0 or found < at:
-            return ""  # the template drops or moves the text that comes with calls
-        between = both[at + len(OTHER_CONTENT): found]
-        return between if not between.strip() else ""
-
-    def writes_several(self, call: str) -> bool:
-        """Whether the template writes two calls in one turn (Llama 3.1 refuses; gpt-oss
-        writes the first alone: one call per message)."""
-        try:
-            return self.call_text(list(TWO)) != call
-        except FormatSpecError:
-            return False
-
-    def turn_ends(self) -> list[str]:
-        plain = self.render({"role": "assistant", "content": CONTENT})
-        after = plain[plain.find(CONTENT) + len(CONTENT):]
-        token = _TOKEN.match(after.lstrip(" \n"))
-        return [token.group()] if token else []
-
-    def reasoning_tags(self) -> tuple[str, str] | bool:
-        written = self.render({"role": "assistant", "content": CONTENT,
-                               "reasoning_content": REASONING, "thinking": REASONING})
-        at = written.find(REASONING)
-        if at < 0:
-            return ("<think>", "</think>") if "<think>" in self.template.source else False
-        before = [m for m in _TOKEN.finditer(written[:at])]
-        after = _TOKEN.match(written[at + len(REASONING):].lstrip())
-        opening = before[-1].group() if before else ""
-        closing = after.group() if after is not None else ""
-        if closing not in ("</" + opening[1:], opening.replace("START_", "END_", 1)) or (
-                opening == closing):
-            return False  # a pair such as <think> ... </think>, or none we can tell
-        return opening, closing
-
-    def results(self) -> dict[str, Any] | None:
-        """The markers around a tool message's text, or None when they are no clear pair."""
-        call = _assistant([ONE], "")
-        result = {"role": "tool", "tool_call_id": "call00000", "name": ONE[0],
-                  "content": RESULT}
-        try:
-            with_result = self.render(call, result)
-        except FormatSpecError:
-            return None
-        without = self.render(call)
-        at = with_result.find(RESULT)
-        if at < 0:
-            return None
-        head = with_result[len(_common_prefix(without, with_result)):at]
-        tail = with_result[at + len(RESULT):]
-        return _result_markers(head, tail)
+    Raises:
+        TemplateFormatError: the section is no list of the tools as JSON, or the template
+            writes none; the message says which.
+    """
+    return tools_spec(ChatTemplate(template, _variables(context)))
 
 
-def _arguments_as_text(assistant: dict[str, Any]) -> dict[str, Any]:
-    calls = [{**call, "function": {**call["function"],
-                                   "arguments": json.dumps(call["function"]["arguments"])}}
-             for call in assistant.get("tool_calls", ())]
-    return {**assistant, "tool_calls": calls}
-
-
-def _assistant(calls: list[Call], content: str) -> dict[str, Any]:
-    tool_calls = [{"id": f"call{index:05d}", "type": "function",
-                   "function": {"name": name, "arguments": arguments}}
-                  for index, (name, arguments) in enumerate(calls)]
-    return {"role": "assistant", "content": content, "tool_calls": tool_calls}
+def _variables(context: dict[str, Any] | None) -> dict[str, Any]:
+    # llama.cpp hands some templates the tools as JSON text in `functions`, and the date in
+    # `datetime` (FireFunction v2 reads both).
+    return {"functions": json.dumps(PROBE_TOOLS, ensure_ascii=False),
+            "datetime": "Jan 02 2026 03:04:05 GMT", **(context or {})}
 
 
 def _call_fields(call: str) -> dict[str, Any]:
@@ -235,6 +131,9 @@ def _call_fields(call: str) -> dict[str, Any]:
         return {"body": "pythonic", "start": opening, "end": call[close + 1:],
                 "bare": not opening.strip()}
     for start, value, end in _json_values(call):
+        if isinstance(value, list) and value == [{name: arguments}]:  # Apertus' name as key
+            return {"body": "json_list", "name_as_key": True, "start": call[:start],
+                    "end": call[end:]}
         if isinstance(value, list) and value and isinstance(value[0], dict):
             keys = _envelope_keys(value[0], name, arguments)
             if keys is not None:
@@ -248,9 +147,10 @@ def _call_fields(call: str) -> dict[str, Any]:
                         "arguments_key": keys[1], "bare": not call[:start].strip()}
             if value == arguments:
                 return _name_json(call, start, end)
-    if re.search(rf"{name}\(probe_key=", call):
-        raise TemplateFormatError("the template writes Python calls outside a list (one a "
-                                  "line), which no description holds yet")
+    bare = re.search(rf"{name}\(probe_key=", call)
+    if bare is not None:  # Olmo 3's: calls one a line between markers
+        return {"body": "pythonic", "lines": True, "start": call[:bare.start()],
+                "end": call[call.rfind(")") + 1:]}
     if "probe_key" in call and re.search(r'"probe_key"\s*:', call) is None:
         try:
             return _xml_fields(call)
@@ -354,9 +254,9 @@ def _section(fields: dict[str, Any], one: str, two: str) -> dict[str, Any]:
         return fields
     before, after = one[:spans_one[0][0]], one[spans_one[0][1]:]
     between = two[spans_two[0][1]:spans_two[1][0]]
-    start = before[_token_edge(before, len(before) - len(_common_suffix(before, between)),
+    start = before[_token_edge(before, len(before) - len(common_suffix(before, between)),
                                later=True):]
-    end = after[:_token_edge(after, len(_common_prefix(after, between[: len(between)
+    end = after[:_token_edge(after, len(common_prefix(after, between[: len(between)
                                                                       - len(start)])))]
     section = (before[: len(before) - len(start)], after[len(end):])
     found = {**fields, "start": start, "end": end,
@@ -369,7 +269,7 @@ def _section(fields: dict[str, Any], one: str, two: str) -> dict[str, Any]:
 
 def _token_edge(text: str, cut: int, *, later: bool = False) -> int:
     """`cut`, or the edge of the token it falls inside: the later one with `later`."""
-    for token in _TOKEN.finditer(text):
+    for token in TOKEN.finditer(text):
         if token.start() < cut < token.end():
             return token.end() if later else token.start()
     return cut
@@ -427,24 +327,6 @@ def _json_values(text: str) -> list[tuple[int, Any, int]]:
         at = end
 
 
-def _result_markers(head: str, tail: str) -> dict[str, Any] | None:
-    opening = list(_TOKEN.finditer(head))
-    closing = _TOKEN.match(tail.lstrip())
-    if not opening or closing is None:
-        return None
-    last = opening[-1]
-    start, end_at = head[last.start():], len(tail) - len(tail.lstrip()) + closing.end()
-    end = tail[:end_at]
-    tag = last.group()
-    if closing.group() == "</" + tag[1:]:
-        return {"start": start, "end": end}  # a tag pair the model may name in prose
-    line = head.rstrip().rfind("\n", 0, len(head.rstrip()) - len(tag))
-    region_start = head[line + 1:] if line >= 0 else head.lstrip()
-    for probe in ("call00000", ONE[0]):  # the call's id and the tool's name are no marker
-        region_start = region_start.split(probe)[0]
-    return {"start": region_start, "end": end, "tokens": True}
-
-
 def _validated(draft: dict[str, Any]) -> FormatSpec:
     try:
         return FormatSpec.model_validate(draft)
@@ -453,7 +335,7 @@ def _validated(draft: dict[str, Any]) -> FormatSpec:
                                   ) from None
 
 
-def _check_reads_back(spec: FormatSpec, probe: _Probe) -> None:
+def _check_reads_back(spec: FormatSpec, probe: Probe) -> None:
     """The description must read the template's own calls: several, none, nested, after
     text."""
     try:
@@ -478,12 +360,6 @@ def _check_reads_back(spec: FormatSpec, probe: _Probe) -> None:
 
 def _parse(fmt: Format, text: str) -> ParseResult:
     # With the probe tools: values written as raw text (XML parameters) are typed by them.
-    return parse_whole(fmt, text, to_tools(_TOOLS), False, False, False)
+    return parse_whole(fmt, text, to_tools(PROBE_TOOLS), False, False, False)
 
 
-def _common_prefix(a: str, b: str) -> str:
-    return os.path.commonprefix([a, b])
-
-
-def _common_suffix(a: str, b: str) -> str:
-    return os.path.commonprefix([a[::-1], b[::-1]])[::-1]

@@ -128,16 +128,17 @@ class ServeConfig:
 
 
     def _use_template(self, path: str) -> None:
-        """Register the template's format; name it unless `format` names another. A derived
-        format writes calls but no tools section, so its models run in repair mode: the
-        upstream renders the tools with the very template."""
-        _register_template(path)
+        """Register the template's format; name it unless `format` names another. In auto
+        mode its models run in repair mode: the upstream renders the tools with the very
+        template; prompt mode needs the tools section described from the template."""
+        unwritten = _register_template(path)
         if self.format == "auto":
             object.__setattr__(self, "format", TEMPLATE_FORMAT)
-        if self.mode == "prompt":
-            raise ConfigError("template: a format derived from a chat template writes no tools "
-                              "section for prompt mode; use mode repair (the upstream renders "
-                              "the tools with the template) or name a format")
+        if self.mode == "prompt" and unwritten:
+            raise ConfigError(f"template: prompt mode writes the tools as the template does, "
+                              f"and the tools section of {path!r} could not be described: "
+                              f"{unwritten}; use mode repair (the upstream renders the tools "
+                              f"with the template) or name a format")
         if self.mode == "auto":
             object.__setattr__(self, "mode", "repair")
 
@@ -228,21 +229,30 @@ TEMPLATE_FORMAT = "template"
 """The name a format derived from `ServeConfig.template` is registered under."""
 
 
-def _register_template(path: str) -> None:
-    """Derive the template's format and register it, in this process (each worker does)."""
+def _register_template(path: str) -> str:
+    """Derive the template's format and register it, in this process (each worker does).
+    Returns why the format writes no tools section, or '' when it writes one."""
     try:
         source = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"template: cannot read {path!r}: {exc}") from None
     try:  # jinja2 is the templates extra: loaded only for a proxy given a template
-        from ..parsing._from_template import format_from_template
+        from ..parsing._from_template import format_from_template, tools_from_template
     except ImportError as missing:
         raise ConfigError(f"template: {missing}") from None
     try:
-        register_format(format_from_template(source, name=TEMPLATE_FORMAT), replace=True)
+        derived = register_format(format_from_template(source, name=TEMPLATE_FORMAT),
+                                  replace=True)
     except FormatSpecError as exc:
         raise ConfigError(f"template: no format could be derived from {path!r}: {exc}"
                           ) from None
+    if derived.spec.tools is not None:  # type: ignore[attr-defined]  # a Declared format
+        return ""
+    try:
+        tools_from_template(source)
+    except FormatSpecError as exc:
+        return str(exc)
+    return "the derivation found none"
 
 
 def _check_format(setting: str, name: str) -> None:

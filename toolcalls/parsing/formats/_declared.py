@@ -37,17 +37,20 @@ from ._regions import (
     JsonListCalls,
     JsonObjectCalls,
     KimiCalls,
+    PythonLineCalls,
     PythonListCalls,
     TaggedJsonCalls,
     XmlParameterCalls,
 )
 from ._results import protect, region_openers, result_block, wrap_result
-from ._spec import CallsSpec, FormatSpec
+from ._spec import CallsSpec, FormatSpec, ToolsSpec
 from ._template_json import bare_tool, openai_tool, tojson
 from ._xmlrender import render_xml_calls
+from .apertus import KeyedCallsReader, keyed_call
+from .olmo3 import Olmo3Reader
 from .pythonic import PythonicReader
 
-__all__ = ["Declared", "build_format"]
+__all__ = ["Declared", "build_format", "write_tools"]
 
 _PYTHON_NAME = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*")
 _MAX_NAME = 200
@@ -63,6 +66,10 @@ class Declared(Format):
         calls = self.spec.calls
         if calls.body == "xml":
             return xml_openers(calls) | self._result_openers()
+        if calls.lines:
+            return {calls.start.strip(): _python_lines_reader(calls)} | self._result_openers()
+        if calls.name_as_key:
+            return {calls.start.strip(): _keyed_reader(calls)} | self._result_openers()
         if calls.section is not None and not calls.start.strip():
             return {calls.section[0].strip(): _lines_reader(calls, calls.section)} | (
                 self._result_openers())
@@ -89,13 +96,7 @@ class Declared(Format):
         if spec is None:
             raise NotImplementedError(f"format {self.name!r} was described without [tools]: "
                                       "add it to write a tools section")
-        if not tools:
-            return ""
-        written = openai_tool if spec.tool_object == "openai" else bare_tool
-        listed = spec.separator.join(tojson(written(tool), indent=spec.indent) for tool in tools)
-        if spec.template:
-            return spec.template.replace("{tools}", listed)
-        return f"{spec.start}{listed}{spec.end}"
+        return write_tools(spec, tools)
 
     def render_calls(self, calls: Sequence[ToolCall], content: str = "") -> str:
         if not calls:
@@ -116,6 +117,18 @@ class Declared(Format):
         if spec.tokens:
             return f"{spec.start}{escaped}{spec.end}"
         return wrap_result(spec.start, spec.end, result)
+
+
+def write_tools(spec: ToolsSpec, tools: Sequence[Tool]) -> str:
+    """The tools section `spec` describes, for `tools` ('' for none)."""
+    if not tools:
+        return ""
+    written = openai_tool if spec.tool_object == "openai" else bare_tool
+    listed = spec.separator.join(tojson(written(tool), indent=spec.indent,
+                                        ensure_ascii=spec.ensure_ascii) for tool in tools)
+    if spec.template:
+        return spec.template.replace("{tools}", listed)
+    return f"{spec.start}{listed}{spec.end}"
 
 
 def build_format(spec: FormatSpec, *, shipped: bool = False) -> Declared:
@@ -194,6 +207,18 @@ def _lines_reader(calls: CallsSpec, section: tuple[str, str]) -> ReaderFactory:
     return lambda ctx, opener: JsonCallsReader(lines, opener)
 
 
+def _python_lines_reader(calls: CallsSpec) -> ReaderFactory:
+    """Bare Python calls one a line inside start ... end (Olmo 3's reader, its markers)."""
+    start, end = calls.start.strip(), calls.end.strip()
+    return lambda ctx, opener: Olmo3Reader(start, end)
+
+
+def _keyed_reader(calls: CallsSpec) -> ReaderFactory:
+    """``[{NAME: {...}}]`` after start (Apertus' reader, its markers)."""
+    end = calls.end.strip()
+    return lambda ctx, opener: KeyedCallsReader(ctx, opener, end)
+
+
 def _bare_openers(calls: CallsSpec) -> dict[str, ReaderFactory]:
     """Calls with no markers: a Python list, or JSON objects (or a list of them) that name a
     tool; each a candidate until the text shows it is a call (`JsonCallsReader`)."""
@@ -244,8 +269,13 @@ def _header_reader(calls: CallsSpec) -> Callable[[str], Header | None]:
 
 
 def _write_calls(spec: CallsSpec, calls: Sequence[ToolCall]) -> str:
+    if spec.body == "json_list" and spec.name_as_key:
+        return f"{spec.start}[{', '.join(map(keyed_call, calls))}]{spec.end}"
     if spec.body == "json_list":
         return f"{spec.start}{tojson([_call_object(spec, call) for call in calls])}{spec.end}"
+    if spec.body == "pythonic" and spec.lines:
+        one_a_line = "\n".join(map(_python_call, calls))
+        return f"{spec.start}{one_a_line}{spec.end}"
     if spec.body == "pythonic":
         return f"{spec.start}[{', '.join(map(_python_call, calls))}]{spec.end}"
     written = spec.separator.join(f"{spec.start}{_call_body(spec, call, index)}{spec.end}"
@@ -285,10 +315,15 @@ def _call_region(calls: CallsSpec) -> tuple[CallShape | None, str]:
     start, end = calls.start.strip(), calls.end.strip()
     if calls.body == "xml":
         return XmlParameterCalls(xml_style(calls)), ""
+    if calls.name_as_key:
+        special = _is_token(start) if calls.tokens is None else calls.tokens
+        return JsonArrayCalls(start, end, name_as_key=True, special=special), ""
     if calls.body in ("json", "json_list") and calls.name_key != "name":
         return None, f"the tool's name is under {calls.name_key!r}, which no grammar writes"
     if not start and calls.section is None:
         return None, "bare calls, with no marker for a grammar to begin a call at"
+    if calls.lines:
+        return PythonLineCalls(start, end), ""
     if calls.call_id:
         return None, "a call id between the name and the arguments, which no grammar writes"
     if calls.section is not None:
@@ -322,7 +357,7 @@ def _is_token(marker: str) -> bool:
 def _structural_tag(calls: CallsSpec) -> tuple[str, str, str] | None:
     start, end = calls.start.strip(), calls.end.strip()
     literal = start.replace("{", "{{").replace("}", "}}")
-    if calls.section is not None or calls.call_id or calls.index_separator:
+    if calls.section is not None or calls.call_id or calls.index_separator or calls.name_as_key:
         return None  # a structural tag has no section around its calls, nor an id or index
     if calls.body == "name_json":
         name_end = calls.name_end.strip().replace("{", "{{").replace("}", "}}")

@@ -23,7 +23,8 @@ never written); ``bare = true`` reads the body with no markers too, when it name
 Bodies: ``json`` is one ``{"name": ..., "arguments": {...}}`` object per call between
 ``start`` and ``end``; ``json_list`` one JSON list of them between the two; ``name_json`` the
 name, then ``name_end``, then the arguments object (``<function=f>{...}</function>``);
-``pythonic`` a Python call list (``[f(a=1), g()]``); ``xml`` each argument between tags of its
+``pythonic`` a Python call list (``[f(a=1), g()]``), or with ``lines = true`` bare calls
+one a line between ``start`` and ``end`` (Olmo 3); ``xml`` each argument between tags of its
 own, ``start = "<function={name}>"``, ``parameter = ["<parameter={key}>", "</parameter>"]``,
 ``end = "</function>"``, values raw text typed by the tool's schema (Qwen3-Coder, GLM,
 MiniMax-M2, Seed-OSS).
@@ -96,6 +97,10 @@ class CallsSpec(_Strict):
     bare: bool = Field(False, description="The body may also stand with no markers (a JSON "
                                           "object or list, a Python call list): a call only "
                                           "when it names a tool (a declared one, with tools).")
+    name_as_key: bool = Field(False, description="json_list: each call is {NAME: ARGUMENTS}, "
+                                                 "the tool's name its one key (Apertus).")
+    lines: bool = Field(False, description="pythonic: bare calls one a line between start "
+                                           "and end (Olmo 3's <function_calls>), not a list.")
 
     @model_validator(mode="after")
     def _body_fields(self) -> CallsSpec:
@@ -120,6 +125,12 @@ class CallsSpec(_Strict):
         if self.body == "name_json" and self.bare:
             raise ValueError("body 'name_json' cannot stand bare: its start marker is what "
                              "tells a call from prose")
+        if self.name_as_key and (self.body != "json_list" or self.bare):
+            raise ValueError("name_as_key: calls {NAME: ARGUMENTS} in a list, body "
+                             "'json_list', never bare")
+        if self.lines and (self.body != "pythonic" or self.bare or not self.end.strip()):
+            raise ValueError("lines: calls one a line of body 'pythonic', between start and "
+                             "an end marker, never bare")
         if self.body == "xml":
             _check_xml(self)
         elif self.parameter is not None:
@@ -195,6 +206,8 @@ class ToolsSpec(_Strict):
                               "function (name, description, parameters).")
     indent: int | None = Field(None, ge=0, le=8, description="JSON indent of each tool "
                                                             "(none: one line).")
+    ensure_ascii: bool = Field(False, description="Each tool's JSON with non-ASCII "
+                                                  "characters escaped (\\u00e9).")
 
     @model_validator(mode="after")
     def _one_placeholder(self) -> ToolsSpec:

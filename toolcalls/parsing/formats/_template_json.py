@@ -17,9 +17,10 @@ from ...tools._tool import Tool
 __all__ = ["bare_tool", "openai_tool", "tojson"]
 
 
-def tojson(value: Any, indent: int | None = None) -> str:
-    """The ``tojson`` filter of transformers' chat-template environment."""
-    return json.dumps(value, ensure_ascii=False, indent=indent)
+def tojson(value: Any, indent: int | None = None, *, ensure_ascii: bool = False) -> str:
+    """The ``tojson`` filter of transformers' chat-template environment (`ensure_ascii`: as
+    a template that asks for it writes, Reka's)."""
+    return json.dumps(value, ensure_ascii=ensure_ascii, indent=indent)
 
 
 def bare_tool(tool: Tool) -> dict[str, Any]:

@@ -36,7 +36,7 @@ from ._regions import JsonArrayCalls
 from ._results import protect
 from ._template_json import tojson
 
-__all__ = ["Apertus"]
+__all__ = ["Apertus", "KeyedCallsReader", "keyed_call"]
 
 TOOLS_PREFIX: Final = "<|tools_prefix|>"
 TOOLS_SUFFIX: Final = "<|tools_suffix|>"
@@ -53,8 +53,8 @@ class KeyedCallsReader(PhasedReader):
     json: JsonReader
     """The arguments being read: set by `_object` before the ``arguments`` phase."""
 
-    def __init__(self, ctx: ReaderContext, opener: str) -> None:
-        self.opener = opener
+    def __init__(self, ctx: ReaderContext, opener: str, closer: str = TOOLS_SUFFIX) -> None:
+        self.opener, self.closer = opener, closer  # another list's (a described format's)
         self.phase = "begin"
         self.in_array = False
 
@@ -158,10 +158,10 @@ class KeyedCallsReader(PhasedReader):
 
     def _closer(self, ctx: ReaderContext, eof: bool) -> Status | None:
         at = skip_blanks(ctx.buf, ctx.pos)
-        ahead = ctx.buf[at : at + len(TOOLS_SUFFIX)]
-        if ahead == TOOLS_SUFFIX:
-            ctx.consume("markup", at + len(TOOLS_SUFFIX))
-        elif TOOLS_SUFFIX.startswith(ahead) and at + len(ahead) == len(ctx.buf) and not eof:
+        ahead = ctx.buf[at : at + len(self.closer)]
+        if self.closer and ahead == self.closer:
+            ctx.consume("markup", at + len(self.closer))
+        elif self.closer.startswith(ahead) and at + len(ahead) == len(ctx.buf) and not eof:
             return Status.MORE
         return Status.DONE
 
@@ -194,7 +194,7 @@ def _name(quoted: str) -> str:
     return name if isinstance(name, str) else ""
 
 
-def _call_object(call: ToolCall) -> str:
+def keyed_call(call: ToolCall) -> str:
     # The template writes '{"' + name + '": ' + arguments|tojson + '}'.
     return f"{{{tojson(call.name)}: {tojson(call.arguments)}}}"
 
@@ -227,7 +227,7 @@ class Apertus(Format):
     def render_calls(self, calls: Sequence[ToolCall], content: str = "") -> str:
         if not calls:
             return content
-        listed = ", ".join(_call_object(call) for call in calls)
+        listed = ", ".join(keyed_call(call) for call in calls)
         return f"{content}{TOOLS_PREFIX}[{listed}]{TOOLS_SUFFIX}"
 
     def render_result(self, call: ToolCall, result: str) -> str:

@@ -70,7 +70,8 @@ class Olmo3Reader:
     call ends the calls: the section's rest is content.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, opener: str = SECTION_OPEN, close: str = SECTION_CLOSE) -> None:
+        self.opener, self.close = opener, close  # another section's (a described format's)
         self.call: PythonicReader | None = None
         self.name = ""
         self.first = True
@@ -100,7 +101,7 @@ class Olmo3Reader:
 
     def _between(self, ctx: ReaderContext, eof: bool) -> Status | None:
         """Before a call: the close tag ends the section, ``name(`` starts the next call."""
-        at = skip_blanks(ctx.buf, ctx.pos + (len(SECTION_OPEN) if self.first else 0))
+        at = skip_blanks(ctx.buf, ctx.pos + (len(self.opener) if self.first else 0))
         if not self.first:
             status = self._close(ctx, at, eof)
             if status is not None:
@@ -114,7 +115,7 @@ class Olmo3Reader:
                 return Status.REJECT
             self.broken = True
             ctx.consume("markup", at)
-            ctx.issue("malformed_call", "a <function_calls> line that is no call",
+            ctx.issue("malformed_call", f"a {self.opener} line that is no call",
                       (ctx.at(), ctx.at()))
             return self._rest_is_content(ctx, eof)
         ctx.consume("markup", at)
@@ -124,23 +125,23 @@ class Olmo3Reader:
 
     def _close(self, ctx: ReaderContext, at: int, eof: bool) -> Status | None:
         """The close tag (markup), the text's end (``missing_close_tag``), else None."""
-        ahead = ctx.buf[at : at + len(SECTION_CLOSE)]
-        if ahead == SECTION_CLOSE:
-            ctx.consume("markup", at + len(SECTION_CLOSE))
+        ahead = ctx.buf[at : at + len(self.close)]
+        if ahead == self.close:
+            ctx.consume("markup", at + len(self.close))
             return Status.DONE
-        cut_close = SECTION_CLOSE.startswith(ahead) and at + len(ahead) == len(ctx.buf)
+        cut_close = self.close.startswith(ahead) and at + len(ahead) == len(ctx.buf)
         if at < len(ctx.buf) and not cut_close:
             return None
         if not eof:
             return Status.MORE
         ctx.consume("markup", at)
-        ctx.issue("missing_close_tag", f"the text ended before {SECTION_CLOSE}",
+        ctx.issue("missing_close_tag", f"the text ended before {self.close}",
                   (ctx.at(), ctx.at()))
         return Status.DONE
 
     def _fail_line(self, ctx: ReaderContext, eof: bool) -> bool:
         """A refused call fails up to its line's end (or the close tag); False to wait."""
-        ends = [i for i in (ctx.find("\n", ctx.pos), ctx.find(SECTION_CLOSE, ctx.pos)) if i >= 0]
+        ends = [i for i in (ctx.find("\n", ctx.pos), ctx.find(self.close, ctx.pos)) if i >= 0]
         if not ends and not eof:
             return False
         ctx.consume("call", min(ends) if ends else len(ctx.buf))
@@ -151,14 +152,14 @@ class Olmo3Reader:
 
     def _rest_is_content(self, ctx: ReaderContext, eof: bool) -> Status:
         """After a line that is no call: the section's rest is content, its close markup."""
-        close = ctx.find(SECTION_CLOSE, ctx.pos)
+        close = ctx.find(self.close, ctx.pos)
         if close < 0:
             if not eof:
                 return Status.MORE
             ctx.consume("content", len(ctx.buf))
             return Status.DONE
         ctx.consume("content", close)
-        ctx.consume("markup", close + len(SECTION_CLOSE))
+        ctx.consume("markup", close + len(self.close))
         return Status.DONE
 
 
