@@ -1,6 +1,6 @@
 """``toolcalls parse --jsonl IN --out OUT``: rows parsed in bulk equal per-row parses, in either
 output, with one worker or two; a run killed mid-way resumes to the same output; bad rows are
-rows with an error; stdin, gzip and provider logs; memory flat in the input's size."""
+rows with an error; stdin, gzip, zstd and provider logs; memory flat in the input's size."""
 
 from __future__ import annotations
 
@@ -140,6 +140,39 @@ def test_stdin_gzip_and_paths_into_rows(tmp_path: Path) -> None:
     first = read_jsonl(tmp_path / "a.jsonl")
     assert first == read_jsonl(tmp_path / "b.jsonl")
     assert [row["calls"][0]["name"] for row in first] == [f"f{n}" for n in range(5)]
+
+
+def test_zstd_input_reads_across_frames_as_the_plain_file_reads(tmp_path: Path) -> None:
+    zstandard = pytest.importorskip("zstandard")
+    rows = [{"text": f'<tool_call>{{"name": "f{n}", "arguments": {{}}}}</tool_call>'}
+            for n in range(7)]
+    plain = write_jsonl(tmp_path / "in.jsonl", rows).read_bytes()
+    lines = plain.splitlines(keepends=True)
+    squeeze = zstandard.ZstdCompressor()  # two frames, as `cat a.zst b.zst` makes
+    (tmp_path / "in.jsonl.zst").write_bytes(squeeze.compress(b"".join(lines[:3]))
+                                            + squeeze.compress(b"".join(lines[3:])))
+    for name, out in (("in.jsonl", "a.jsonl"), ("in.jsonl.zst", "b.jsonl")):
+        done = run(tmp_path, "parse", "--jsonl", name, "--text-field", "text", "-f", "hermes",
+                   "--out", out, "--batch-rows", "2")
+        assert done.returncode == 0, done.stderr
+    assert read_jsonl(tmp_path / "b.jsonl") == read_jsonl(tmp_path / "a.jsonl")
+    assert [row["calls"][0]["name"] for row in read_jsonl(tmp_path / "b.jsonl")] == [
+        f"f{n}" for n in range(7)]
+    (tmp_path / "bad.jsonl.zst").write_bytes(plain)  # named .zst, not Zstandard
+    done = run(tmp_path, "parse", "--jsonl", "bad.jsonl.zst", "--text-field", "text",
+               "--out", "c.jsonl")
+    assert done.returncode == 2 and "cannot read --jsonl 'bad.jsonl.zst'" in done.stderr
+    assert done.stderr.count("\n") == 1
+
+
+def test_zstd_without_zstandard_says_what_to_install(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "in.jsonl.zst").write_bytes(b"")
+    monkeypatch.setitem(sys.modules, "zstandard", None)  # as if not installed
+    assert main(["parse", "--jsonl", str(tmp_path / "in.jsonl.zst"), "--text-field", "text",
+                 "--out", str(tmp_path / "out.jsonl")]) == 2
+    assert "pip install zstandard" in capsys.readouterr().err
 
 
 def test_provider_logs_read_as_read_response_reads_them(tmp_path: Path) -> None:

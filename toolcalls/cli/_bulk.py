@@ -1,6 +1,6 @@
 """``toolcalls parse --jsonl IN --out OUT``: a file of logged rows parsed into Parquet or JSONL.
 
-    toolcalls parse --jsonl rows.jsonl[.gz] --text-field response --out parsed.parquet
+    toolcalls parse --jsonl rows.jsonl[.gz|.zst] --text-field response --out parsed.parquet
                     [--format F|auto] [--tools FILE] [--provider P] [--keep FIELD ...]
                     [--workers N] [--batch-rows N] [--resume] [--progress]
 
@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import hashlib
+import io
 import json
 import multiprocessing
 import signal
@@ -46,7 +47,7 @@ _SUFFIXES = {".parquet": "parquet", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 def add_bulk_options(parser: argparse.ArgumentParser) -> None:
     bulk = parser.add_argument_group("a file of rows (JSON lines) parsed in bulk")
     bulk.add_argument("--jsonl", metavar="IN", help="JSON lines to parse, one row each (.gz "
-                      "read as gzip; - for stdin); needs --out")
+                      "read as gzip, .zst as Zstandard; - for stdin); needs --out")
     bulk.add_argument("--text-field", metavar="PATH", help="where the text is in a row: dotted "
                       "keys and list indices, e.g. response, output.text, messages.-1.content; "
                       "with --provider, where the saved response is (default: the whole row)")
@@ -84,7 +85,11 @@ def run_bulk(args: argparse.Namespace, tools: list[Tool]) -> int:
     job = _job(args, tools, output)
     parts = Parts(Path(args.out), Path(args.out).suffix.lower())
     source = _Source(args.jsonl)
-    done = parts.start(_manifest(args, job, source), args.resume)
+    try:
+        done = parts.start(_manifest(args, job, source), args.resume)
+    except InputError:  # a run --resume cannot finish: the input is not read
+        source.close()
+        raise
     status = StatusLine() if (sys.stderr.isatty() if args.progress is None
                               else args.progress) else None
     tally = _Tally()
@@ -153,8 +158,11 @@ class _Source:
         except OSError as error:
             raise InputError(f"cannot read --jsonl {name!r}: {error.strerror}") from None
         self.size = None if name == "-" else Path(name).stat().st_size
-        self.lines = (cast(IO[bytes], gzip.GzipFile(fileobj=self.raw)) if name.endswith(".gz")
-                      else self.raw)
+        try:
+            self.lines, self.read_errors = _decompressed(name, self.raw)
+        except InputError:
+            self.close()
+            raise
 
     def identity(self) -> dict[str, Any]:
         if self.name == "-":
@@ -182,15 +190,36 @@ class _Source:
                 if len(lines) == rows:
                     yield Batch(index, first, lines)
                     index, first, lines = index + 1, first + rows, []
-        except (OSError, EOFError) as error:  # a .gz file cut short or not gzip at all
+        except self.read_errors as error:  # a file cut short, or not gzip or zstd at all
             raise InputError(f"cannot read --jsonl {self.name!r}: {error}") from None
         if lines or index == 0:
             yield Batch(index, first, lines)
 
     def close(self) -> None:
         if self.name != "-":
-            self.lines.close()
+            if hasattr(self, "lines"):
+                self.lines.close()
             self.raw.close()
+
+
+_ReadErrors = tuple[type[Exception], ...]
+
+
+def _decompressed(name: str, raw: IO[bytes]) -> tuple[IO[bytes], _ReadErrors]:
+    """IN's lines read through gzip (.gz) or Zstandard (.zst, with the zstandard package), and
+    what reading them raises when the file is cut short or not what its name says."""
+    errors: _ReadErrors = (OSError, EOFError)
+    if name.endswith(".gz"):
+        return cast(IO[bytes], gzip.GzipFile(fileobj=raw)), errors
+    if not name.endswith(".zst"):
+        return raw, errors
+    try:
+        import zstandard  # optional, and only for .zst input
+    except ImportError:
+        raise InputError(f"cannot read --jsonl {name!r}: .zst needs the zstandard package "
+                         "(pip install zstandard), or decompress it first") from None
+    stream = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+    return cast(IO[bytes], io.BufferedReader(stream)), (*errors, zstandard.ZstdError)
 
 
 def _parse_all(job: Job, batches: Iterator[Batch], done: set[int], parts: Parts, tally: _Tally,
