@@ -34,8 +34,12 @@ def test_tools_calls_and_results_are_the_templates(case: dict[str, Any]) -> None
     calls = fidelity.case_calls(case, NAME)
     fidelity.assert_written(FORMAT.render_tools(tools), output, "the tools block")
     fidelity.assert_written(FORMAT.render_calls(calls), output, "the calls")
-    for call, result in zip(calls, case["results"], strict=True):
-        fidelity.assert_written(FORMAT.render_result(call, result), output, "a tool result")
+    written = [FORMAT.render_result(call, result)
+               for call, result in zip(calls, case["results"], strict=True)]
+    for result in written:
+        fidelity.assert_written(result, output, "a tool result")
+    before, between, after = FORMAT.result_run  # how the proxy's prompt mode joins them
+    fidelity.assert_written(before + between.join(written) + after, output, "the results")
 
 
 def test_the_template_really_raises_on_a_system_message() -> None:
