@@ -8,7 +8,8 @@ A call ends where its JSON object does; the next ``<function_call>`` (after blan
 next call. ``<function_call>`` is this model's own call marker, so any name after it makes a call
 (an undeclared one with an ``unknown_tool`` issue); the tag followed by no JSON object (prose
 naming it) stays content. ``"parameters"`` stands for ``"arguments"``, and arguments written as a
-JSON string are decoded (``arguments_as_string``). A response cut off inside the object reports
+JSON string are decoded (``arguments_as_string``); a ``</function_call>`` right after a call
+(Hermes 2 Pro closes the same tag) is markup. A response cut off inside the object reports
 the call as incomplete (``truncated_call``), never as a call to run. The turn ends with
 ``<|endoftext|>``.
 
@@ -53,7 +54,11 @@ NO_FUNCTION_RULE: Final = (
     '\\"no_function\\", \\"arguments\\": {}}\\".'
 )
 
-CALL: Final = JsonShape(prefix=True, wrapped=True)
+FUNCTION_CALL_CLOSE: Final = "</function_call>"
+"""Not written by this model; Hermes 2 Pro closes the same tag with it, and auto-detection may
+pick this format for such text, so it is read as markup after a call."""
+
+CALL: Final = JsonShape(prefix=True, wrapped=True, closer=FUNCTION_CALL_CLOSE)
 
 
 def _call_reader(ctx: ReaderContext, opener: str) -> JsonCallsReader:
