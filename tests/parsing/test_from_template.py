@@ -42,6 +42,8 @@ NOT_DERIVED = {
     "DeepSeek-V3.2.llamacpp.jinja": 'string="true" or "false"',
     "render/deepseek_v32_dsml": 'string="true" or "false"',
     "render/granite": "writes no tool calls",  # Granite 3.3's template drops an assistant's calls
+    # vLLM's Granite-20B-FC template loops over every message and raises on the system one.
+    "render/granite_20b_fc": "Unexpected combination of role and message content",
     # vLLM's Phi-4-mini template writes the arguments as Python's str of a dict.
     "render/phi4_mini": "in no order a description holds",
     # The prompt writes the first >>>: the first call has no marker of its own.

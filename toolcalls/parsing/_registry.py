@@ -48,6 +48,7 @@ FORMATS: dict[str, str] = {
     "gpt_oss": "toolcalls.parsing.formats.gpt_oss:GptOss",
     "granite": "toolcalls.parsing.formats.granite:Granite",
     "granite4": "toolcalls.parsing.formats.granite:Granite4",
+    "granite_20b_fc": "toolcalls.parsing.formats.granite_20b_fc:Granite20bFc",
     "hermes": "toolcalls.parsing.formats.hermes:Hermes",
     "hunyuan_a13b": "toolcalls.parsing.formats.hunyuan:HunyuanA13b",
     "internlm2": "toolcalls.parsing.formats.internlm2:Internlm2",
