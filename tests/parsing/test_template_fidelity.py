@@ -271,6 +271,8 @@ def test_template_output_differs_when_a_value_differs() -> None:
     changed = json.loads(json.dumps(case))
     changed["calls"][0]["arguments"]["path"] += "x"
     for fmt in TEMPLATE_FORMATS:
+        if case["name"] in options(fmt)["unrenderable"]:  # the template raises on it
+            continue
         fmt_ = toolcalls.get_format(fmt)
         try:
             ours = fmt_.render_calls(case_calls(changed, fmt), changed["content"])
