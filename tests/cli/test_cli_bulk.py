@@ -19,6 +19,7 @@ from corpus import load_cases
 
 import toolcalls
 from toolcalls.cli import _bulk_arrow
+from toolcalls.cli._bulk_parts import Parts
 from toolcalls.cli._main import main
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -222,6 +223,7 @@ def test_a_run_stopped_mid_way_resumes_to_the_output_of_one_that_ran_through(
     if stop == signal.SIGINT:
         assert process.returncode == 130 and "Traceback" not in err.decode()
         assert "run the same command with --resume" in err.decode()
+        assert not (tmp_path / "cut.parquet.partial").exists()  # a kill leaves it; resume redoes it
     refused = run(tmp_path, *argv, "cut.parquet")
     assert refused.returncode == 2 and "--resume" in refused.stderr
     resumed = run(tmp_path, *argv, "cut.parquet", "--resume")
@@ -283,3 +285,28 @@ def test_parquet_without_pyarrow_names_the_extra(tmp_path: Path, monkeypatch: py
                  "--out", str(tmp_path / "out.parquet")]) == 2
     assert "pip install 'toolcalls[arrow]'" in capsys.readouterr().err
     assert not (tmp_path / "out.parquet.parts").exists()
+
+
+def test_parts_join_in_order_whatever_order_they_are_written_in(tmp_path: Path) -> None:
+    parts = Parts(tmp_path / "out.jsonl", ".jsonl")
+    parts.start({"job": 1}, resume=False)
+    for index in (2, 0, 1):
+        parts.write(index, f"part {index}\n".encode())
+    parts.ready(2)
+    assert not (tmp_path / "out.jsonl.partial").exists()  # part 0 is not in yet
+    parts.ready(0)
+    parts.ready(1)
+    parts.finish(3)
+    assert (tmp_path / "out.jsonl").read_text() == "part 0\npart 1\npart 2\n"
+    assert not (tmp_path / "out.jsonl.parts").exists()
+
+
+def test_finishing_with_a_part_missing_is_an_error_not_a_short_output(tmp_path: Path) -> None:
+    parts = Parts(tmp_path / "out.jsonl", ".jsonl")
+    parts.start({"job": 1}, resume=False)
+    parts.write(0, b"part 0\n")
+    parts.ready(0)
+    with pytest.raises(RuntimeError, match="1 of 2 parts were not joined"):
+        parts.finish(2)
+    parts.abandon()
+    assert not (tmp_path / "out.jsonl").exists() and not (tmp_path / "out.jsonl.partial").exists()

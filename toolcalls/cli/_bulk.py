@@ -6,11 +6,12 @@
 
 The input is read as a stream, a batch of lines at a time (memory flat in its size); batches
 are parsed in `--workers` processes, at most two per worker in flight, and written as they
-come, each to its own part file (`toolcalls.cli._bulk_parts`), so a run stopped by Ctrl-C, a
-crash or a kill resumes with ``--resume`` where it stopped and ends with the same output as one
-that ran through. Rows are written in input order with their line number; what each row holds
-is in `toolcalls.cli._bulk_rows`. A summary line goes to stderr at the end, and a status line
-with rows, rate and time left while it runs (on a terminal, or with ``--progress``).
+come, each to its own part file that is then appended to the output in order
+(`toolcalls.cli._bulk_parts`), so a run stopped by Ctrl-C, a crash or a kill resumes with
+``--resume`` where it stopped and ends with the same output as one that ran through. Rows are
+written in input order with their line number; what each row holds is in
+`toolcalls.cli._bulk_rows`. A summary line goes to stderr at the end, and a status line with
+rows, rate and time left while it runs (on a terminal, or with ``--progress``).
 """
 
 from __future__ import annotations
@@ -96,17 +97,19 @@ def run_bulk(args: argparse.Namespace, tools: list[Tool]) -> int:
     try:
         count = _parse_all(job, source.batches(args.batch_rows), done, parts, tally,
                            args.workers, lambda: _show(status, tally, source))
-    except KeyboardInterrupt:
-        if status is not None:
-            status.done()
-        print(f"toolcalls: the batches written so far are in {str(parts.folder)!r}: run the "
-              "same command with --resume to finish", file=sys.stderr)
+    except BaseException as error:  # OUT.partial goes; the parts stay for --resume
+        parts.abandon()
+        if isinstance(error, KeyboardInterrupt):
+            if status is not None:
+                status.done()
+            print(f"toolcalls: the batches written so far are in {str(parts.folder)!r}: run "
+                  "the same command with --resume to finish", file=sys.stderr)
         raise
     finally:
         source.close()
     if status is not None:
         status.done()
-    parts.join(count)
+    parts.finish(count)
     _summary(tally, args.out)
     return 0
 
@@ -230,6 +233,7 @@ def _parse_all(job: Job, batches: Iterator[Batch], done: set[int], parts: Parts,
     def finish(parsed: Parsed) -> None:
         if parsed.data is not None:  # a worker writes its own batches
             parts.write(parsed.index, parsed.data)
+        parts.ready(parsed.index)
         tally.add(parsed)
         tick()
 
@@ -243,6 +247,7 @@ def _parse_all(job: Job, batches: Iterator[Batch], done: set[int], parts: Parts,
             count += 1
             if batch.index in done:
                 tally.skipped += 1
+                parts.ready(batch.index)
                 continue
             if reader is not None:
                 finish(parse_batch(reader, batch))

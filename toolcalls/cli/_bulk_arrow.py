@@ -18,7 +18,7 @@ from typing import Any
 from .._errors import ToolCallsError
 from ..parsing._models import ParseResult
 
-__all__ = ["MissingPyarrow", "join_parquet", "need_pyarrow", "result_table", "write_parquet"]
+__all__ = ["MissingPyarrow", "ParquetJoin", "need_pyarrow", "result_table", "write_parquet"]
 
 
 class MissingPyarrow(ToolCallsError):
@@ -68,16 +68,21 @@ def write_parquet(table: Any, path: Path) -> None:
     _pyarrow()[1].write_table(table, path)
 
 
-def join_parquet(parts: Sequence[Path], out: Path) -> None:
-    """One Parquet file of the parts in order, each part one row group, one part in memory at
-    a time."""
-    pq = _pyarrow()[1]
-    writer = None
-    try:
-        for part in parts:
-            table = pq.read_table(part)
-            writer = writer or pq.ParquetWriter(out, table.schema)
-            writer.write_table(table)
-    finally:
-        if writer is not None:
-            writer.close()
+class ParquetJoin:
+    """One Parquet file of part files appended in order, each part one row group."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self._writer: Any = None
+
+    def append(self, part: Path) -> None:
+        pq = _pyarrow()[1]
+        table = pq.read_table(part)
+        if self._writer is None:
+            self._writer = pq.ParquetWriter(self.out, table.schema)
+        self._writer.write_table(table)
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None

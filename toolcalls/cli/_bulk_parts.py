@@ -5,8 +5,13 @@ written under a temporary name and renamed, so a part either exists whole or not
 Parquet file cut off by a crash has no footer and cannot be read, and one file written as the
 run goes could not be resumed. ``job.json`` beside the parts records what the run was (input
 file, its size and modification time, batch size, options); ``--resume`` skips the batches
-whose part exists, and only for the same job. When every batch is written, the parts are
-joined into OUT in order (one part in memory at a time) and the folder is removed.
+whose part exists, and only for the same job.
+
+OUT is built as the run goes: each part is appended to ``OUT.partial`` as soon as every part
+before it is (one part in memory at a time), so the join overlaps the parsing instead of
+following it (a join after the run kept 2 workers at 1.72x of 1 at 1M rows); once the last
+part is in, ``OUT.partial`` becomes OUT and the folder is removed. A run stopped part-way
+leaves the parts, and ``--resume`` joins them again from the first.
 """
 
 from __future__ import annotations
@@ -15,20 +20,24 @@ import json
 import os
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-from ._bulk_arrow import join_parquet, write_parquet
+from ._bulk_arrow import ParquetJoin, write_parquet
 from ._input import InputError
 
 __all__ = ["Parts"]
 
 
 class Parts:
-    """The part files of one output."""
+    """The part files of one output, and OUT joined from them in order."""
 
     def __init__(self, out: Path, suffix: str) -> None:
         self.out, self.suffix = out, suffix
         self.folder = out.with_name(out.name + ".parts")
+        self._joined = out.with_name(out.name + ".partial")
+        self._target: ParquetJoin | IO[bytes] | None = None
+        self._next = 0  # the first part not yet in OUT.partial
+        self._waiting: set[int] = set()  # parts written ahead of it
 
     def start(self, job: dict[str, Any], resume: bool) -> set[int]:
         """Prepare the folder; the batches already written (none unless `resume`)."""
@@ -58,19 +67,42 @@ class Parts:
             partial.write_bytes(data)
         os.replace(partial, final)
 
-    def join(self, count: int) -> None:
-        """OUT from parts 0 to `count - 1`; then the folder is gone."""
-        parts = [self._path(index) for index in range(count)]
-        joined = self.out.with_name(self.out.name + ".partial")
-        if self.suffix == ".parquet":
-            join_parquet(parts, joined)
-        else:
-            with joined.open("wb") as target:
-                for part in parts:
-                    with part.open("rb") as source:
-                        shutil.copyfileobj(source, target)
-        os.replace(joined, self.out)
+    def ready(self, index: int) -> None:
+        """Part `index` is written (now or by an earlier run): append it to OUT.partial, with
+        the parts after it that were waiting for it."""
+        self._waiting.add(index)
+        while self._next in self._waiting:
+            self._waiting.remove(self._next)
+            self._append(self._path(self._next))
+            self._next += 1
+
+    def finish(self, count: int) -> None:
+        """OUT.partial holds parts 0 to `count - 1`: it becomes OUT; the folder is removed."""
+        if self._next != count:
+            raise RuntimeError(f"{count - self._next} of {count} parts were not joined")
+        self._close()
+        os.replace(self._joined, self.out)
         shutil.rmtree(self.folder)
+
+    def abandon(self) -> None:
+        """The run stopped: OUT.partial goes, the parts stay for --resume."""
+        self._close()
+        self._joined.unlink(missing_ok=True)
+
+    def _append(self, part: Path) -> None:
+        if self._target is None:
+            self._target = (ParquetJoin(self._joined) if self.suffix == ".parquet"
+                            else self._joined.open("wb"))
+        if isinstance(self._target, ParquetJoin):
+            self._target.append(part)
+        else:
+            with part.open("rb") as source:
+                shutil.copyfileobj(source, self._target)
+
+    def _close(self) -> None:
+        if self._target is not None:
+            self._target.close()
+            self._target = None
 
     def _path(self, index: int) -> Path:
         return self.folder / f"part-{index:08d}{self.suffix}"
