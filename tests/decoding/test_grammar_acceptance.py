@@ -103,8 +103,9 @@ TREE = {"name": "f", "parameters": {
         "required": ["name"]}}}}
 
 
-# pythonic's values (olmo3's too) follow no $ref yet
-@pytest.mark.parametrize("name", sorted(set(REGIONS) - {"olmo3", "pythonic"}))
+# pythonic's values (olmo3's too) follow no $ref yet; minimax_m3's renderer refuses the empty
+# list (without a schema it reads back as text): tests/decoding/test_key_tags.py has its refs
+@pytest.mark.parametrize("name", sorted(set(REGIONS) - {"minimax_m3", "olmo3", "pythonic"}))
 def test_local_refs_point_into_the_tools_defs(name: str) -> None:
     """The arguments' schema stands inside the grammar's (``{"name", "arguments"}``, or one
     parameter's value): its ``#/$defs/...`` refs pointed at a root without them and no

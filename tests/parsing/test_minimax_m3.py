@@ -81,3 +81,25 @@ def test_a_rendered_nested_call_reads_back() -> None:
     result = checked("minimax_m3", text)
     assert [c.arguments for c in result.calls] == [arguments]
     assert result.content == "On it."
+
+
+def test_local_refs_are_followed_down_the_nested_values() -> None:
+    """A ``$ref`` types the value it stands for, nested or not: the grammar writes the tags of
+    its properties (without the ref followed, the value was a string of tags)."""
+    node = {"type": "object", "properties": {"n": {"type": "string"},
+                                             "next": {"$ref": "#/$defs/node"}}}
+    tool = {"type": "function", "function": {"name": "f", "parameters": {
+        "type": "object", "properties": {"head": {"$ref": "#/$defs/node", "description": "x"}},
+        "$defs": {"node": node}}}}
+    body = _tag("head", _tag("n", "3") + _tag("next", _tag("n", "4") + _tag("next", "")))
+    result = checked("minimax_m3", _call(body), tools=[tool])
+    assert [c.arguments for c in result.calls] == [{"head": {"n": "3", "next": {"n": "4",
+                                                                                "next": {}}}}]
+
+
+def test_a_value_of_an_object_or_list_may_be_json_text() -> None:
+    """As llama.cpp's M3 parser reads non-string values (and the grammar writes a free-form
+    object): the text is read by its schema."""
+    body = _tag("o", '{"k": [1, null]}') + _tag("l", "[1, 2]")
+    properties = {"o": {"type": "object"}, "l": {"type": "array"}}
+    assert _arguments(body, properties) == {"o": {"k": [1, None]}, "l": [1, 2]}

@@ -82,7 +82,8 @@ def structural_tag(
     object: they have the current shape only, through xgrammar's (0.2.8+) XML content styles
     (``glm_xml``, ``minimax_xml``, ``qwen_xml``); the legacy shape holds JSON content only and
     raises ValueError for them. For the others use `grammar`: pythonic (Python literals, not
-    JSON), DeepSeek DSML (each parameter a tag of its own, raw text or JSON).
+    JSON), DeepSeek DSML (each parameter a tag of its own, raw text or JSON), MiniMax-M3 (each
+    key a tag of its own, objects nested, which no xgrammar content style writes).
 
     In the current shape the free text around the calls excludes the markers the format's
     reader opens a block at (``excludes``: ``</tool_call>``, code fences, ``<think>``...), as

@@ -13,7 +13,14 @@ from typing import Any
 
 from ..parsing._registry import get_format, list_formats
 from ..parsing.formats._base import Format
-from . import _deepseek_kimi, _gemma_families, _json_families, _other_families, _xml_families
+from . import (
+    _deepseek_kimi,
+    _gemma_families,
+    _json_families,
+    _key_tags,
+    _other_families,
+    _xml_families,
+)
 from ._region import CallRegion
 
 __all__ = ["BUILDERS", "REGIONS", "TAGGED", "XGRAMMAR_STYLES", "region_of"]
@@ -24,6 +31,7 @@ BUILDERS: dict[type[Any], Callable[[Any], CallRegion]] = {
     **_deepseek_kimi.BUILDERS,
     **_other_families.BUILDERS,
     **_gemma_families.BUILDERS,
+    **_key_tags.BUILDERS,
 }
 """The region builder of each `Format.call_region` shape."""
 

@@ -10,6 +10,8 @@ to it (`toolcalls.parsing._coerce`): without a schema a parameter stays text, as
 format, but a leaf nested in an object or list no schema describes is a JSON scalar when it
 reads as one (``3``, ``true``, ``null``): the template writes nested numbers bare, and a JSON
 object's values have types. An empty leaf is ``{}`` or ``[]`` when its schema asks for one.
+A local ``$ref`` (``#/$defs/Node``) is followed wherever a value's schema is one, into the
+tool's parameters, its own keys winning (as `toolcalls.tools._refs` follows them).
 """
 
 from __future__ import annotations
@@ -18,23 +20,27 @@ import json
 import re
 from typing import Any, Final
 
+from ...tools._refs import MAX_SCHEMA_DEPTH, resolve_ref
 from .._coerce import coerce, decode_json_value, streams_as_string
 
-__all__ = ["NS", "parse_arguments", "render_arguments"]
+__all__ = ["NS", "TAG", "followed", "parse_arguments", "render_arguments"]
 
 NS: Final = "]<]minimax[>["
 """The namespace token the template writes before every tag of a call."""
 
 _TAG: Final = re.compile(r"<(/?)([A-Za-z_][\w.\-]*)>", re.DOTALL)
+TAG: Final = _TAG
+"""A tag as the reader reads one: ``<KEY>`` or ``</KEY>``, KEY a name (`re.fullmatch` it)."""
 _ITEM: Final = "item"
 
 
 class _Node:
     """One element: its key, its schema, its text and its child elements in order."""
 
-    def __init__(self, key: str, schema: dict[str, Any] | None) -> None:
+    def __init__(self, key: str, schema: dict[str, Any] | None, root: dict[str, Any]) -> None:
         self.key = key
         self.schema = schema
+        self.root = root
         self.text = ""
         self.children: list[_Node] = []
 
@@ -45,8 +51,8 @@ class _Node:
 
     def child_schema(self, key: str) -> dict[str, Any] | None:
         if key == _ITEM and _allows(self.schema, "array"):
-            return _dict_or_none(self.schema.get("items") if self.schema else None)
-        return _property(self.schema, key)
+            return _items(self.schema, self.root)
+        return _property(self.schema, key, self.root)
 
 
 def parse_arguments(body: str, schema: dict[str, Any] | None) -> tuple[dict[str, Any], str | None]:
@@ -56,11 +62,11 @@ def parse_arguments(body: str, schema: dict[str, Any] | None) -> tuple[dict[str,
         return {}, problem
     if root.text.strip():
         return {}, f"text outside any parameter tag: {root.text.strip()[:40]!r}"
-    return _object(root.children, schema, False), None
+    return _object(root.children, schema, False, schema or {}), None
 
 
 def _tree(body: str, schema: dict[str, Any] | None) -> tuple[_Node, str | None]:
-    root = _Node("", schema)
+    root = _Node("", schema, schema or {})
     stack = [root]
     pieces = body.split(NS)
     root.text += pieces[0]
@@ -78,7 +84,7 @@ def _tree(body: str, schema: dict[str, Any] | None) -> tuple[_Node, str | None]:
                 return root, f"</{key}> closes no open <{key}>"
             stack.pop()
         else:
-            child = _Node(key, node.child_schema(key))
+            child = _Node(key, node.child_schema(key), root.root)
             node.children.append(child)
             stack.append(child)
         stack[-1].text += piece[match.end() :]
@@ -87,12 +93,14 @@ def _tree(body: str, schema: dict[str, Any] | None) -> tuple[_Node, str | None]:
     return root, None
 
 
-def _value(node: _Node, schema: dict[str, Any] | None, nested: bool) -> Any:
+def _value(
+    node: _Node, schema: dict[str, Any] | None, nested: bool, root: dict[str, Any]
+) -> Any:
     if node.children:
         if all(child.key == _ITEM for child in node.children) and not _allows(schema, "object"):
-            items = schema.get("items") if isinstance(schema, dict) else None
-            return [_value(child, _dict_or_none(items), True) for child in node.children]
-        return _object(node.children, schema, True)
+            items = _items(schema, root)
+            return [_value(child, items, True, root) for child in node.children]
+        return _object(node.children, schema, True, root)
     if not node.text.strip():
         if _allows(schema, "object"):
             return {}
@@ -108,11 +116,13 @@ def _json_scalar(text: str) -> Any:
     return text if problem is not None or isinstance(value, (dict, list)) else value
 
 
-def _object(children: list[_Node], schema: dict[str, Any] | None, nested: bool) -> dict[str, Any]:
+def _object(
+    children: list[_Node], schema: dict[str, Any] | None, nested: bool, root: dict[str, Any]
+) -> dict[str, Any]:
     values: dict[str, Any] = {}
     repeated: set[str] = set()
     for child in children:
-        value = _value(child, _property(schema, child.key), nested)
+        value = _value(child, _property(schema, child.key, root), nested, root)
         if child.key not in values:
             values[child.key] = value
         elif child.key in repeated:
@@ -123,10 +133,31 @@ def _object(children: list[_Node], schema: dict[str, Any] | None, nested: bool) 
     return values
 
 
-def _property(schema: dict[str, Any] | None, key: str) -> dict[str, Any] | None:
+def _property(
+    schema: dict[str, Any] | None, key: str, root: dict[str, Any]
+) -> dict[str, Any] | None:
     properties = schema.get("properties") if isinstance(schema, dict) else None
     found = properties.get(key) if isinstance(properties, dict) else None
-    return _dict_or_none(found)
+    return followed(_dict_or_none(found), root)
+
+
+def _items(schema: dict[str, Any] | None, root: dict[str, Any]) -> dict[str, Any] | None:
+    return followed(_dict_or_none(schema.get("items") if schema else None), root)
+
+
+def followed(schema: dict[str, Any] | None, root: dict[str, Any]) -> dict[str, Any] | None:
+    """``schema`` with its own chain of local ``$ref`` followed into ``root`` (the tool's
+    parameters), its other keys winning; a ref that goes nowhere, or comes round again, is
+    left (a schema naming no type: text)."""
+    seen: set[str] = set()
+    while schema is not None and len(seen) < MAX_SCHEMA_DEPTH:
+        ref = schema.get("$ref")
+        target = resolve_ref(ref, root) if isinstance(ref, str) and ref not in seen else None
+        if target is None or not isinstance(ref, str):
+            break
+        seen.add(ref)
+        schema = {**target, **{key: value for key, value in schema.items() if key != "$ref"}}
+    return schema
 
 
 def _dict_or_none(value: Any) -> dict[str, Any] | None:

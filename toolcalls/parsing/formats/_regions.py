@@ -30,6 +30,7 @@ __all__ = [
     "JsonArrayCalls",
     "JsonListCalls",
     "JsonObjectCalls",
+    "KeyTagCalls",
     "KeyedJsonListCalls",
     "KimiCalls",
     "NameArgsCalls",
@@ -154,6 +155,21 @@ class XmlParameterCalls:
 
 
 @dataclass(frozen=True)
+class KeyTagCalls:
+    """One section (``section_open`` ... ``section_close``) of ``invoke_open NAME head_end``
+    ... ``invoke_close`` calls whose arguments are elements named after their keys, objects
+    nested, lists as ``<item>`` elements, every tag behind the ``namespace`` token
+    (MiniMax-M3: `toolcalls.parsing.formats._minimax_m3_values`)."""
+
+    section_open: str
+    section_close: str
+    invoke_open: str
+    head_end: str
+    invoke_close: str
+    namespace: str
+
+
+@dataclass(frozen=True)
 class DeepseekCalls:
     """One section (``calls_begin`` ... ``calls_end``) of ``call_begin`` ... ``call_end``
     calls. With ``fence_open``: ``TYPE SEP NAME``, a line break, the arguments in a fenced
@@ -266,7 +282,7 @@ class GenericJsonCalls:
 CallShape = (
     JsonObjectCalls | JsonListCalls | TaggedJsonCalls | BareJsonCalls | NameArgsCalls
     | BareJsonListCalls
-    | XmlParameterCalls | DeepseekCalls | DsmlCalls | KimiCalls | PythonListCalls
+    | XmlParameterCalls | KeyTagCalls | DeepseekCalls | DsmlCalls | KimiCalls | PythonListCalls
     | PythonLineCalls | HarmonyCalls | RecipientCalls | GemmaCalls | JsonArrayCalls
     | KeyedJsonListCalls | GenericJsonCalls
 )

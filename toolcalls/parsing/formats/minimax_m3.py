@@ -18,7 +18,10 @@ Evidence: vLLM's ``minimax_m3`` tool parser and its tests, mlx-vlm's and llamada
 parsers, llama.cpp PR 24523's M3 parser. No public chat template was found, so there is no
 render fidelity test yet: rendering writes the layout mlx-lm's M3 pull request (1416) quotes
 from the template: the content, then the block, one tag per line at the top. llama.cpp's
-parser reads non-string values as JSON rather than nested tags; this reader does not.
+parser reads non-string values as JSON rather than nested tags; this reader reads both (a
+value's text by its schema). The grammar (`toolcalls.decoding._key_tags`) writes the nested
+tags the renderer writes, and JSON where a grammar cannot write tags: a free-form object's
+keys, a union's elements. No xgrammar structural tag: no content style writes key tags.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from ..reader import ReaderContext, ReaderFactory, Status
 from ._base import Format
 from ._blocks import SectionClose, SectionOpen
 from ._minimax_m3_values import NS, parse_arguments, render_arguments
+from ._regions import KeyTagCalls
 from ._results import result_block, wrap_result
 
 __all__ = ["MinimaxM3"]
@@ -146,8 +150,8 @@ class MinimaxM3(Format):
         "no third-party MiniMax-M3 outputs with an expected parse in the shared corpus"
     )
     result_tags = (RESULT_START, RESULT_END)
-    no_call_region_reason = (
-        "arguments are tags named after their keys, nested: no shape in _regions writes them yet"
+    call_region = KeyTagCalls(  # no structural tag: no xgrammar content style writes key tags
+        TOOL_CALL_START, TOOL_CALL_END, INVOKE_START, HEADER_END, INVOKE_END, NS
     )
 
     def call_openers(self) -> dict[str, ReaderFactory]:
