@@ -30,6 +30,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("toolcalls.serve",),
     ("toolcalls.testing",),
     ("toolcalls.cli",),
+    ("toolcalls.integrations",),
     ("toolcalls", "toolcalls.__main__"),
 )
 """The subpackages (and top-level modules) from the bottom up: a module may import from its own
@@ -37,7 +38,8 @@ layer or a lower one. Tools are definitions, read by the parse core; providers r
 parsed calls; arrow writes both as columns; budget renders and counts through providers; the
 grammar export builds on the formats (and its test samplers on budget's tokenizers); the
 runtime runs calls and renders its tools through all of those; the proxy uses them all;
-testing and the CLI drive everything; the top level re-exports."""
+testing and the CLI drive everything; the integrations (toolcalls inside vLLM and SGLang) are
+imported by those servers only; the top level re-exports."""
 
 FLOORS: Mapping[str, tuple[tuple[str, ...], ...]] = {
     "toolcalls.budget": (
