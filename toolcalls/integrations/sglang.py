@@ -21,13 +21,13 @@ export, `toolcalls.decoding.structural_tag`, for the formats it can write as one
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any, ClassVar
 
 from sglang.srt.function_call.base_format_detector import BaseFormatDetector
 from sglang.srt.function_call.core_types import StreamingParseResult, StructureInfo, ToolCallItem
 from sglang.srt.function_call.function_call_parser import FunctionCallParser
 
-from ..decoding import structural_tag
 from ._session import AUTO, Session, Step, parser_names, tools_of
 
 __all__ = ["DETECTORS", "ToolcallsDetector", "register"]
@@ -126,11 +126,16 @@ def _tool_name(tool: Any) -> str | None:
     return getattr(function, "name", None)
 
 
+@lru_cache(maxsize=4096)  # SGLang asks per request (`owns_tool_format`) and per tool
 def _structure(fmt: str, name: str) -> Any:
     """SGLang's `StructureInfo` for a call of `name`, from toolcalls' structural tag (legacy
     shape: begin, end and trigger); None where toolcalls writes none for the format."""
     if fmt == AUTO:
         return None
+    # Imported here, on SGLang's first ask: the grammar export costs about a second to import,
+    # which every SGLang process would pay at start for a path only strict tools take.
+    from ..decoding import structural_tag
+
     tool = {"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
     try:
         tag = structural_tag(fmt, [tool], legacy=True)

@@ -59,7 +59,6 @@ class ToolcallsToolParser(ToolParser):  # type: ignore[misc]  # vLLM's class, An
                      function=FunctionCall(name=call.name, arguments=call.arguments))
             for _, call in session.complete_calls()
         ]
-        self._session = None
         return ExtractedToolCallInformation(tools_called=bool(calls), tool_calls=calls,
                                             content=step.content or None)
 
