@@ -33,12 +33,21 @@ class Run:
     format: str
     text: str
     tools: Any
+    reasoning_parser: str | None = None
+    """vLLM's own reasoning parser before ours: its text is then only what follows reasoning."""
 
     def __str__(self) -> str:
-        return f"{self.id}-{self.parser}"
+        return f"{self.id}-{self.parser}" + (f"-{self.reasoning_parser}"
+                                              if self.reasoning_parser else "")
 
     def request(self) -> dict[str, Any]:
-        return {"parser": self.parser, "text": self.text, "tools": self.tools}
+        return {"parser": self.parser, "text": self.text, "tools": self.tools,
+                "reasoning_parser": self.reasoning_parser}
+
+    def after_reasoning(self) -> Run:
+        """The run of the text vLLM's reasoning parser leaves to the tool parser."""
+        return Run(self.id, self.parser, self.format, self.text.split("</think>", 1)[1],
+                   self.tools)
 
 
 def runs() -> list[Run]:
@@ -49,6 +58,17 @@ def runs() -> list[Run]:
         if number % AUTO_EVERY == 0:
             found.append(Run(case.id, "toolcalls_auto", "auto", case.text, tools))
     return found
+
+
+def reasoning_runs() -> list[Run]:
+    """The cases that offer tools and open with a whole ``<think>`` block, each run with vLLM's
+    ``qwen3`` reasoning parser in front of ours. (A block the prompt opened, with no ``<think>``
+    in the text, is the reasoning parser's to tell from the prompt: not toolcalls' business.)"""
+    return [Run(case.id, f"toolcalls_{case.format}", case.format, case.text,
+                case.row["tools"], "qwen3")
+            for case in load_cases()
+            if case.row.get("tools") and case.text.startswith("<think>")
+            and "</think>" in case.text]
 
 
 @dataclass

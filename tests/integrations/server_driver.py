@@ -5,7 +5,8 @@ Run by tests/integrations/ under the peers venv's Python (vLLM and SGLang instal
 
     python server_driver.py vllm|sglang CASES.json PEERS_HARNESS_DIR [PLUGIN_PATH] > OUT.json
 
-CASES.json: ``{"chunks": [1, 4, ...], "cases": [{"parser", "text", "tools"}]}``. For each case
+CASES.json: ``{"chunks": [1, 4, ...], "cases": [{"parser", "text", "tools"}]}`` (vLLM: and
+optionally ``"reasoning_parser"``, vLLM's own, which then has the text first). For each case
 it prints what the server makes of the text, whole and streamed in each chunk size:
 ``{"whole": {"content", "calls": [{"id", "name", "arguments"}]}, "streamed": {"1": ...}}``,
 arguments as the JSON text the server would send, calls in the server's order. Also
@@ -42,17 +43,27 @@ def main(server: str, cases_path: str, harness: str, plugin: str | None = None) 
         runner = SglangRunner()
     results = []
     for case in spec["cases"]:
-        chunks = {str(size): _split(case["text"], size) for size in spec["chunks"]}
+        reasoning = case.get("reasoning_parser")
+        tokenizer = peer_parse.FakeTokenizer(["<think>", "</think>"]) if reasoning else None
+        chunks = {str(size): _split(case["text"], size, tokenizer) for size in spec["chunks"]}
         results.append({
-            "whole": runner.whole(case["parser"], case["text"], case["tools"]),
-            "streamed": {size: runner.stream(case["parser"], pieces, case["tools"])
+            "whole": runner.whole(case["parser"], case["text"], case["tools"], reasoning,
+                                  tokenizer),
+            "streamed": {size: runner.stream(case["parser"], pieces, case["tools"], reasoning,
+                                             tokenizer)
                          for size, pieces in chunks.items()},
         })
     json.dump({"registered": runner.registered(), "results": results}, sys.stdout)
 
 
-def _split(text: str, size: int) -> list[str]:
-    return [text[start:start + size] for start in range(0, len(text), size)] or [""]
+def _split(text: str, size: int, tokenizer: Any = None) -> list[tuple[str, list[int]]]:
+    """The deltas, with their token ids where a reasoning parser reads them (the reasoning
+    tags whole, as the model's tokenizer has them: `peer_parse.split_deltas`)."""
+    if tokenizer is not None:
+        import peer_parse
+
+        return list(peer_parse.split_deltas(tokenizer, text, str(size)))
+    return [(text[start:start + size], []) for start in range(0, len(text), size)] or [("", [])]
 
 
 class Calls:
@@ -91,33 +102,39 @@ class VllmRunner:
     def registered(self) -> list[str]:
         return [name for name in self.manager.list_registered() if name.startswith("toolcalls_")]
 
-    def _parser_and_request(self, name: str, tools: Any) -> tuple[Any, Any]:
-        parser_class = self.parsers.get_parser(tool_parser_name=name, enable_auto_tools=True)
+    def _parser_and_request(self, name: str, tools: Any, reasoning: str | None,
+                            tokenizer: Any) -> tuple[Any, Any]:
+        parser_class = self.parsers.get_parser(tool_parser_name=name, enable_auto_tools=True,
+                                               reasoning_parser_name=reasoning)
         request = self.request_class(model="served-model", tools=tools or None,
                                      messages=[{"role": "user", "content": "hi"}])
-        return parser_class(None, request.tools), request
+        return parser_class(tokenizer, request.tools), request
 
-    def whole(self, name: str, text: str, tools: Any) -> Result:
-        parser, request = self._parser_and_request(name, tools)
-        _reasoning, content, calls = parser.parse(text, request, enable_auto_tools=True)
-        return {"content": content or "",
+    def whole(self, name: str, text: str, tools: Any, reasoning: str | None = None,
+              tokenizer: Any = None) -> Result:
+        parser, request = self._parser_and_request(name, tools, reasoning, tokenizer)
+        thought, content, calls = parser.parse(text, request, enable_auto_tools=True)
+        return {"content": content or "", "reasoning": thought or "",
                 "calls": [{"id": call.id, "name": call.name, "arguments": call.arguments}
                           for call in calls or ()]}
 
-    def stream(self, name: str, pieces: list[str], tools: Any) -> Result:
-        parser, request = self._parser_and_request(name, tools)
+    def stream(self, name: str, pieces: list[tuple[str, list[int]]], tools: Any,
+               reasoning: str | None = None, tokenizer: Any = None) -> Result:
+        parser, request = self._parser_and_request(name, tools, reasoning, tokenizer)
         out = Calls()
-        for number, piece in enumerate(pieces):
-            message = parser.parse_delta(piece, [], request, prompt_token_ids=[],
+        thought = []
+        for number, (piece, ids) in enumerate(pieces):
+            message = parser.parse_delta(piece, ids, request, prompt_token_ids=[],
                                          finished=number == len(pieces) - 1)
             if message is None:
                 continue
             out.content.append(message.content or "")
+            thought.append(message.reasoning or "")
             for call in message.tool_calls:
                 function = call.function
                 out.add(call.index, call.id, function and function.name,
                         function and function.arguments)
-        return out.result()
+        return {**out.result(), "reasoning": "".join(thought)}
 
 
 class SglangRunner:
@@ -138,7 +155,8 @@ class SglangRunner:
         return self.parser_class([self.tool_class.model_validate(tool) for tool in tools or ()],
                                  name)
 
-    def whole(self, name: str, text: str, tools: Any) -> Result:
+    def whole(self, name: str, text: str, tools: Any, reasoning: None = None,
+              tokenizer: None = None) -> Result:
         parser = self._parser(name, tools)
         if not parser.has_tool_call(text):  # what SGLang's serving layer asks first
             return {"content": text, "calls": []}
@@ -147,10 +165,11 @@ class SglangRunner:
                 "calls": [{"id": None, "name": call.name, "arguments": call.parameters}
                           for call in calls]}
 
-    def stream(self, name: str, pieces: list[str], tools: Any) -> Result:
+    def stream(self, name: str, pieces: list[tuple[str, list[int]]], tools: Any,
+               reasoning: None = None, tokenizer: None = None) -> Result:
         parser = self._parser(name, tools)
         out = Calls()
-        for number, piece in enumerate(pieces):
+        for number, (piece, _) in enumerate(pieces):
             content, calls = parser.parse_stream_chunk(piece)
             if number == len(pieces) - 1:  # the serving layer's flush, with the last chunk
                 end_content, end_calls = parser.parse_stream_end()

@@ -123,7 +123,9 @@ class Session:
     only be known at the end: the text is then held back and given at `close`.
     """
 
-    def __init__(self, format: str, tools: Sequence[Tool] = (), model: str | None = None) -> None:  # noqa: A002
+    def __init__(
+        self, format: str, tools: Sequence[Tool] = (), model: str | None = None  # noqa: A002
+    ) -> None:
         self.tools = tuple(tools)
         self.calls: list[CallState] = []
         self._format = _named(format, model)
@@ -145,9 +147,7 @@ class Session:
             return self._detected("".join(self._held))
         if self._parser.closed:
             return Step()
-        step = self._step(self._parser.close())
-        self._parser.release()
-        return step
+        return self._step(self._parser.close())
 
     def whole(self, text: str) -> Step:
         """A whole response, read exactly as if it had been streamed: its content and calls."""
