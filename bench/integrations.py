@@ -55,6 +55,10 @@ def main() -> None:
     options.add_argument("--formats", default=",".join(FORMATS))
     options.add_argument("--repeats", type=int, default=5)
     options.add_argument("--max-seconds", type=float, default=20.0)
+    options.add_argument("--toolcalls-from", default=str(ROOT), metavar="DIR",
+                         help="where the workers import toolcalls from (default: this checkout, "
+                              "pure Python; a `pip install --no-deps --target DIR` of the "
+                              "compiled wheel measures what ships)")
     options.add_argument("--worker", help=argparse.SUPPRESS)
     options.add_argument("--import-only", action="store_true", help=argparse.SUPPRESS)
     args = options.parse_args()
@@ -65,9 +69,10 @@ def main() -> None:
         return
     with tempfile.TemporaryDirectory() as site:
         _link_missing(Path(site))
+        path = os.pathsep.join([args.toolcalls_from, site])
         for server in ("vllm", "sglang"):
-            imports = [_run(server, site, ["--import-only"])["import"] for _ in range(args.repeats)]
-            rows = _run(server, site, ["--formats", args.formats, "--repeats", str(args.repeats),
+            imports = [_run(server, path, ["--import-only"])["import"] for _ in range(args.repeats)]
+            rows = _run(server, path, ["--formats", args.formats, "--repeats", str(args.repeats),
                                        "--max-seconds", str(args.max_seconds)])["rows"]
             _print(server, imports, rows)
 
@@ -81,9 +86,8 @@ def _link_missing(site: Path) -> None:
     (site / "mypy_extensions.py").symlink_to(Path(mypy_extensions.__file__))
 
 
-def _run(server: str, site: str, extra: list[str]) -> dict[str, Any]:
-    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), site]),
-                   "PYTHONWARNINGS": "ignore"}
+def _run(server: str, path: str, extra: list[str]) -> dict[str, Any]:
+    environment = {**os.environ, "PYTHONPATH": path, "PYTHONWARNINGS": "ignore"}
     done = subprocess.run([str(VENV / "bin" / "python"), __file__, "--worker", server, *extra],
                           capture_output=True, text=True, env=environment, check=False)
     if done.returncode:
