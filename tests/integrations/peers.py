@@ -17,6 +17,7 @@ import os
 import subprocess
 import sys
 import tomllib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -80,10 +81,11 @@ def vllm_plugin_path() -> str:
 
 
 def run_driver(python: Path, site: Path, server: str, cases: list[dict[str, Any]],
-               work: Path) -> dict[str, Any]:
+               work: Path, structural: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
     """`server_driver.py` on `cases` (each ``{"parser", "text", "tools"}``), in one process."""
     spec = work / f"{server}-cases.json"
-    spec.write_text(json.dumps({"chunks": list(CHUNKS), "cases": cases}), encoding="utf-8")
+    spec.write_text(json.dumps({"chunks": list(CHUNKS), "cases": cases,
+                                "structural": list(structural)}), encoding="utf-8")
     arguments = [str(python), str(DRIVER), server, str(spec), str(HARNESS)]
     if server == "vllm":
         arguments.append(vllm_plugin_path())

@@ -6,8 +6,10 @@ Run by tests/integrations/ under the peers venv's Python (vLLM and SGLang instal
     python server_driver.py vllm|sglang CASES.json PEERS_HARNESS_DIR [PLUGIN_PATH] > OUT.json
 
 CASES.json: ``{"chunks": [1, 4, ...], "cases": [{"parser", "text", "tools"}]}`` (vLLM: and
-optionally ``"reasoning_parser"``, vLLM's own, which then has the text first). For each case
-it prints what the server makes of the text, whole and streamed in each chunk size:
+optionally ``"reasoning_parser"``, vLLM's own, which then has the text first; SGLang: and
+``"structural": [{"parser", "tools"}]``, the structural tags it builds from our detectors).
+For each case it prints what the server makes of the text, whole and streamed in each chunk
+size:
 ``{"whole": {"content", "calls": [{"id", "name", "arguments"}]}, "streamed": {"1": ...}}``,
 arguments as the JSON text the server would send, calls in the server's order. Also
 ``"registered"``: the server's parser names starting ``toolcalls_`` after loading the plugin.
@@ -53,7 +55,10 @@ def main(server: str, cases_path: str, harness: str, plugin: str | None = None) 
                                              tokenizer)
                          for size, pieces in chunks.items()},
         })
-    json.dump({"registered": runner.registered(), "results": results}, sys.stdout)
+    structural = [runner.structural(ask["parser"], ask["tools"])
+                  for ask in spec.get("structural", ())]
+    json.dump({"registered": runner.registered(), "results": results,
+               "structural": structural}, sys.stdout)
 
 
 def _split(text: str, size: int, tokenizer: Any = None) -> list[tuple[str, list[int]]]:
@@ -154,6 +159,14 @@ class SglangRunner:
     def _parser(self, name: str, tools: Any) -> Any:
         return self.parser_class([self.tool_class.model_validate(tool) for tool in tools or ()],
                                  name)
+
+    def structural(self, name: str, tools: Any) -> Result:
+        """The legacy structural tag SGLang builds from the detector (strict tools,
+        ``tool_choice: "required"``), or None where the detector says it has none."""
+        parser = self._parser(name, tools)
+        if not parser.detector.supports_structural_tag():
+            return {"tag": None}
+        return {"tag": parser.get_legacy_structural_tag().model_dump(by_alias=True)}
 
     def whole(self, name: str, text: str, tools: Any, reasoning: None = None,
               tokenizer: None = None) -> Result:

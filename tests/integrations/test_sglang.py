@@ -9,11 +9,14 @@ from typing import Any
 import pytest
 
 import toolcalls
+from toolcalls.decoding import structural_tag
 
 from .own import Run, differences, runs
 from .peers import extra_site, peers_python, run_driver
 
 RUNS = runs()
+TOOLS = next(run.tools for run in RUNS if run.tools)
+FORMATS = sorted(toolcalls.list_formats())
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +25,8 @@ def answers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     work = tmp_path_factory.mktemp("sglang")
     (work / "site").mkdir()
     site = extra_site(work / "site")
-    return run_driver(python, site, "sglang", [run.request() for run in RUNS], work)
+    asks = [{"parser": f"toolcalls_{fmt}", "tools": TOOLS} for fmt in FORMATS]
+    return run_driver(python, site, "sglang", [run.request() for run in RUNS], work, asks)
 
 
 def test_the_entry_point_registers_a_parser_per_format_and_auto(answers: dict[str, Any]) -> None:
@@ -36,3 +40,20 @@ def test_sglang_reads_the_case_as_toolcalls_does(number: int, answers: dict[str,
     answer = answers["results"][number]
     assert differences(run, answer) == []
 
+
+
+@pytest.mark.parametrize("number", range(len(FORMATS)), ids=FORMATS)
+def test_sglang_s_structural_tags_are_toolcalls_own(number: int, answers: dict[str, Any]) -> None:
+    """What SGLang constrains strict tools and ``tool_choice: "required"`` with: each tool's
+    begin, end and trigger as toolcalls' own export writes them; none where it writes none."""
+    fmt = FORMATS[number]
+    got = answers["structural"][number]["tag"]
+    try:
+        expected = structural_tag(fmt, TOOLS, legacy=True)
+    except ValueError:
+        assert got is None
+        return
+    assert got is not None, f"{fmt}: toolcalls writes a tag, SGLang was told there is none"
+    assert [(tag["begin"], tag["end"]) for tag in got["structures"]] == [
+        (tag["begin"], tag["end"]) for tag in expected["structures"]]
+    assert got["triggers"] == expected["triggers"]
