@@ -26,9 +26,10 @@ def test_list_prints_the_parser_names(capsys: pytest.CaptureFixture[str]) -> Non
     assert "toolcalls_hermes" in names and "toolcalls_auto" in names
 
 
-def test_the_module_runs_without_vllm_installed() -> None:
+def test_the_module_runs_without_vllm_installed(tmp_path: Path) -> None:
+    # from elsewhere than the checkout: `python -m` puts the working directory first on the path
     done = subprocess.run([sys.executable, "-m", "toolcalls.integrations.vllm", "--path"],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert Path(done.stdout.strip()) == plugin_path()
     assert "vllm" not in sys.modules  # nor does importing the package bring it in
