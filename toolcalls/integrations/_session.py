@@ -25,7 +25,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from .._errors import ToolDefinitionError, UnknownFormatError
 from ..parsing import (
@@ -46,7 +46,8 @@ from ..parsing.formats._plain import NoFormat
 from ..tools._tool import Tool
 
 __all__ = [
-    "AUTO", "PREFIX", "CallDelta", "CallState", "Session", "Step", "parser_names", "tools_of",
+    "AUTO", "PREFIX", "CallDelta", "CallState", "Session", "Step", "classes_by_name",
+    "parser_names", "tools_of",
 ]
 
 AUTO = "auto"
@@ -98,6 +99,28 @@ def parser_names() -> dict[str, str]:
     """The parser names a server gets, each with its format: ``toolcalls_<format>`` for every
     registered format (at the time of the call), and ``toolcalls_auto``."""
     return {f"{PREFIX}{name}": name for name in [*sorted(list_formats()), AUTO]}
+
+
+_Parser = TypeVar("_Parser")
+
+
+def classes_by_name(base: type[_Parser], server: str) -> dict[str, type[_Parser]]:
+    """A server's parser classes by name: `base` (whose `format` is `AUTO`) as
+    ``toolcalls_auto``, and a subclass of it per format, `format` set, as ``toolcalls_<format>``
+    (``ToolcallsToolParser`` -> ``ToolcallsQwen3CoderToolParser``)."""
+
+    def subclass(name: str, fmt: str) -> type[_Parser]:
+        title = "".join(part.capitalize() for part in fmt.split("_"))
+        return cast(type[_Parser], type(
+            base.__name__.replace("Toolcalls", f"Toolcalls{title}", 1), (base,), {
+                "format": fmt,
+                "__module__": base.__module__,
+                "__doc__": f"{server}'s ``--tool-call-parser {name}``: the {fmt!r} format, read "
+                           "by toolcalls.",
+            }))
+
+    return {name: base if fmt == AUTO else subclass(name, fmt)
+            for name, fmt in parser_names().items()}
 
 
 def tools_of(definitions: Iterable[Any] | None) -> list[Tool]:

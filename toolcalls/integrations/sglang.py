@@ -28,7 +28,7 @@ from sglang.srt.function_call.base_format_detector import BaseFormatDetector
 from sglang.srt.function_call.core_types import StreamingParseResult, StructureInfo, ToolCallItem
 from sglang.srt.function_call.function_call_parser import FunctionCallParser
 
-from ._session import AUTO, Session, Step, parser_names, tools_of
+from ._session import AUTO, Session, Step, classes_by_name, tools_of
 
 __all__ = ["DETECTORS", "ToolcallsDetector", "register"]
 
@@ -146,19 +146,7 @@ def _structure(fmt: str, name: str) -> Any:
                          trigger=tag["triggers"][0])
 
 
-def _detector_class(name: str, fmt: str) -> type[ToolcallsDetector]:
-    title = "".join(part.capitalize() for part in fmt.split("_"))
-    return type(f"Toolcalls{title}Detector", (ToolcallsDetector,), {
-        "format": fmt,
-        "__module__": __name__,
-        "__doc__": f"SGLang's ``--tool-call-parser {name}``: the {fmt!r} format, by toolcalls.",
-    })
-
-
-DETECTORS: dict[str, type[ToolcallsDetector]] = {
-    name: ToolcallsDetector if fmt == AUTO else _detector_class(name, fmt)
-    for name, fmt in parser_names().items()
-}
+DETECTORS: dict[str, type[ToolcallsDetector]] = classes_by_name(ToolcallsDetector, "SGLang")
 """Every detector by the name it is registered under."""
 
 

@@ -30,7 +30,7 @@ from vllm.entrypoints.generate.base.protocol import (
 from vllm.renderers.chat_utils import make_tool_call_id
 from vllm.tool_parsers.abstract_tool_parser import ToolParser, ToolParserManager
 
-from .._session import AUTO, Session, Step, parser_names, tools_of
+from .._session import AUTO, Session, Step, classes_by_name, tools_of
 
 __all__ = ["PARSERS", "ToolcallsToolParser", "register"]
 
@@ -119,19 +119,7 @@ def _no_tools_wanted(request: Any) -> bool:
     return getattr(request, "tool_choice", None) == "none"
 
 
-def _parser_class(name: str, fmt: str) -> type[ToolcallsToolParser]:
-    title = "".join(part.capitalize() for part in fmt.split("_"))
-    return type(f"Toolcalls{title}ToolParser", (ToolcallsToolParser,), {
-        "format": fmt,
-        "__module__": __name__,
-        "__doc__": f"vLLM's ``--tool-call-parser {name}``: the {fmt!r} format, read by toolcalls.",
-    })
-
-
-PARSERS: dict[str, type[ToolcallsToolParser]] = {
-    name: ToolcallsToolParser if fmt == AUTO else _parser_class(name, fmt)
-    for name, fmt in parser_names().items()
-}
+PARSERS: dict[str, type[ToolcallsToolParser]] = classes_by_name(ToolcallsToolParser, "vLLM")
 """Every parser by the name it is registered under."""
 
 
