@@ -47,7 +47,7 @@ from ..tools._tool import Tool
 
 __all__ = [
     "AUTO", "PREFIX", "CallDelta", "CallState", "Session", "Step", "classes_by_name",
-    "parser_names", "tools_of",
+    "parser_names", "record_complete_calls", "tools_of",
 ]
 
 AUTO = "auto"
@@ -234,3 +234,15 @@ def _named(format: str, model: str | None) -> Format | None:  # noqa: A002
         except UnknownFormatError:
             return None
     return None
+
+
+def record_complete_calls(parser: Any, session: Session) -> None:
+    """The per-call records vLLM's and SGLang's serving layers both read off their tool parser
+    at the end of a stream (`prev_tool_call_arr`, `streamed_args_for_tool`, `current_tool_id`,
+    the same names in both): each complete call once, its arguments as streamed, so that the
+    server finds nothing left to send."""
+    complete = session.complete_calls()
+    for _, call in complete[len(parser.prev_tool_call_arr):]:
+        parser.prev_tool_call_arr.append({"name": call.name, "arguments": call.arguments})
+        parser.streamed_args_for_tool.append(call.arguments)
+    parser.current_tool_id = len(session.calls) - 1

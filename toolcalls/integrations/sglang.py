@@ -28,7 +28,7 @@ from sglang.srt.function_call.base_format_detector import BaseFormatDetector
 from sglang.srt.function_call.core_types import StreamingParseResult, StructureInfo, ToolCallItem
 from sglang.srt.function_call.function_call_parser import FunctionCallParser
 
-from ._session import AUTO, Session, Step, classes_by_name, tools_of
+from ._session import AUTO, Session, Step, classes_by_name, record_complete_calls, tools_of
 
 __all__ = ["DETECTORS", "ToolcallsDetector", "register"]
 
@@ -103,22 +103,11 @@ class ToolcallsDetector(BaseFormatDetector):  # type: ignore[misc]  # SGLang's c
         return info
 
     def _result(self, step: Step) -> Any:
-        self._record_complete_calls()
+        assert self._session is not None
+        record_complete_calls(self, self._session)
         calls = [ToolCallItem(tool_index=piece.index, name=piece.name, parameters=piece.arguments)
                  for piece in step.calls]
         return StreamingParseResult(normal_text=step.content, calls=calls)
-
-    def _record_complete_calls(self) -> None:
-        """SGLang's per-call records, which its serving layer reads at the end of a stream
-        (`prev_tool_call_arr`, `streamed_args_for_tool`): each complete call once, arguments as
-        streamed, so it finds nothing left to send."""
-        assert self._session is not None
-        complete = self._session.complete_calls()
-        for _, call in complete[len(self.prev_tool_call_arr):]:
-            arguments = call.arguments
-            self.prev_tool_call_arr.append({"name": call.name, "arguments": arguments})
-            self.streamed_args_for_tool.append(arguments)
-        self.current_tool_id = len(self._session.calls) - 1
 
 
 def _tool_name(tool: Any) -> str | None:

@@ -30,7 +30,7 @@ from vllm.entrypoints.generate.base.protocol import (
 from vllm.renderers.chat_utils import make_tool_call_id
 from vllm.tool_parsers.abstract_tool_parser import ToolParser, ToolParserManager
 
-from .._session import AUTO, Session, Step, classes_by_name, tools_of
+from .._session import AUTO, Session, Step, classes_by_name, record_complete_calls, tools_of
 
 __all__ = ["PARSERS", "ToolcallsToolParser", "register"]
 
@@ -89,7 +89,8 @@ class ToolcallsToolParser(ToolParser):  # type: ignore[misc]  # vLLM's class, An
                        model=getattr(request, "model", None))
 
     def _message(self, step: Step) -> Any:
-        self._record_complete_calls()
+        assert self._session is not None
+        record_complete_calls(self, self._session)
         if not step.content and not step.calls:
             return None
         pieces = [
@@ -102,17 +103,6 @@ class ToolcallsToolParser(ToolParser):  # type: ignore[misc]  # vLLM's class, An
             for piece in step.calls
         ]
         return DeltaMessage(content=step.content or None, tool_calls=pieces)
-
-    def _record_complete_calls(self) -> None:
-        """vLLM's per-call records (`prev_tool_call_arr`, `streamed_args_for_tool`), which its
-        serving layer reads at the end: each complete call once, arguments as streamed."""
-        assert self._session is not None
-        complete = self._session.complete_calls()
-        for _, call in complete[len(self.prev_tool_call_arr):]:
-            arguments = call.arguments
-            self.prev_tool_call_arr.append({"name": call.name, "arguments": arguments})
-            self.streamed_args_for_tool.append(arguments)
-        self.current_tool_id = len(self._session.calls) - 1
 
 
 def _no_tools_wanted(request: Any) -> bool:
